@@ -1,0 +1,36 @@
+// swift-tools-version:5.9
+import PackageDescription
+
+/// Hot loops are only vectorised for the machine at hand when the compiler is told the CPU.
+/// Set SWIFTLITE_PORTABLE=1 to build a binary that runs on any x86-64.
+let nativeCPU: [SwiftSetting] =
+    Context.environment["SWIFTLITE_PORTABLE"] == nil
+    ? [.unsafeFlags(["-Ounchecked", "-target-cpu", "native"], .when(configuration: .release))]
+    : []
+
+let package = Package(
+    name: "SwiftLite",
+    products: [
+        .library(name: "Engine", targets: ["Engine"]),
+        .library(name: "Tasks", targets: ["Tasks"]),
+        .executable(name: "swiftlite", targets: ["CLI"]),
+    ],
+    targets: [
+        .systemLibrary(name: "CBLAS", pkgConfig: "openblas",
+                       providers: [.apt(["libopenblas-dev"])]),
+        .systemLibrary(name: "CPNG", pkgConfig: "libpng",
+                       providers: [.apt(["libpng-dev"])]),
+        .systemLibrary(name: "CJPEG", pkgConfig: "libjpeg",
+                       providers: [.apt(["libjpeg62-turbo-dev"])]),
+        .target(name: "Engine", dependencies: ["CBLAS"], swiftSettings: nativeCPU),
+        .target(name: "Tasks", dependencies: ["Engine", "CPNG", "CJPEG"], swiftSettings: nativeCPU),
+        .executableTarget(name: "CLI", dependencies: ["Engine", "Tasks"], swiftSettings: nativeCPU),
+        .executableTarget(name: "Benchmarks", dependencies: ["Engine"], path: "Benchmarks",
+                          swiftSettings: nativeCPU),
+        .target(name: "TestSupport", dependencies: ["Engine"], path: "Tests/TestSupport"),
+        .testTarget(name: "EngineTests", dependencies: ["Engine", "TestSupport"],
+                    exclude: ["Fixtures"]),
+        .testTarget(name: "TasksTests", dependencies: ["Tasks", "TestSupport"]),
+        .testTarget(name: "CLITests", dependencies: ["TestSupport"]),
+    ]
+)

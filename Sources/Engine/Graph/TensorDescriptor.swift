@@ -1,0 +1,59 @@
+/// Constant bytes borrowed from the model file (weights, biases, anchors).
+///
+/// The memory belongs to the `Graph`'s mapped file and lives as long as the graph does.
+public struct ConstantData: @unchecked Sendable {
+    public let bytes: UnsafeRawBufferPointer
+
+    /// The bytes as a typed buffer. The model loader has checked that the byte count matches the
+    /// tensor, and kernels only call this for the tensor's own element type.
+    public func elements<T>(as type: T.Type) -> UnsafeBufferPointer<T> {
+        precondition(bytes.count % MemoryLayout<T>.stride == 0)
+        let count = bytes.count / MemoryLayout<T>.stride
+        if Int(bitPattern: bytes.baseAddress) % MemoryLayout<T>.alignment == 0 {
+            return UnsafeBufferPointer(start: bytes.baseAddress?.assumingMemoryBound(to: T.self), count: count)
+        }
+        // Misaligned constants (possible in hand-made files): copy once, kept alive for the process.
+        let copy = UnsafeMutableBufferPointer<T>.allocate(capacity: count)
+        UnsafeMutableRawBufferPointer(copy).copyMemory(from: bytes)
+        return UnsafeBufferPointer(copy)
+    }
+
+    /// The elements copied into an array.
+    public func array<T>(of type: T.Type) -> [T] { Array(elements(as: type)) }
+}
+
+/// Everything the engine knows about a tensor before any data flows.
+public struct TensorDescriptor: Sendable {
+    public let index: Int
+    public let name: String
+    public let dataType: DataType
+    /// Dimensions; during planning, operators may replace the shapes of the tensors they produce.
+    public var shape: [Int]
+    /// The shape with `-1` for dimensions unknown at conversion time, when the model records it.
+    public let shapeSignature: [Int]?
+    public let quantization: QuantizationParameters?
+    public let isVariable: Bool
+    /// The tensor's contents when it is a constant.
+    public let constantData: ConstantData?
+
+    public var isConstant: Bool { constantData != nil }
+    public var elementCount: Int { shape.reduce(1, *) }
+    /// Bytes for `elementCount` elements; 0 for strings.
+    public var byteCount: Int { elementCount * (dataType.byteSize ?? 0) }
+}
+
+/// The product of `dims`, or nil if a dimension is negative or the product (times `elementSize`)
+/// overflows or exceeds `Shape.maxBytes`.
+func checkedByteCount(_ dims: [Int], elementSize: Int) -> Int? {
+    var total = elementSize
+    for d in dims {
+        guard d >= 0 else { return nil }
+        let (product, overflow) = total.multipliedReportingOverflow(by: d)
+        guard !overflow, product <= maxTensorBytes else { return nil }
+        total = product
+    }
+    return total
+}
+
+/// No tensor may be larger than this (16 GiB); larger shapes are rejected as absurd.
+let maxTensorBytes = 1 << 34

@@ -1,0 +1,19 @@
+import CBLAS
+
+/// The engine's only BLAS caller.
+enum BLAS {
+    /// C[m×n] = A[m×k] · B[k×n] (+ C when `accumulate`), all row-major and densely packed.
+    @inline(__always)
+    static func gemm(m: Int, n: Int, k: Int,
+                     a: UnsafePointer<Float>, b: UnsafePointer<Float>, c: UnsafeMutablePointer<Float>,
+                     transposeB: Bool = false, accumulate: Bool = false) {
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, transposeB ? CblasTrans : CblasNoTrans,
+                    Int32(m), Int32(n), Int32(k), 1, a, Int32(k), b, Int32(transposeB ? k : n),
+                    accumulate ? 1 : 0, c, Int32(n))
+    }
+
+    /// Sets OpenBLAS's thread count (process-wide).
+    static func setThreadCount(_ count: Int) {
+        openblas_set_num_threads(Int32(max(1, count)))
+    }
+}

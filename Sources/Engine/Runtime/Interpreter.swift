@@ -1,0 +1,104 @@
+import Foundation
+
+/// Runs a TFLite model; shaped like TensorFlowLiteSwift's `Interpreter` so its users feel at home.
+///
+/// ```swift
+/// let interpreter = try Interpreter(modelPath: "mobilenet.tflite")
+/// try interpreter.allocateTensors()
+/// try interpreter.copy(imageBytes, toInputAt: 0)
+/// try interpreter.invoke()
+/// let scores = try interpreter.output(at: 0).data
+/// ```
+///
+/// An `Interpreter` is one `Plan` plus one `Session`; use it from one thread at a time. For several
+/// threads, share the `plan` and give each thread its own `Session`.
+public final class Interpreter {
+    /// Interpreter options.
+    public struct Options: Sendable {
+        /// Threads for GEMM (OpenBLAS); nil leaves the library's default.
+        public var threadCount: Int?
+        /// Keep every intermediate tensor readable after `invoke` (no memory reuse).
+        public var preserveAllTensors = false
+        public init(threadCount: Int? = nil) { self.threadCount = threadCount }
+    }
+
+    public let options: Options
+    public let graph: Graph
+    private var session: Session?
+
+    /// Loads (memory-maps) and validates the model, and prepares every operator.
+    /// - Throws: `ModelError` if the file is unreadable or malformed, or uses an unsupported operator.
+    public init(modelPath: String, options: Options? = nil) throws(ModelError) {
+        self.options = options ?? Options()
+        graph = try Graph(contentsOf: modelPath)
+        if let threads = self.options.threadCount { BLAS.setThreadCount(threads) }
+        plan = try Plan(graph: graph, preserveAllTensors: self.options.preserveAllTensors)
+    }
+
+    /// The prepared plan, shareable across threads.
+    public let plan: Plan
+
+    public var inputTensorCount: Int { graph.inputs.count }
+    public var outputTensorCount: Int { graph.outputs.count }
+
+    /// Allocates the activation arena. Called implicitly by the first `copy` or `invoke`.
+    public func allocateTensors() throws(ModelError) {
+        if session == nil { session = Session(plan: plan) }
+    }
+
+    /// Runs the model on the current inputs.
+    public func invoke() throws(ModelError) {
+        try allocateTensors()
+        session?.invoke()
+    }
+
+    /// Copies `data` into input `index`; its byte count must match the tensor.
+    @discardableResult
+    public func copy(_ data: Data, toInputAt index: Int) throws(ModelError) -> Tensor {
+        guard graph.inputs.indices.contains(index) else {
+            throw .invalidArgument("input index \(index) out of range (the model has \(graph.inputs.count) inputs)")
+        }
+        try allocateTensors()
+        let tensorIndex = graph.inputs[index]
+        try session!.copy(data, toTensor: tensorIndex)
+        return try tensor(tensorIndex)
+    }
+
+    public func input(at index: Int) throws(ModelError) -> Tensor {
+        guard graph.inputs.indices.contains(index) else {
+            throw .invalidArgument("input index \(index) out of range (the model has \(graph.inputs.count) inputs)")
+        }
+        return try tensor(graph.inputs[index])
+    }
+
+    public func output(at index: Int) throws(ModelError) -> Tensor {
+        guard graph.outputs.indices.contains(index) else {
+            throw .invalidArgument("output index \(index) out of range (the model has \(graph.outputs.count) outputs)")
+        }
+        return try tensor(graph.outputs[index])
+    }
+
+    /// Any tensor of the graph by its index (intermediates are meaningful after `invoke` only with
+    /// `Options.preserveAllTensors`).
+    public func tensor(_ index: Int) throws(ModelError) -> Tensor {
+        guard plan.tensors.indices.contains(index) else { throw .invalidArgument("tensor index \(index) out of range") }
+        try allocateTensors()
+        let t = plan.tensors[index]
+        return Tensor(name: t.name, dataType: t.dataType, shape: Tensor.Shape(t.shape),
+                      data: Data(session!.bytes(ofTensor: index)), quantizationParameters: t.quantization)
+    }
+}
+
+/// A snapshot of a tensor: its description and a copy of its bytes.
+public struct Tensor: Sendable, Equatable {
+    public struct Shape: Sendable, Equatable {
+        public let dimensions: [Int]
+        public var rank: Int { dimensions.count }
+        public init(_ dimensions: [Int]) { self.dimensions = dimensions }
+    }
+    public let name: String
+    public let dataType: DataType
+    public let shape: Shape
+    public let data: Data
+    public let quantizationParameters: QuantizationParameters?
+}

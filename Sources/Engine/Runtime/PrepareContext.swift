@@ -1,0 +1,83 @@
+/// What an operator sees while it is prepared: its node, every tensor's descriptor (with the
+/// shapes inferred so far), and a way to set its outputs' shapes and ask for scratch memory.
+struct PrepareContext {
+    let node: Node
+    var tensors: [TensorDescriptor]
+    /// Scratch bytes this operator needs during `eval`.
+    private(set) var scratchBytes = 0
+
+    init(node: Node, tensors: [TensorDescriptor]) {
+        self.node = node
+        self.tensors = tensors
+    }
+
+    /// An error naming this operator, its index and `reason`.
+    func invalid(_ reason: String) -> ModelError {
+        .invalidOperator(op: node.opName, index: node.index, reason: reason)
+    }
+
+    func unsupported(_ reason: String) -> ModelError {
+        .unsupportedOperator(op: node.opName, index: node.index, reason: reason)
+    }
+
+    /// Throws unless the operator has between `inputs.lowerBound` and `inputs.upperBound` inputs
+    /// and exactly `outputs` outputs.
+    func expect(inputs: ClosedRange<Int>, outputs: Int) throws(ModelError) {
+        guard inputs.contains(node.inputs.count) else {
+            throw invalid("has \(node.inputs.count) inputs, expected \(inputs.lowerBound == inputs.upperBound ? "\(inputs.lowerBound)" : "\(inputs.lowerBound)...\(inputs.upperBound)")")
+        }
+        guard node.outputs.count == outputs else { throw invalid("has \(node.outputs.count) outputs, expected \(outputs)") }
+    }
+
+    /// The descriptor of input `slot`, which must be present.
+    func input(_ slot: Int) throws(ModelError) -> TensorDescriptor {
+        guard let t = optionalInput(slot) else { throw invalid("input \(slot) is missing") }
+        return t
+    }
+
+    /// The descriptor of input `slot`, or nil when the slot is absent or marked `-1`.
+    func optionalInput(_ slot: Int) -> TensorDescriptor? {
+        guard node.inputs.indices.contains(slot), node.inputs[slot] >= 0 else { return nil }
+        return tensors[node.inputs[slot]]
+    }
+
+    func output(_ slot: Int) throws(ModelError) -> TensorDescriptor {
+        guard node.outputs.indices.contains(slot) else { throw invalid("output \(slot) is missing") }
+        return tensors[node.outputs[slot]]
+    }
+
+    /// The data of input `slot`, which must be a constant.
+    func constant(_ slot: Int) throws(ModelError) -> ConstantData {
+        let t = try input(slot)
+        guard let data = t.constantData else { throw unsupported("input \(slot) ('\(t.name)') must be a constant tensor") }
+        return data
+    }
+
+    /// Throws unless `tensor` has element type `type`.
+    func expect(_ tensor: TensorDescriptor, is types: DataType..., role: String) throws(ModelError) {
+        guard types.contains(tensor.dataType) else {
+            throw unsupported("\(role) '\(tensor.name)' has type \(tensor.dataType), expected \(types.map(\.rawValue).joined(separator: " or "))")
+        }
+    }
+
+    /// Throws unless `tensor` has rank `rank`.
+    func expect(_ tensor: TensorDescriptor, rank: Int, role: String) throws(ModelError) {
+        guard tensor.shape.count == rank else {
+            throw invalid("\(role) '\(tensor.name)' has shape \(tensor.shape), expected rank \(rank)")
+        }
+    }
+
+    /// Sets the shape of output `slot` (replacing the model's declared shape, as TFLite does).
+    mutating func setOutputShape(_ slot: Int, _ shape: [Int]) throws(ModelError) {
+        let t = try output(slot)
+        guard checkedByteCount(shape, elementSize: t.dataType.byteSize ?? 1) != nil else {
+            throw invalid("output shape \(shape) is negative or too large")
+        }
+        tensors[t.index].shape = shape
+    }
+
+    /// Reserves `bytes` of scratch memory for `eval` (the largest request of any operator is shared).
+    mutating func requestScratch(bytes: Int) {
+        scratchBytes = max(scratchBytes, bytes)
+    }
+}

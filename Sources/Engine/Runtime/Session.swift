@@ -1,0 +1,99 @@
+import Foundation
+
+/// The mutable memory for running a `Plan`: one activation arena, one scratch area.
+///
+/// Create one session per thread. Nothing is allocated by `invoke`.
+///
+/// ```swift
+/// let session = Session(plan: plan)
+/// try session.copyInput(bytes, at: 0)
+/// session.invoke()
+/// let scores = session.bytes(ofTensor: plan.graph.outputs[0])
+/// ```
+public final class Session {
+    public let plan: Plan
+    private let arena: UnsafeMutableRawPointer
+    private let scratch: UnsafeMutableRawPointer
+    private let addresses: UnsafeMutablePointer<UnsafeMutableRawPointer>
+    /// Copies of constants that were not aligned in the file.
+    private var alignedConstants: [UnsafeMutableRawPointer] = []
+    private let trace = ProcessInfo.processInfo.environment["SWIFTLITE_TRACE"] != nil
+
+    public init(plan: Plan) {
+        self.plan = plan
+        arena = .allocate(byteCount: max(plan.arenaBytes, Plan.alignment), alignment: Plan.alignment)
+        arena.initializeMemory(as: UInt8.self, repeating: 0, count: max(plan.arenaBytes, Plan.alignment))
+        scratch = .allocate(byteCount: max(plan.scratchBytes, Plan.alignment), alignment: Plan.alignment)
+        addresses = .allocate(capacity: max(plan.tensors.count, 1))
+        for t in plan.tensors {
+            if let offset = plan.arenaOffsets[t.index] {
+                addresses[t.index] = arena + offset
+            } else if let constant = t.constantData, let base = constant.bytes.baseAddress {
+                if Int(bitPattern: base) % 16 == 0 {
+                    addresses[t.index] = UnsafeMutableRawPointer(mutating: base)
+                } else {
+                    let copy = UnsafeMutableRawPointer.allocate(byteCount: constant.bytes.count, alignment: 16)
+                    copy.copyMemory(from: base, byteCount: constant.bytes.count)
+                    alignedConstants.append(copy)
+                    addresses[t.index] = copy
+                }
+            } else {
+                addresses[t.index] = arena  // unused tensor: never read or written
+            }
+        }
+    }
+
+    deinit {
+        arena.deallocate()
+        scratch.deallocate()
+        addresses.deallocate()
+        alignedConstants.forEach { $0.deallocate() }
+    }
+
+    /// Runs every operator in order.
+    /// - Parameter stopAfter: run only operators `0...stopAfter` (for bisecting a mismatch).
+    public func invoke(stopAfter: Int? = nil) {
+        let memory = TensorMemory(addresses: UnsafePointer(addresses), scratch: scratch)
+        let lastStep = min(stopAfter ?? plan.steps.count - 1, plan.steps.count - 1)
+        guard lastStep >= 0 else { return }
+        for step in plan.steps[0 ... lastStep] {
+            if trace {
+                let start = DispatchTime.now().uptimeNanoseconds
+                step.kernel.eval(memory)
+                let micros = Double(DispatchTime.now().uptimeNanoseconds - start) / 1000
+                FileHandle.standardError.write(Data("[swiftlite] op \(step.node.index) \(step.node.opName) \(String(format: "%.1f", micros)) µs\n".utf8))
+            } else {
+                step.kernel.eval(memory)
+            }
+        }
+    }
+
+    /// The bytes of tensor `index` (valid until the next `invoke`).
+    public func bytes(ofTensor index: Int) -> UnsafeRawBufferPointer {
+        let t = plan.tensors[index]
+        return UnsafeRawBufferPointer(start: addresses[index], count: t.byteCount)
+    }
+
+    /// Copies `data` into tensor `index`, which must be a non-constant tensor of exactly that size.
+    public func copy(_ data: UnsafeRawBufferPointer, toTensor index: Int) throws(ModelError) {
+        try checkWritable(index, byteCount: data.count)
+        if let base = data.baseAddress { addresses[index].copyMemory(from: base, byteCount: data.count) }
+    }
+
+    /// Copies `data` into tensor `index`, which must be a non-constant tensor of exactly that size.
+    public func copy(_ data: Data, toTensor index: Int) throws(ModelError) {
+        try checkWritable(index, byteCount: data.count)
+        data.withUnsafeBytes { raw in
+            if let base = raw.baseAddress { addresses[index].copyMemory(from: base, byteCount: raw.count) }
+        }
+    }
+
+    private func checkWritable(_ index: Int, byteCount: Int) throws(ModelError) {
+        guard plan.tensors.indices.contains(index) else { throw .invalidArgument("tensor index \(index) out of range") }
+        let t = plan.tensors[index]
+        guard !t.isConstant else { throw .invalidArgument("tensor \(index) '\(t.name)' is a constant") }
+        guard byteCount == t.byteCount else {
+            throw .invalidArgument("tensor \(index) '\(t.name)' holds \(t.byteCount) bytes (\(t.shape) \(t.dataType)), got \(byteCount)")
+        }
+    }
+}
