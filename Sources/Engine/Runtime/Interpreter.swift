@@ -47,9 +47,10 @@ public final class Interpreter {
     }
 
     /// Runs the model on the current inputs.
-    public func invoke() throws(ModelError) {
+    /// - Parameter stopAfter: run only operators `0...stopAfter` (for bisecting a mismatch).
+    public func invoke(stopAfter: Int? = nil) throws(ModelError) {
         try allocateTensors()
-        session?.invoke()
+        session?.invoke(stopAfter: stopAfter)
     }
 
     /// Copies `data` into input `index`; its byte count must match the tensor.

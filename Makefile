@@ -1,0 +1,16 @@
+# The two commands of the README's Quick start. Both install missing system packages first.
+.PHONY: demo test bench
+
+demo:
+	@scripts/install-system-packages.sh
+	swift build -c release --product swiftlite
+	.build/release/swiftlite classify Models/demo/cat.png
+
+test:
+	@scripts/install-system-packages.sh
+	swift test
+
+bench:
+	@scripts/install-system-packages.sh
+	swift build -c release --product swiftlite
+	.build/release/swiftlite bench ../shared/models/perf/mobilenet_v2_1.0_224_f32.tflite

@@ -1,0 +1,72 @@
+import Foundation
+import Engine
+
+/// `swiftlite run MODEL --input A.npy ... --output-dir DIR`: run a model on `.npy` inputs.
+struct RunCommand: Command {
+    static let name = "run"
+    static let summary = "run a model on .npy inputs, write .npy outputs (and intermediates)"
+    static let usage = """
+        swiftlite run MODEL --input A.npy [--input B.npy ...] --output-dir DIR
+                      [--threads N] [--dump-intermediates] [--stop-after OP]
+
+          --input FILE            one per model input, in the subgraph's input order
+          --output-dir DIR        writes DIR/output_0.npy, output_1.npy, ... (the tensors' own dtypes)
+          --threads N             GEMM threads
+          --dump-intermediates    also write every computed tensor as DIR/tensors/<index>_<name>.npy
+          --stop-after OP         run operators 0...OP only (with --dump-intermediates, to bisect)
+        """
+    static let options: Set<String> = ["input", "output-dir", "threads", "stop-after"]
+    static let flags: Set<String> = ["dump-intermediates"]
+
+    static func run(_ arguments: Arguments) throws {
+        guard arguments.positionals.count == 1 else { throw CLIError.usage("run takes exactly one MODEL path\nusage: \(usage)") }
+        guard let outputDir = arguments.value("output-dir") else { throw CLIError.usage("--output-dir is required") }
+        let dump = arguments.flag("dump-intermediates")
+        var options = Interpreter.Options(threadCount: try arguments.int("threads", in: 1 ... 256))
+        options.preserveAllTensors = dump
+        let stopAfter = try arguments.int("stop-after", in: 0 ... Int(Int32.max))
+
+        let interpreter = try Interpreter(modelPath: arguments.positionals[0], options: options)
+        let inputs = arguments.all("input")
+        guard inputs.count == interpreter.inputTensorCount else {
+            throw CLIError.usage("the model has \(interpreter.inputTensorCount) inputs, got \(inputs.count) --input files")
+        }
+        try interpreter.allocateTensors()
+        for (i, path) in inputs.enumerated() {
+            let array: NumpyArray
+            do { array = try NumpyArray(contentsOf: URL(fileURLWithPath: path)) } catch {
+                throw CLIError.failed("\(path): \(error)")
+            }
+            let expected = try interpreter.input(at: i)
+            guard array.dataType == expected.dataType, array.shape.reduce(1, *) == expected.shape.dimensions.reduce(1, *) else {
+                throw CLIError.failed("\(path): \(array.dataType) \(array.shape) does not match input \(i) '\(expected.name)' (\(expected.dataType) \(expected.shape.dimensions))")
+            }
+            try interpreter.copy(array.data, toInputAt: i)
+        }
+        let start = DispatchTime.now().uptimeNanoseconds
+        try interpreter.invoke(stopAfter: stopAfter)
+        let millis = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
+
+        let dir = URL(fileURLWithPath: outputDir)
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        for i in 0 ..< interpreter.outputTensorCount {
+            let t = try interpreter.output(at: i)
+            try NumpyArray(dataType: t.dataType, shape: t.shape.dimensions, data: t.data).npyData()
+                .write(to: dir.appendingPathComponent("output_\(i).npy"))
+        }
+        if dump {
+            let tensorsDir = dir.appendingPathComponent("tensors")
+            try FileManager.default.createDirectory(at: tensorsDir, withIntermediateDirectories: true)
+            let lastOp = stopAfter ?? interpreter.graph.nodes.count - 1
+            var computed = Set(interpreter.graph.inputs)
+            for node in interpreter.graph.nodes where node.index <= lastOp { computed.formUnion(node.outputs) }
+            for index in computed.sorted() {
+                let t = try interpreter.tensor(index)
+                let safe = String(t.name.map { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "." ? $0 : "_" })
+                try NumpyArray(dataType: t.dataType, shape: t.shape.dimensions, data: t.data).npyData()
+                    .write(to: tensorsDir.appendingPathComponent("\(index)_\(safe).npy"))
+            }
+        }
+        print("ran \(interpreter.graph.nodes.count) operators in \(String(format: "%.2f", millis)) ms; outputs in \(dir.path)")
+    }
+}
