@@ -66,7 +66,7 @@ public final class Graph: Sendable {
         } catch let error as ModelError {
             throw error
         } catch let error as FlatBufferError {
-            throw .malformed("", error)
+            throw .malformed("\(error)")
         } catch {
             throw .malformed("\(error)")
         }
@@ -76,8 +76,8 @@ public final class Graph: Sendable {
     /// Every buffer's bytes, inside the flatbuffer or (for large models) at `offset` in the file.
     private static func readBuffers(_ model: SchemaModel, _ reader: ByteReader) throws -> [ConstantData?] {
         guard let vector = try model.buffers else { return [] }
-        return try (0 ..< vector.count).map { i in
-            let buffer = SchemaBuffer(table: try vector.table(at: i))
+        return try vector.tables().enumerated().map { i, table in
+            let buffer = SchemaBuffer(table: table)
             let offset = try buffer.offset
             if offset > 1 {
                 let size = try buffer.size

@@ -1,0 +1,92 @@
+import Foundation
+import XCTest
+@testable import Engine
+import TestSupport
+
+/// Broken model files (made by Tests/Goldens/make_malformed_models.py) must throw an error that
+/// names the problem — never crash.
+final class MalformedModelTests: XCTestCase {
+    private let directory = Fixtures.directory("EngineTests").appendingPathComponent("malformed")
+
+    private func loadError(_ name: String) -> String {
+        do {
+            let graph = try Graph(contentsOf: directory.appendingPathComponent(name).path)
+            _ = try Plan(graph: graph)
+            return "no error"
+        } catch {
+            return "\(error)"
+        }
+    }
+
+    private func assertError(_ name: String, mentions fragments: String..., file: StaticString = #filePath, line: UInt = #line) {
+        let message = loadError(name)
+        print("  \(name): \(message)")
+        for fragment in fragments {
+            XCTAssert(message.contains(fragment), "\(name): '\(message)' does not mention '\(fragment)'", file: file, line: line)
+        }
+    }
+
+    func testTruncatedFile() { assertError("truncated.tflite", mentions: "outside the 460-byte buffer") }
+    func testRandomBytes() { assertError("random_bytes.tflite", mentions: "file identifier") }
+    func testWrongIdentifier() { assertError("wrong_identifier.tflite", mentions: "'XYZ9'", "TFL3") }
+    func testRootOffsetOutsideBuffer() { assertError("root_offset_outside.tflite", mentions: "root table", "outside") }
+    func testTensorIndexOutOfRange() { assertError("tensor_index_out_of_range.tflite", mentions: "CONV_2D", "999", "out of range") }
+    func testOpcodeIndexOutOfRange() { assertError("opcode_index_out_of_range.tflite", mentions: "opcode index 42") }
+    func testCyclicGraph() { assertError("cyclic_graph.tflite", mentions: "produced later by operator 1") }
+    func testDisconnectedGraph() { assertError("disconnected_graph.tflite", mentions: "'orphan'", "never produced") }
+    func testAbsurdShape() { assertError("absurd_shape.tflite", mentions: "tensor 0", "overflows") }
+    func testConstantShorterThanShape() { assertError("constant_too_short.tflite", mentions: "holds 10 bytes", "needs 288") }
+    func testUnknownCustomOperator() { assertError("unknown_custom_op.tflite", mentions: "operator 1", "MyUnknownOp", "not supported") }
+    func testConvFilterOfWrongRank() { assertError("conv_filter_rank3.tflite", mentions: "operator 0 (CONV_2D)", "expected rank 4") }
+
+    func testMissingFile() {
+        XCTAssertThrowsError(try Graph(contentsOf: "/nonexistent/model.tflite")) { error in
+            XCTAssertEqual(error as? ModelError, .unreadable(path: "/nonexistent/model.tflite", reason: "No such file or directory"))
+        }
+    }
+
+    func testEmptyData() {
+        XCTAssertThrowsError(try Graph(data: Data())) { XCTAssert("\($0)".contains("too short")) }
+    }
+
+    /// Every prefix of a valid model and many single-byte corruptions either load or throw.
+    func testCorruptionsNeverCrash() throws {
+        let valid = try Data(contentsOf: directory.appendingPathComponent("valid.tflite"))
+        var loaded = 0, rejected = 0
+        func attempt(_ data: Data) {
+            do {
+                let plan = try Plan(graph: Graph(data: data))
+                Session(plan: plan).invoke()
+                loaded += 1
+            } catch {
+                rejected += 1
+            }
+        }
+        for length in stride(from: 0, to: valid.count, by: 7) { attempt(valid.prefix(length)) }
+        var rng = SystemRandomNumberGenerator.seeded(42)
+        for _ in 0 ..< 3000 {
+            var corrupt = valid
+            let position = Int(rng.next() % UInt64(valid.count))
+            corrupt[position] = UInt8(truncatingIfNeeded: rng.next())
+            attempt(corrupt)
+        }
+        print("  corruptions: \(loaded) still loaded and ran, \(rejected) rejected with an error")
+        XCTAssertGreaterThan(rejected, 0)
+    }
+}
+
+extension SystemRandomNumberGenerator {
+    /// A deterministic generator for tests (SplitMix64).
+    static func seeded(_ seed: UInt64) -> SeededGenerator { SeededGenerator(state: seed) }
+}
+
+struct SeededGenerator: RandomNumberGenerator {
+    var state: UInt64
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
