@@ -2,7 +2,10 @@ import Foundation
 import Engine
 
 /// Every subcommand, in the order `--help` lists them.
-let commands = [CommandEntry(InspectCommand.self), CommandEntry(RunCommand.self), CommandEntry(BenchCommand.self)]
+let commands = [
+    CommandEntry(ClassifyCommand.self), CommandEntry(DetectCommand.self), CommandEntry(LabelCommand.self),
+    CommandEntry(InspectCommand.self), CommandEntry(RunCommand.self), CommandEntry(BenchCommand.self),
+]
 
 func printHelp() {
     print("""

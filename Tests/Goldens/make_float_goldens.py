@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
+sys.dont_write_bytecode = True  # keep __pycache__ out of the source tree
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import golden_io as G  # noqa: E402  (sets TF env vars before TF import)
 
@@ -68,8 +69,9 @@ def seed_for(name: str, salt: str = "") -> int:
 class Case:
     name: str
     description: str
-    # build(rng) -> (tf callable taking one tensor per input, [input shapes]).
-    # Weights must be drawn from rng so that they are seeded per case.
+    # build(rng) -> (tf callable taking one tensor per input, [input shapes]
+    # [, trackable owning captured variables]). Weights must be drawn from rng
+    # so that they are seeded per case.
     build: Callable
     # Operators in execution order, exactly as in the converted model.
     expect_ops: list
@@ -85,6 +87,11 @@ class Case:
     converter_setup: Callable | None = None
     # Optional flatbuffer rewrite applied after conversion (documented per case).
     patch: Callable | None = None
+    # Optional check of the converted model bytes (raises on mismatch).
+    model_check: Callable | None = None
+    # For patched models (whose TF function no longer matches): numpy reference
+    # used to cross-check LiteRT, numpy_ref(list of inputs in arg order) -> [outputs].
+    numpy_ref: Callable | None = None
     tolerance: float = DEFAULT_TOLERANCE
     tolerance_reason: str | None = None
     # Optional extra check on the reference outputs: post_check(case, outputs).
@@ -385,6 +392,12 @@ def patch_softmax_beta(beta):
     return patch
 
 
+def _np_softmax(v):
+    v = np.asarray(v, np.float64)
+    e = np.exp(v - v.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
 def add_softmax(name, shape, beta=1.0):
     patched = beta != 1.0
     add(Case(
@@ -398,6 +411,7 @@ def add_softmax(name, shape, beta=1.0):
         expect_options={0: {"beta": np.float32(beta)}},
         input_dist=("normal", 3.0),
         patch=patch_softmax_beta(beta) if patched else None,
+        numpy_ref=(lambda xs: [_np_softmax(xs[0] * np.float64(beta))]) if patched else None,
     ))
 
 
@@ -555,7 +569,7 @@ def add_reshape(name, in_shape, new_shape, expect_shape_const, desc=""):
         build=lambda rng: ((lambda x: tf.reshape(x, new_shape)), [in_shape]),
         expect_ops=["RESHAPE"],
         expect_const_inputs={0: [1]},
-        patch=lambda m: (check(m), m)[1],
+        model_check=check,
     ))
 
 
@@ -598,6 +612,7 @@ def add_squeeze(name, in_shape, dims):
         expect_ops=["SQUEEZE"],
         expect_options={0: {"squeezeDims": list(dims)}},
         patch=patch_reshape_to_squeeze(dims),
+        numpy_ref=lambda xs: [np.squeeze(xs[0], axis=tuple(dims) if dims else None)],
     ))
 
 
@@ -611,7 +626,6 @@ def add_pad(name, in_shape, paddings, desc=""):
         val = G.const_tensor_value(model_bytes, 0, 1)
         if val is None or val.tolist() != paddings:
             raise AssertionError(f"{name}: paddings operand {val}")
-        return model_bytes
 
     add(Case(
         name=name,
@@ -619,7 +633,7 @@ def add_pad(name, in_shape, paddings, desc=""):
         build=lambda rng: ((lambda x: tf.pad(x, paddings)), [in_shape]),
         expect_ops=["PAD"],
         expect_const_inputs={0: [1]},
-        patch=check,
+        model_check=check,
     ))
 
 
@@ -781,16 +795,16 @@ NET_COMMON = ("include_top=True, weights=None, classes=10, random weights "
               "(tf_keras.utils.set_random_seed(0)); BatchNorm gamma/beta randomized and moving "
               "stats calibrated on a seeded random batch so activations stay healthy. Built with "
               "classifier_activation=None and tf.nn.softmax applied on top, so the model has two "
-              "outputs: output_0 = softmax probabilities, output_1 = logits (the tensor feeding "
-              "SOFTMAX).")
+              "outputs: the softmax probabilities and the logits (the tensor feeding SOFTMAX).")
 
 
 NET_TOLERANCE = 5e-5
 NET_TOLERANCE_REASON = (
-    "Whole network (~30 layers): float32 rounding differences accumulate with summation order. "
-    "LiteRT's own optimized kernels differ from its reference kernels by up to ~4e-6 "
-    "(relative to max(1, max|x|)) on these logits; 5e-5 leaves room for another correct "
-    "implementation while still catching real bugs.")
+    "Whole network (dozens of layers): float32 rounding differences accumulate with summation order. "
+    "Measured on these fixtures, relative to max(1, max|x|): LiteRT's optimized kernels differ "
+    "from its reference kernels by up to ~4e-6, and TensorFlow itself differs from LiteRT "
+    "reference by ~9e-6 (MobileNet v1). 5e-5 leaves ~5x headroom over those for another "
+    "correct float32 implementation.")
 
 
 def add_net(name, factory, input_hw, dist, arch_desc):
@@ -807,7 +821,7 @@ def add_net(name, factory, input_hw, dist, arch_desc):
             logits = model(x, training=False)
             return tf.nn.softmax(logits), logits
 
-        return f, [(1, *input_hw, 3)]
+        return f, [(1, *input_hw, 3)], model
 
     weights_desc = (" Weights stored as float16 (converter float16 weight quantization: DEQUANTIZE "
                     "of fp16 constants, float32 arithmetic) to fit the fixture size budget."
@@ -827,12 +841,20 @@ def add_net(name, factory, input_hw, dist, arch_desc):
 
 
 def check_softmax_logits(case, outputs):
-    probs, logits = outputs
-    e = np.exp(logits.astype(np.float64) - logits.max(axis=-1, keepdims=True))
-    if not np.allclose(probs, e / e.sum(axis=-1, keepdims=True), atol=1e-6):
-        raise AssertionError(f"{case.name}: output_0 is not softmax(output_1); output order?")
+    """Finds which output is the softmax of the other; returns a description note."""
+    def softmax(v):
+        e = np.exp(v.astype(np.float64) - v.max(axis=-1, keepdims=True))
+        return e / e.sum(axis=-1, keepdims=True)
+
+    for p_idx, l_idx in ((0, 1), (1, 0)):
+        probs, logits = outputs[p_idx], outputs[l_idx]
+        if np.allclose(probs, softmax(logits), atol=1e-6):
+            break
+    else:
+        raise AssertionError(f"{case.name}: no output is the softmax of the other")
     if probs.max() > 0.99 or np.ptp(probs) < 0.02:
         raise AssertionError(f"{case.name}: degenerate probabilities {probs}")
+    return f"In subgraph output order: output_{p_idx} = probabilities, output_{l_idx} = logits."
 
 
 add_net(
@@ -874,10 +896,14 @@ def draw(rng, shape, dist):
     raise ValueError(dist)
 
 
-def convert(fn, shapes, setup):
+def convert(fn, shapes, setup, trackable=None):
     specs = [tf.TensorSpec(s, tf.float32, name=f"in_{i}") for i, s in enumerate(shapes)]
-    cf = tf.function(fn, input_signature=specs, autograph=False).get_concrete_function()
-    conv = tf.lite.TFLiteConverter.from_concrete_functions([cf])
+    module = tf.Module()
+    if trackable is not None:
+        module.model = trackable  # tracks the variables the function captures
+    module.f = tf.function(fn, input_signature=specs, autograph=False)
+    cf = module.f.get_concrete_function()
+    conv = tf.lite.TFLiteConverter.from_concrete_functions([cf], module)
     if setup is not None:
         setup(conv)
     return conv.convert()
@@ -924,6 +950,44 @@ def check_sane(case: Case, outputs: list) -> None:
             raise AssertionError(f"{case.name}: output {i} is all zeros")
 
 
+# LiteRT reference vs. TensorFlow itself (or numpy for patched models), as a
+# sanity check of the goldens; relative to max(1, max|x|). TF runs with oneDNN
+# off but may still use a different summation order, hence the loose bound.
+CROSS_CHECK_BOUND = 1e-4
+
+
+def cross_check(case: Case, fn, args, outputs) -> str:
+    if case.converter_setup is not None:
+        return "tf-check=skipped (weights stored at reduced precision)"
+    if case.patch is not None:
+        if case.numpy_ref is None:
+            raise AssertionError(f"{case.name}: patched model needs numpy_ref")
+        expected = case.numpy_ref(args)
+        what = "numpy"
+    else:
+        try:
+            res = fn(*[tf.constant(a) for a in args])
+        except tf.errors.InvalidArgumentError as e:  # e.g. TF CPU lacks the kernel variant
+            return f"tf-check=n/a ({str(e).split('}}')[-1].split('[Op')[0].strip()})"
+        res = list(res) if isinstance(res, (tuple, list)) else [res]
+        expected = [np.asarray(r) for r in res]
+        what = "tf"
+    if len(expected) != len(outputs):
+        raise AssertionError(f"{case.name}: {what} gives {len(expected)} outputs")
+    worst = 0.0
+    for out in outputs:
+        # match by shape and smallest difference (subgraph output order may differ)
+        cands = [e for e in expected if tuple(e.shape) == tuple(out.shape)]
+        if not cands:
+            raise AssertionError(f"{case.name}: no {what} output with shape {out.shape}")
+        scale = max(1.0, float(np.max(np.abs(out))))
+        d = min(float(np.max(np.abs(e.astype(np.float64) - out))) for e in cands) / scale
+        worst = max(worst, d)
+    if worst > CROSS_CHECK_BOUND:
+        raise AssertionError(f"{case.name}: LiteRT vs {what} differ by {worst:.3g}")
+    return f"{what}-check={worst:.2e}"
+
+
 def drift_vs_optimized(model_bytes, inputs, ref_outputs):
     """max |optimized - reference| / max(1, max|reference|) over outputs: how much a
     different, correct float implementation (LiteRT's optimized kernels) drifts."""
@@ -937,10 +1001,12 @@ def drift_vs_optimized(model_bytes, inputs, ref_outputs):
 
 def generate(case: Case):
     rng = np.random.default_rng(seed_for(case.name, "weights"))
-    fn, shapes = case.build(rng)
-    model_bytes = convert(fn, shapes, case.converter_setup)
+    fn, shapes, *trackable = case.build(rng)
+    model_bytes = convert(fn, shapes, case.converter_setup, *trackable)
     if case.patch is not None:
         model_bytes = case.patch(model_bytes)
+    if case.model_check is not None:
+        case.model_check(model_bytes)
 
     # Inputs in the subgraph's input order (names are in_<arg index>).
     details = G.input_details(model_bytes)
@@ -955,15 +1021,20 @@ def generate(case: Case):
     outputs, executed_ops = G.run_model(model_bytes, inputs)
     verify_structure(case, model_bytes, executed_ops)
     check_sane(case, outputs)
-    if case.post_check is not None:
-        case.post_check(case, outputs)
+    note = case.post_check(case, outputs) if case.post_check is not None else None
+    xcheck = cross_check(case, fn, by_arg, outputs)
     # Determinism: a second run must give bit-identical outputs.
     again, _ = G.run_model(model_bytes, inputs)
     for a, b in zip(outputs, again):
         if not np.array_equal(a, b):
             raise AssertionError(f"{case.name}: reference run is not deterministic")
     drift = drift_vs_optimized(model_bytes, inputs, outputs)
-    return model_bytes, inputs, outputs, G.unique_in_order(executed_ops), drift
+    interp = G.make_interpreter(model_bytes)
+    io = {"inputs": [{"name": d["name"], "shape": [int(x) for x in d["shape"]],
+                      "dtype": np.dtype(d["dtype"]).name} for d in interp.get_input_details()],
+          "outputs": [{"name": d["name"], "shape": [int(x) for x in d["shape"]],
+                       "dtype": np.dtype(d["dtype"]).name} for d in interp.get_output_details()]}
+    return model_bytes, inputs, outputs, G.unique_in_order(executed_ops), drift, note, io, xcheck
 
 
 def main(argv):
@@ -972,17 +1043,20 @@ def main(argv):
     G.reset_dir(OUT_DIR)
     manifest_cases = []
     for case in selected:
-        model_bytes, inputs, outputs, ops, drift = generate(case)
+        model_bytes, inputs, outputs, ops, drift, note, io, xcheck = generate(case)
         G.write_case(OUT_DIR, case.name, model_bytes, inputs, outputs)
         entry = {"name": case.name, "ops": ops, "tolerance": case.tolerance,
-                 "description": case.description}
+                 "description": case.description + (" " + note if note else "")}
         if case.tolerance_reason:
             entry["tolerance_reason"] = case.tolerance_reason
+        # Informational: tensor names/shapes of input_<i>.npy / output_<i>.npy
+        # (subgraph order, which need not follow the TF function's argument order).
+        entry.update(io)
         manifest_cases.append(entry)
         flag = "  <-- drift above tolerance" if drift > case.tolerance else ""
         out_desc = ", ".join(f"{list(o.shape)} range [{o.min():.4g}, {o.max():.4g}]" for o in outputs)
         print(f"{case.name:60s} {len(model_bytes):8d} B  ops={ops}  out={out_desc}  "
-              f"ref-vs-optimized={drift:.2e}{flag}", flush=True)
+              f"ref-vs-optimized={drift:.2e}{flag}  {xcheck}", flush=True)
     G.write_manifest(OUT_DIR, G.origin(GENERATOR), manifest_cases)
     total = G.dir_size(OUT_DIR)
     print(f"\n{len(manifest_cases)} cases written to {OUT_DIR.relative_to(G.REPO_ROOT)}")

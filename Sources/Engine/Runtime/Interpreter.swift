@@ -53,6 +53,12 @@ public final class Interpreter {
         session?.invoke(stopAfter: stopAfter)
     }
 
+    /// Runs the model once, timing each operator (see `Session.invokeProfiled`).
+    public func invokeProfiled() throws(ModelError) -> [(node: Node, nanoseconds: UInt64)] {
+        try allocateTensors()
+        return session!.invokeProfiled()
+    }
+
     /// Copies `data` into input `index`; its byte count must match the tensor.
     @discardableResult
     public func copy(_ data: Data, toInputAt index: Int) throws(ModelError) -> Tensor {

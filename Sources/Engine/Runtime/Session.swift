@@ -68,6 +68,16 @@ public final class Session {
         }
     }
 
+    /// Runs every operator once, timing each: `(operator, nanoseconds)` in execution order.
+    public func invokeProfiled() -> [(node: Node, nanoseconds: UInt64)] {
+        let memory = TensorMemory(addresses: UnsafePointer(addresses), scratch: scratch)
+        return plan.steps.map { step in
+            let start = DispatchTime.now().uptimeNanoseconds
+            step.kernel.eval(memory)
+            return (step.node, DispatchTime.now().uptimeNanoseconds - start)
+        }
+    }
+
     /// The bytes of tensor `index` (valid until the next `invoke`).
     public func bytes(ofTensor index: Int) -> UnsafeRawBufferPointer {
         let t = plan.tensors[index]

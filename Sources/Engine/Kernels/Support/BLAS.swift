@@ -12,6 +12,13 @@ enum BLAS {
                     accumulate ? 1 : 0, c, Int32(n))
     }
 
+    /// y[m] = A[m×n] · x[n] (+ y when `accumulate`), A row-major and densely packed.
+    @inline(__always)
+    static func gemv(m: Int, n: Int, a: UnsafePointer<Float>, x: UnsafePointer<Float>, y: UnsafeMutablePointer<Float>,
+                     accumulate: Bool = false) {
+        cblas_sgemv(CblasRowMajor, CblasNoTrans, Int32(m), Int32(n), 1, a, Int32(n), x, 1, accumulate ? 1 : 0, y, 1)
+    }
+
     /// Sets OpenBLAS's thread count (process-wide).
     static func setThreadCount(_ count: Int) {
         openblas_set_num_threads(Int32(max(1, count)))

@@ -1,0 +1,59 @@
+/// AVERAGE_POOL_2D: `output[n, y, x, c] = act(mean of input[n, iy, ix, c] over the window)`, where
+/// the mean divides by the number of window taps inside the input, not by the filter area.
+enum AveragePool2D {
+    static let input = 0, output = 0
+
+    static func prepare(_ context: inout PrepareContext) throws(ModelError) -> any Kernel {
+        guard case .pool2D(let options) = context.node.options else { throw context.invalid("missing Pool2DOptions") }
+        try context.expect(inputs: 1 ... 1, outputs: 1)
+        let input = try context.input(Self.input)
+        let geometry = try context.pool2DGeometry(options, input: input)
+        try context.setOutputShape(Self.output, geometry.outputShape)
+        switch input.dataType {
+        case .float32:
+            try context.expect(try context.output(Self.output), is: .float32, role: "output")
+            return AveragePool2DFloat32(geometry: geometry, range: try context.floatActivationRange(options.activation),
+                                        input: context.node.inputs[Self.input], output: context.node.outputs[Self.output])
+        case .uint8, .int8:
+            return try prepareQuantized(&context, geometry: geometry, activation: options.activation)
+        default:
+            throw context.unsupported("input type \(input.dataType)")
+        }
+    }
+}
+
+/// Float32 average pooling. Each output pixel sums its window row by row, all channels at once
+/// (a contiguous, vectorisable loop), in the same order as TFLite's reference kernel.
+struct AveragePool2DFloat32: Kernel {
+    let geometry: Pool2DGeometry
+    let range: ClosedRange<Float>
+    let input: Int, output: Int
+
+    func eval(_ memory: TensorMemory) {
+        let g = geometry
+        let c = g.channels
+        let lower = range.lowerBound, upper = range.upperBound
+        var source = memory.input(input, as: Float.self)
+        var dst = memory.output(output, as: Float.self)
+        for _ in 0 ..< g.batches {
+            for oy in 0 ..< g.outputHeight {
+                let rows = g.inputRows(oy)
+                for ox in 0 ..< g.outputWidth {
+                    let cols = g.inputColumns(ox)
+                    dst.update(repeating: 0, count: c)
+                    for iy in rows {
+                        for ix in cols {
+                            let src = source + (iy * g.inputWidth + ix) * c
+                            for ch in 0 ..< c { dst[ch] += src[ch] }
+                        }
+                    }
+                    // Divide (not multiply by a reciprocal) to round exactly as the reference does.
+                    let count = Float(rows.count * cols.count)
+                    for ch in 0 ..< c { dst[ch] = min(max(dst[ch] / count, lower), upper) }
+                    dst += c
+                }
+            }
+            source += g.inputHeight * g.inputWidth * c
+        }
+    }
+}

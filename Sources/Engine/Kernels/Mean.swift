@@ -1,0 +1,124 @@
+/// MEAN: the average of the input over the axes listed in the constant int32 input 1 (negative
+/// axes count from the end; repeats count once). `keep_dims` keeps each reduced axis with size 1.
+enum Mean {
+    static let input = 0, axes = 1, output = 0
+
+    /// A validated reduction, shared by the float and quantized kernels.
+    struct Reduction: Sendable {
+        var inputShape: [Int]
+        /// The axes as the model lists them (TFLite picks its quantized special case from these).
+        var declaredAxes: [Int]
+        /// The reduced axes: normalised to `0 ..< rank`, sorted, without repeats.
+        var axes: [Int]
+        var keepDims: Bool
+        var outputShape: [Int]
+        /// Input elements averaged into each output element.
+        var count: Int
+    }
+
+    static func prepare(_ context: inout PrepareContext) throws(ModelError) -> any Kernel {
+        guard case .reducer(let keepDims) = context.node.options else { throw context.invalid("missing ReducerOptions") }
+        try context.expect(inputs: 2 ... 2, outputs: 1)
+        let input = try context.input(Self.input), axesTensor = try context.input(Self.axes)
+        try context.expect(axesTensor, is: .int32, role: "axes")
+        let declared = try context.constant(Self.axes).elements(as: Int32.self).map(Int.init)
+        let rank = input.shape.count
+        var reduced = [Bool](repeating: false, count: rank)
+        for axis in declared {
+            guard axis >= -rank, axis < rank else {
+                throw context.invalid("axis \(axis) is out of range for input '\(input.name)' of rank \(rank) (shape \(input.shape))")
+            }
+            reduced[axis < 0 ? axis + rank : axis] = true
+        }
+        let axes = (0 ..< rank).filter { reduced[$0] }
+        let outputShape = keepDims
+            ? input.shape.indices.map { reduced[$0] ? 1 : input.shape[$0] }
+            : input.shape.indices.filter { !reduced[$0] }.map { input.shape[$0] }
+        let reduction = Reduction(inputShape: input.shape, declaredAxes: declared, axes: axes, keepDims: keepDims,
+                                  outputShape: outputShape, count: axes.reduce(1) { $0 * input.shape[$1] })
+        try context.setOutputShape(Self.output, outputShape)
+        switch input.dataType {
+        case .float32:
+            try context.expect(try context.output(Self.output), is: .float32, role: "output")
+            return MeanFloat32(reduction, input: context.node.inputs[Self.input], output: context.node.outputs[Self.output])
+        case .uint8, .int8:
+            return try prepareQuantized(&context, reduction: reduction)
+        default:
+            throw context.unsupported("input type \(input.dataType)")
+        }
+    }
+}
+
+/// Float32 mean. Sums each output element's inputs in input order (as TFLite's reference kernel
+/// does), then divides by their count.
+///
+/// The input is viewed with size-1 dimensions dropped and neighbouring dimensions that are both
+/// reduced or both kept merged, so `[1, H, W, C]` over axes 1 and 2 becomes `[H·W (reduced), C]`:
+/// one contiguous, vectorisable add of `C` channels per pixel.
+struct MeanFloat32: Kernel {
+    /// Merged dimensions, outermost first; never empty.
+    let extents: [Int]
+    let reduced: [Bool]
+    /// Element strides of each merged dimension in the input and in the output (0 when reduced).
+    let inputStrides: [Int], outputStrides: [Int]
+    let outputCount: Int
+    let count: Float
+    let input: Int, output: Int
+
+    init(_ r: Mean.Reduction, input: Int, output: Int) {
+        var extents = [Int](), reduced = [Bool]()
+        for (axis, extent) in r.inputShape.enumerated() where extent != 1 {
+            let isReduced = r.axes.contains(axis)
+            if let last = reduced.last, last == isReduced {
+                extents[extents.count - 1] *= extent
+            } else {
+                extents.append(extent)
+                reduced.append(isReduced)
+            }
+        }
+        if extents.isEmpty { extents = [1]; reduced = [false] }
+        var inputStrides = [Int](repeating: 0, count: extents.count), outputStrides = inputStrides
+        var inputStride = 1, outputStride = 1
+        for d in extents.indices.reversed() {
+            inputStrides[d] = inputStride
+            inputStride *= extents[d]
+            if !reduced[d] {
+                outputStrides[d] = outputStride
+                outputStride *= extents[d]
+            }
+        }
+        self.extents = extents
+        self.reduced = reduced
+        self.inputStrides = inputStrides
+        self.outputStrides = outputStrides
+        outputCount = r.outputShape.reduce(1, *)
+        count = Float(r.count)
+        self.input = input
+        self.output = output
+    }
+
+    func eval(_ memory: TensorMemory) {
+        let out = memory.output(output, as: Float.self)
+        out.update(repeating: 0, count: outputCount)
+        accumulate(0, memory.input(input, as: Float.self), out)
+        // An empty reduction gives 0 / 0 = NaN, as TFLite does.
+        for i in 0 ..< outputCount { out[i] = out[i] / count }
+    }
+
+    /// Adds the inputs under dimension `d` into their outputs, in input order.
+    private func accumulate(_ d: Int, _ source: UnsafePointer<Float>, _ sums: UnsafeMutablePointer<Float>) {
+        let n = extents[d]
+        if d == extents.count - 1 {
+            if reduced[d] {
+                var sum = sums[0]
+                for i in 0 ..< n { sum += source[i] }
+                sums[0] = sum
+            } else {
+                for i in 0 ..< n { sums[i] += source[i] }
+            }
+            return
+        }
+        let inputStride = inputStrides[d], outputStride = outputStrides[d]
+        for i in 0 ..< n { accumulate(d + 1, source + i * inputStride, sums + i * outputStride) }
+    }
+}

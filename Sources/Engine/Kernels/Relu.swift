@@ -1,0 +1,40 @@
+/// RELU, RELU6 and RELU_N1_TO_1: each element clamped to `[0, ∞)`, `[0, 6]` or `[−1, 1]`.
+/// One prepare serves all three; the operator code picks the bounds.
+enum Relu {
+    static let input = 0, output = 0
+
+    static func prepare(_ context: inout PrepareContext) throws(ModelError) -> any Kernel {
+        let lower: Float, upper: Float
+        switch context.node.op {
+        case .relu: (lower, upper) = (0, .infinity)
+        case .relu6: (lower, upper) = (0, 6)
+        case .reluN1To1: (lower, upper) = (-1, 1)
+        default: throw context.invalid("not a RELU operator")
+        }
+        try context.expect(inputs: 1 ... 1, outputs: 1)
+        let input = try context.input(Self.input)
+        try context.setOutputShape(Self.output, input.shape)
+        switch input.dataType {
+        case .float32:
+            try context.expect(try context.output(Self.output), is: .float32, role: "output")
+            return ReluFloat32(count: input.elementCount, lower: lower, upper: upper,
+                               input: context.node.inputs[Self.input], output: context.node.outputs[Self.output])
+        case .uint8, .int8:
+            return try prepareQuantized(&context, lower: lower, upper: upper)
+        default:
+            throw context.unsupported("input type \(input.dataType)")
+        }
+    }
+}
+
+struct ReluFloat32: Kernel {
+    let count: Int
+    let lower: Float, upper: Float
+    let input: Int, output: Int
+
+    func eval(_ memory: TensorMemory) {
+        let x = memory.input(input, as: Float.self), y = memory.output(output, as: Float.self)
+        let lower = lower, upper = upper
+        for i in 0 ..< count { y[i] = min(max(x[i], lower), upper) }
+    }
+}

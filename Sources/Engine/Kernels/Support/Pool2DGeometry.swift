@@ -1,0 +1,44 @@
+/// Shapes and window placement of a 2-D pooling operator (AVERAGE_POOL_2D, MAX_POOL_2D), shared by
+/// the float and quantized kernels. Tensors are NHWC; pooling never mixes channels.
+struct Pool2DGeometry: Sendable, Equatable {
+    var batches, inputHeight, inputWidth, channels: Int
+    var outputHeight, outputWidth: Int
+    var filterHeight, filterWidth: Int
+    var strideHeight, strideWidth: Int
+    var padTop, padLeft: Int
+
+    /// The input rows under the window of output row `oy`, clipped to the input (the padding
+    /// contributes nothing, not even to an average's count).
+    @inline(__always)
+    func inputRows(_ oy: Int) -> Range<Int> {
+        let origin = oy * strideHeight - padTop
+        return max(origin, 0) ..< min(origin + filterHeight, inputHeight)
+    }
+
+    /// The input columns under the window of output column `ox`, clipped to the input.
+    @inline(__always)
+    func inputColumns(_ ox: Int) -> Range<Int> {
+        let origin = ox * strideWidth - padLeft
+        return max(origin, 0) ..< min(origin + filterWidth, inputWidth)
+    }
+
+    var outputShape: [Int] { [batches, outputHeight, outputWidth, channels] }
+}
+
+extension PrepareContext {
+    /// Validates a pooling operator's input and window, and places the window as TFLite does
+    /// (dilation 1; SAME puts any odd padding pixel at the end).
+    func pool2DGeometry(_ options: Pool2DOptions, input: TensorDescriptor) throws(ModelError) -> Pool2DGeometry {
+        try expect(input, rank: 4, role: "input")
+        let rows = try window(options.padding, input: input.shape[1], filter: options.filterHeight,
+                              stride: options.strideHeight, dilation: 1, axis: "height")
+        let cols = try window(options.padding, input: input.shape[2], filter: options.filterWidth,
+                              stride: options.strideWidth, dilation: 1, axis: "width")
+        return Pool2DGeometry(
+            batches: input.shape[0], inputHeight: input.shape[1], inputWidth: input.shape[2], channels: input.shape[3],
+            outputHeight: rows.outputSize, outputWidth: cols.outputSize,
+            filterHeight: options.filterHeight, filterWidth: options.filterWidth,
+            strideHeight: options.strideHeight, strideWidth: options.strideWidth,
+            padTop: rows.paddingBefore, padLeft: cols.paddingBefore)
+    }
+}

@@ -1,0 +1,137 @@
+/// The 8-bit-input SOFTMAX of TFLite's BUILTIN_REF resolver:
+/// `SoftmaxPrepare<kReference>` (tflite/kernels/activations.cc) followed by
+/// `reference_ops::Softmax<InputT, OutputT>` (internal/reference/softmax.h),
+/// a gemmlowp fixed-point computation:
+///
+/// - each difference `x - max` (in input quanta) is scaled by
+///   `beta * inputScale` into Q5.26 with `multiplyByQuantizedMultiplierGreaterThanOne`;
+/// - `exp` is `FixedPoint.expOnNegativeValues` (Q0.31), summed in Q12.19;
+/// - the sum's reciprocal comes from `FixedPoint.reciprocal`;
+/// - each output is `exp * reciprocal` shifted to the output width and offset by
+///   the output type's minimum (the output zero point TFLite requires: 0 for
+///   uint8, −128 for int8, −32768 for int16; scale 1/256 or 1/32768).
+///
+/// Differences below `diffMin` contribute nothing and output the type minimum.
+///
+/// One deliberate deviation: for 8-bit outputs TFLite aborts the process
+/// (`TFLITE_CHECK(exponent <= 31)`) when a row's sum of exponentials reaches
+/// 512 (e.g. 512 or more equal inputs; verified with LiteRT 2.3.0). Every
+/// output of such a row is below 0.5 quanta, and continuing the same arithmetic
+/// with exponent 32 rounds each one to 0, so `evaluate` writes the output
+/// type's minimum for the whole row instead of trapping.
+struct QuantizedSoftmax: Sendable, Equatable {
+    /// Integer bits of the scaled input difference (Q5.26).
+    static let scaledDiffIntegerBits = 5
+    /// Integer bits of the sum of exponentials (Q12.19).
+    static let accumulationIntegerBits = 12
+
+    /// `beta * inputScale * 2^26` quantized; `shift` is a left shift (>= 0).
+    let inputBetaMultiplier: QuantizedMultiplier
+    /// Smallest `x - max` that still contributes: `-calculateInputRadius(5, shift)`.
+    let diffMin: Int32
+    /// `exponential(ofDifference: -d)` for `d` in `0...255`, the only differences
+    /// 8-bit inputs can produce (entries below `diffMin` are never read).
+    /// A pure cache: the values are exactly what the per-element computation gives.
+    let exponentialTable: [Int32]
+
+    init(inputBetaMultiplier: QuantizedMultiplier, diffMin: Int32) {
+        self.inputBetaMultiplier = inputBetaMultiplier
+        self.diffMin = diffMin
+        self.exponentialTable = (0..<256).map { d in
+            -Int32(d) >= diffMin
+                ? Self.exponential(ofDifference: -Int32(d), multiplier: inputBetaMultiplier) : 0
+        }
+    }
+
+    /// Prepares the parameters as `SoftmaxPrepare<kReference>` does:
+    /// `beta` and `inputScale` are widened from `Float` to `Double` first.
+    /// Returns `nil` where TFLite's prepare aborts (see `preprocessSoftmaxScaling`).
+    ///
+    /// Example: `beta = 1, inputScale = 1/256` → multiplier `(1 << 30, 19)`,
+    /// `diffMin = -3968`.
+    init?(beta: Float, inputScale: Float) {
+        guard let multiplier = preprocessSoftmaxScaling(
+            beta: Double(beta), inputScale: Double(inputScale),
+            inputIntegerBits: Self.scaledDiffIntegerBits)
+        else { return nil }
+        // TFLite: diff_min = -1.0 * CalculateInputRadius(...), stored as int32 (exact).
+        self.init(inputBetaMultiplier: multiplier,
+                  diffMin: -calculateInputRadius(inputIntegerBits: Self.scaledDiffIntegerBits,
+                                                 inputLeftShift: multiplier.shift))
+    }
+
+    /// `exp(x - max)` in Q0.31 for a difference that passed the `diffMin` test:
+    /// the difference is scaled into Q5.26 and fed to `expOnNegativeValues`.
+    ///
+    /// Example: with the parameters of `init(beta: 1, inputScale: 1/256)`,
+    /// a difference of 0 gives `Int32.max` (1.0).
+    @inline(__always)
+    func exponential(ofDifference difference: Int32) -> Int32 {
+        if difference <= 0 && difference > -256 {
+            return exponentialTable[Int(-difference)]
+        }
+        return Self.exponential(ofDifference: difference, multiplier: inputBetaMultiplier)
+    }
+
+    @inline(__always)
+    private static func exponential(ofDifference difference: Int32,
+                                    multiplier: QuantizedMultiplier) -> Int32 {
+        let scaled = multiplyByQuantizedMultiplierGreaterThanOne(difference, multiplier)
+        return FixedPoint.expOnNegativeValues(scaled, integerBits: scaledDiffIntegerBits)
+    }
+
+    /// Softmax of one row (the innermost dimension), written to `output`.
+    /// `In` is `UInt8` or `Int8`; `Out` is `UInt8`, `Int8` or `Int16`.
+    /// `input` and `output` must have the same count.
+    ///
+    /// Example (beta 1, input scale 1/256, uint8 → uint8): a row of equal values
+    /// gives 256 / n per element, e.g. `[7, 7]` → `[128, 128]`.
+    func evaluate<In: FixedWidthInteger, Out: FixedWidthInteger>(
+        row input: UnsafeBufferPointer<In>, into output: UnsafeMutableBufferPointer<Out>
+    ) {
+        precondition(input.count == output.count, "softmax row size mismatch")
+        guard let first = input.first else { return }
+        var maxInRow = first
+        for value in input where value > maxInRow { maxInRow = value }
+        let maxValue = Int32(maxInRow)
+
+        // Q12.19. Wraps (as TFLite's does) only for rows longer than 4096 at the max.
+        var sumOfExps: Int32 = 0
+        for value in input {
+            let difference = Int32(value) &- maxValue
+            if difference >= diffMin {
+                sumOfExps = sumOfExps &+ rescale(exponential(ofDifference: difference),
+                                                 fromIntegerBits: 0,
+                                                 toIntegerBits: Self.accumulationIntegerBits)
+            }
+        }
+
+        let (shiftedScale, numBitsOverUnit) = FixedPoint.reciprocal(
+            sumOfExps, integerBits: Self.accumulationIntegerBits)
+        let exponent = numBitsOverUnit + 31 - Out.bitWidth
+        // TFLite: TFLITE_CHECK(0 <= exponent && exponent <= 31). A negative
+        // exponent would need a sum below 1.0, impossible since the maximum
+        // contributes exactly 1.0. Past 31 TFLite aborts; see the type's doc.
+        precondition(exponent >= 0, "softmax output exponent out of range")
+        if exponent > 31 {
+            for index in 0..<output.count { output[index] = Out.min }
+            return
+        }
+
+        let outMin = Int32(Out.min)
+        let outMax = Int32(Out.max)
+        for index in 0..<input.count {
+            let difference = Int32(input[index]) &- maxValue
+            if difference >= diffMin {
+                let expIn0 = exponential(ofDifference: difference)
+                let unsaturated = roundingDivideByPOT(
+                    saturatingRoundingDoublingHighMul(shiftedScale, expIn0), exponent)
+                // unsaturated is in [0, 2^bitWidth], so adding the type minimum cannot overflow.
+                let shifted = unsaturated &+ outMin
+                output[index] = Out(truncatingIfNeeded: Swift.max(Swift.min(shifted, outMax), outMin))
+            } else {
+                output[index] = Out.min
+            }
+        }
+    }
+}

@@ -1,0 +1,25 @@
+/// The categories of one output head of a classifier, best first.
+public struct Classifications: Sendable, Equatable, Codable {
+    public var headIndex: Int
+    /// The output tensor's name from the model metadata, if any.
+    public var headName: String?
+    public var categories: [Category]
+}
+
+/// What `ImageClassifier` returns for one image.
+public struct ImageClassifierResult: Sendable, Equatable {
+    /// One entry per output head.
+    public var classifications: [Classifications]
+    /// The frame's timestamp (0 in image mode).
+    public var timestampInMilliseconds: Int
+
+    /// Vision-style top-k text: `(0.37) cliff, drop, drop-off`, one line per category.
+    public func visionStyleDescription(head: Int = 0) -> String {
+        guard classifications.indices.contains(head) else { return "" }
+        return classifications[head].categories.map { c in
+            "(\(String(format: "%.2f", c.score))) \(c.displayName.flatMap { $0.isEmpty ? nil : $0 } ?? c.categoryName ?? "#\(c.index)")"
+        }.joined(separator: "\n")
+    }
+}
+
+import Foundation

@@ -1,0 +1,34 @@
+import Foundation
+
+/// Category names (and optional per-locale display names) for the classes of one output.
+public struct Labels: Sendable, Equatable {
+    public var names: [String]
+    public var displayNames: [String]?
+
+    public init(names: [String], displayNames: [String]? = nil) {
+        self.names = names
+        self.displayNames = displayNames
+    }
+
+    /// Parses a label file: one label per line; a trailing empty line is ignored, `\r\n` accepted.
+    public init(fileContents text: String) {
+        var lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+            .map { $0.hasSuffix("\r") ? String($0.dropLast()) : String($0) }
+        if lines.last == "" { lines.removeLast() }
+        self.init(names: lines)
+    }
+
+    /// Reads a label file from disk.
+    public init(contentsOf path: String) throws(TaskError) {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw .invalidLabels("cannot read label file '\(path)'")
+        }
+        self.init(fileContents: String(decoding: data, as: UTF8.self))
+    }
+
+    func name(_ index: Int) -> String? { names.indices.contains(index) ? names[index] : nil }
+    func displayName(_ index: Int) -> String? {
+        guard let d = displayNames, d.indices.contains(index) else { return nil }
+        return d[index]
+    }
+}

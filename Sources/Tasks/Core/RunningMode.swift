@@ -1,0 +1,38 @@
+/// How a task receives its images (MediaPipe's running modes).
+public enum RunningMode: String, Sendable {
+    /// Independent images: call the image method (`classify(image:)`, `detect(image:)`).
+    case image
+    /// Frames of a decoded video: call the video method with increasing timestamps.
+    case video
+    /// A live camera stream: call the async method; results arrive on a callback, and a frame that
+    /// arrives while the previous one is still being processed is dropped.
+    case liveStream
+}
+
+/// The model a task runs: a `.tflite` path (MediaPipe's `BaseOptions`).
+public struct BaseOptions: Sendable {
+    public var modelAssetPath: String
+    /// GEMM threads for the engine; nil keeps the library default.
+    public var threadCount: Int?
+    public init(modelAssetPath: String = "", threadCount: Int? = nil) {
+        self.modelAssetPath = modelAssetPath
+        self.threadCount = threadCount
+    }
+}
+
+/// One class: its index in the model's output, score, and names.
+public struct Category: Sendable, Equatable, Codable {
+    public var index: Int
+    public var score: Float
+    /// The label from the model's label file (metadata or a file you passed).
+    public var categoryName: String?
+    /// The label in the display-names locale, when the model has such a file.
+    public var displayName: String?
+
+    public init(index: Int, score: Float, categoryName: String?, displayName: String?) {
+        self.index = index
+        self.score = score
+        self.categoryName = categoryName
+        self.displayName = displayName
+    }
+}

@@ -1,0 +1,136 @@
+import Engine
+import Foundation
+
+/// Detects objects with an SSD-style `.tflite` model that ends in `TFLite_Detection_PostProcess`,
+/// with MediaPipe Tasks semantics.
+///
+/// ```swift
+/// var options = ObjectDetectorOptions(modelPath: "ssd_mobilenet.tflite")
+/// options.scoreThreshold = 0.5
+/// let detector = try ObjectDetector(options: options)
+/// for d in try detector.detect(image: photo).detections {
+///     print(d.categories[0].categoryName ?? "?", d.categories[0].score, d.boundingBox)
+/// }
+/// ```
+///
+/// The model's four outputs are boxes `[1, N, 4]` (ymin, xmin, ymax, xmax, normalised), classes
+/// `[1, N]`, scores `[1, N]` and the detection count `[1]`, in that order.
+public final class ObjectDetector: @unchecked Sendable {
+    public let options: ObjectDetectorOptions
+    private let model: TaskModel
+    private let encoder: InputTensorEncoder
+    private let labels: Labels?
+    private let scoreThreshold: Float
+    private let gate: StreamGate
+    private let lock = NSLock()
+    private let liveQueue = DispatchQueue(label: "swiftlite.object-detector.live")
+
+    /// Creates a detector.
+    /// - Throws: `TaskError.invalidOptions`, `TaskError.model`, `TaskError.unsupportedModel` when the
+    ///   outputs are not the post-processing op's four tensors, `TaskError.invalidLabels`.
+    public init(options: ObjectDetectorOptions) throws(TaskError) {
+        try options.validate()
+        self.options = options
+        model = try TaskModel(options.baseOptions)
+        guard model.graph.inputs.count == 1 else {
+            throw .unsupportedModel("an object detector needs exactly one input, the model has \(model.graph.inputs.count)")
+        }
+        encoder = try InputTensorEncoder(input: model.inputDescriptor(), metadata: model.metadata?.inputs.first)
+        guard model.graph.outputs.count == 4 else {
+            throw .unsupportedModel("an object detector needs 4 outputs (boxes, classes, scores, count), the model has \(model.graph.outputs.count)")
+        }
+        let boxes = model.outputDescriptor(0)
+        guard boxes.shape.count == 3, boxes.shape.last == 4, boxes.dataType == .float32 else {
+            throw .unsupportedModel("output 0 '\(boxes.name)' has shape \(boxes.shape), expected boxes [1, N, 4] float32")
+        }
+        var labels = try model.metadataLabels(output: 1, type: .tensorValueLabels, locale: options.displayNamesLocale)
+        if labels == nil, let path = options.labelsPath { labels = try Labels(contentsOf: path) }
+        if var l = labels, l.names.first == "???" {
+            // COCO label maps list the background class first; the post-processing op never emits it.
+            l.names.removeFirst()
+            if l.displayNames?.first == "???" { l.displayNames?.removeFirst() }
+            labels = l
+        }
+        if labels == nil, !(options.categoryAllowlist.isEmpty && options.categoryDenylist.isEmpty) {
+            throw .invalidOptions("categoryAllowlist/categoryDenylist need labels, and the model has none (pass labelsPath)")
+        }
+        self.labels = labels
+        scoreThreshold = options.scoreThreshold ?? model.metadata?.outputs[safe: 2]?.scoreThreshold ?? -.greatestFiniteMagnitude
+        gate = StreamGate(mode: options.runningMode)
+        if let labels { try checkLabels(labels) }
+    }
+
+    /// A label file must cover every class the post-processing op can emit.
+    private func checkLabels(_ labels: Labels) throws(TaskError) {
+        let node = model.graph.nodes.last { $0.customName == "TFLite_Detection_PostProcess" }
+        if let node, node.inputs.count > 1, node.inputs[1] >= 0 {
+            let scores = model.interpreter.plan.tensors[node.inputs[1]]
+            // Class scores are [1, anchors, classes (+1 background)].
+            let columns = scores.shape.last ?? 0
+            if labels.names.count < columns - 1 {
+                throw .invalidLabels("\(labels.names.count) labels, but the model scores \(columns - 1) classes (plus background)")
+            }
+        }
+    }
+
+    public func detect(image: Image) throws(TaskError) -> ObjectDetectorResult {
+        try gate.checkMode(.image, method: "detect(image:)")
+        return try run(image, timestamp: 0)
+    }
+
+    /// Detects objects in one video frame; timestamps must increase from call to call.
+    public func detect(videoFrame image: Image, timestampInMilliseconds: Int) throws(TaskError) -> ObjectDetectorResult {
+        try gate.checkMode(.video, method: "detect(videoFrame:timestampInMilliseconds:)")
+        try gate.advance(to: timestampInMilliseconds)
+        return try run(image, timestamp: timestampInMilliseconds)
+    }
+
+    /// Sends a live-stream frame; the result arrives on `options.resultListener` on a serial queue.
+    /// A frame that arrives while the previous one is still being processed is dropped.
+    public func detectAsync(image: Image, timestampInMilliseconds: Int) throws(TaskError) {
+        try gate.checkMode(.liveStream, method: "detectAsync(image:timestampInMilliseconds:)")
+        try gate.advance(to: timestampInMilliseconds)
+        guard gate.tryBegin() else { return }
+        liveQueue.async { [self] in
+            defer { gate.end() }
+            let result: Result<ObjectDetectorResult, TaskError>
+            do throws(TaskError) { result = .success(try run(image, timestamp: timestampInMilliseconds)) } catch { result = .failure(error) }
+            options.resultListener?(result, image, timestampInMilliseconds)
+        }
+    }
+
+    private func run(_ image: Image, timestamp: Int) throws(TaskError) -> ObjectDetectorResult {
+        let upright: Image
+        do { upright = try image.upright() } catch { throw .invalidArgument("\(error)") }
+        let input = try encoder.encode(upright, crop: .scaleFill)
+        lock.lock()
+        defer { lock.unlock() }
+        do {
+            try model.interpreter.copy(input, toInputAt: 0)
+            try model.interpreter.invoke()
+        } catch {
+            throw .model(error)
+        }
+        let boxes = try model.scores(output: 0), classes = try model.scores(output: 1)
+        let scores = try model.scores(output: 2), count = try model.scores(output: 3)
+        let n = min(Int(max(0, count.first ?? 0)), scores.count, classes.count, boxes.count / 4)
+        let allow = Set(options.categoryAllowlist), deny = Set(options.categoryDenylist)
+        let width = Float(upright.width), height = Float(upright.height)
+        var detections = [Detection]()
+        for i in 0 ..< n where scores[i] >= scoreThreshold {
+            let index = Int(classes[i])
+            let name = labels?.name(index)
+            if !allow.isEmpty, !allow.contains(name ?? "") { continue }
+            if deny.contains(name ?? "\u{0}") { continue }
+            let ymin = boxes[i * 4], xmin = boxes[i * 4 + 1], ymax = boxes[i * 4 + 2], xmax = boxes[i * 4 + 3]
+            let box = BoundingBox(originX: Int((xmin * width).rounded()), originY: Int((ymin * height).rounded()),
+                                  width: Int(((xmax - xmin) * width).rounded()), height: Int(((ymax - ymin) * height).rounded()))
+            detections.append(Detection(boundingBox: box, categories: [
+                Category(index: index, score: scores[i], categoryName: name, displayName: labels?.displayName(index) ?? ""),
+            ]))
+        }
+        detections.sort { $0.categories[0].score > $1.categories[0].score }
+        if options.maxResults > 0, detections.count > options.maxResults { detections.removeLast(detections.count - options.maxResults) }
+        return ObjectDetectorResult(detections: detections, timestampInMilliseconds: timestamp)
+    }
+}

@@ -1,0 +1,37 @@
+/// Options of an `ObjectDetector` (MediaPipe's `ObjectDetectorOptions`).
+public struct ObjectDetectorOptions: Sendable {
+    public var baseOptions = BaseOptions()
+    public var runningMode = RunningMode.image
+    public var displayNamesLocale = "en"
+    /// How many detections to return; −1 returns all. 0 is an error.
+    public var maxResults = -1
+    /// Keep detections whose score is ≥ this. nil uses the model metadata's threshold, if any.
+    public var scoreThreshold: Float?
+    public var categoryAllowlist: [String] = []
+    public var categoryDenylist: [String] = []
+    /// Labels when the model has no label metadata (one per line; a leading `???` line, as in COCO
+    /// label maps, stands for the background class the model does not output and is skipped).
+    public var labelsPath: String?
+    /// Receives live-stream results, on a serial queue.
+    public var resultListener: (@Sendable (Result<ObjectDetectorResult, TaskError>, Image, Int) -> Void)?
+
+    public init(modelPath: String = "") {
+        baseOptions.modelAssetPath = modelPath
+    }
+
+    func validate() throws(TaskError) {
+        guard categoryAllowlist.isEmpty || categoryDenylist.isEmpty else {
+            throw .invalidOptions("categoryAllowlist and categoryDenylist are mutually exclusive; set at most one")
+        }
+        guard maxResults != 0, maxResults >= -1 else {
+            throw .invalidOptions("maxResults must be -1 (all) or positive, got \(maxResults)")
+        }
+        if let t = scoreThreshold, !t.isFinite { throw .invalidOptions("scoreThreshold must be finite") }
+        if runningMode == .liveStream, resultListener == nil {
+            throw .invalidOptions("the liveStream running mode needs a resultListener")
+        }
+        if runningMode != .liveStream, resultListener != nil {
+            throw .invalidOptions("a resultListener is only used in the liveStream running mode")
+        }
+    }
+}

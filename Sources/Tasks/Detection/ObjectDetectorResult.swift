@@ -1,0 +1,20 @@
+/// A box in pixels of the original (upright) image.
+public struct BoundingBox: Sendable, Equatable, Codable {
+    public var originX: Int, originY: Int, width: Int, height: Int
+    public init(originX: Int, originY: Int, width: Int, height: Int) {
+        self.originX = originX; self.originY = originY; self.width = width; self.height = height
+    }
+}
+
+/// One detected object.
+public struct Detection: Sendable, Equatable, Codable {
+    public var boundingBox: BoundingBox
+    /// The object's categories, best first (one for SSD models).
+    public var categories: [Category]
+}
+
+/// What `ObjectDetector` returns for one image: detections sorted by score, best first.
+public struct ObjectDetectorResult: Sendable, Equatable {
+    public var detections: [Detection]
+    public var timestampInMilliseconds: Int
+}

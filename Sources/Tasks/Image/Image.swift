@@ -1,0 +1,302 @@
+import Foundation
+
+/// An 8-bit RGB image: the input type of SwiftLite's vision tasks.
+///
+/// Pixels are stored interleaved (`R, G, B, R, G, B, ...`), row by row from the top,
+/// with no padding: `pixels.count == width * height * 3`. Images decoded from PNG,
+/// JPEG or BMP files hold the file's stored color values with any alpha channel
+/// dropped and no color management applied (the same bytes Pillow gives for
+/// `Image.open(path).convert("RGB")`, which is what TensorFlow Lite models are
+/// usually trained on).
+///
+/// ```swift
+/// let image = try Image(contentsOf: URL(fileURLWithPath: "cat.jpg"))
+/// print(image.width, image.height)         // 512 341
+/// let (r, g, b) = image.rgb(x: 10, y: 20)
+/// ```
+public struct Image: Sendable, Equatable {
+    /// How the stored pixels must be rotated to appear upright, with the meaning of
+    /// UIKit's `UIImage.Orientation` and MediaPipe's `MPImage.orientation`.
+    ///
+    /// For example `.right` means the stored pixels must be rotated 90° clockwise to
+    /// be seen the right way up (a portrait photo from a phone held upright, EXIF
+    /// orientation 6). ``Image/upright()`` applies the rotation.
+    ///
+    /// ```swift
+    /// let photo = try Image(contentsOf: url, orientation: .right)
+    /// let upright = try photo.upright()      // width and height swapped, .up
+    /// ```
+    public enum Orientation: Sendable, Hashable, CaseIterable {
+        /// Stored upright; nothing to do.
+        case up
+        /// Stored upside down: rotate 180° to display.
+        case down
+        /// Rotate the stored pixels 90° counterclockwise to display (EXIF 8).
+        case left
+        /// Rotate the stored pixels 90° clockwise to display (EXIF 6).
+        case right
+        /// `.up` mirrored horizontally. Not supported by ``Image/upright()``.
+        case upMirrored
+        /// `.down` mirrored horizontally. Not supported by ``Image/upright()``.
+        case downMirrored
+        /// `.left` mirrored. Not supported by ``Image/upright()``.
+        case leftMirrored
+        /// `.right` mirrored. Not supported by ``Image/upright()``.
+        case rightMirrored
+    }
+
+    /// An encoded image format SwiftLite can read (and, for PNG, write).
+    ///
+    /// ```swift
+    /// if Image.Format(detecting: data) == .jpeg { print("a JPEG") }
+    /// ```
+    public enum Format: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+        /// Portable Network Graphics, decoded with libpng.
+        case png = "PNG"
+        /// JPEG/JFIF, decoded with libjpeg(-turbo).
+        case jpeg = "JPEG"
+        /// Windows bitmap, decoded in Swift.
+        case bmp = "BMP"
+
+        /// The format's usual name, e.g. `"JPEG"`.
+        public var description: String { rawValue }
+
+        /// Detects the format from the data's leading magic bytes.
+        ///
+        /// ```swift
+        /// let format = Image.Format(detecting: try Data(contentsOf: url))  // .png, .jpeg, .bmp or nil
+        /// ```
+        /// - Parameter data: The encoded image, or at least its first 8 bytes.
+        /// - Returns: `nil` when the bytes match none of PNG (`89 50 4E 47 0D 0A 1A 0A`),
+        ///   JPEG (`FF D8 FF`) or BMP (`42 4D`, "BM").
+        public init?(detecting data: Data) {
+            let head = [UInt8](data.prefix(8))
+            if head == [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] {
+                self = .png
+            } else if head.count >= 3, head[0] == 0xFF, head[1] == 0xD8, head[2] == 0xFF {
+                self = .jpeg
+            } else if head.count >= 2, head[0] == 0x42, head[1] == 0x4D {
+                self = .bmp
+            } else {
+                return nil
+            }
+        }
+    }
+
+    /// The largest accepted width or height, in pixels.
+    public static let maxDimension = 65_535
+    /// The largest accepted `width * height` (2^28, about 268 megapixels, 805 MB as RGB8).
+    /// Decoders check it before allocating pixel memory, so a hostile header cannot
+    /// make SwiftLite allocate absurd amounts.
+    public static let maxPixelCount = 1 << 28
+
+    /// Interleaved RGB8 pixel bytes, top row first; `count == width * height * 3`.
+    public let pixels: [UInt8]
+    /// Width of the stored pixels, in pixels.
+    public let width: Int
+    /// Height of the stored pixels, in pixels.
+    public let height: Int
+    /// How the stored pixels must be rotated to appear upright.
+    public let orientation: Orientation
+
+    /// Creates an image from raw interleaved RGB8 pixels.
+    ///
+    /// ```swift
+    /// let red = try Image(pixels: [255, 0, 0, 255, 0, 0], width: 2, height: 1)
+    /// ```
+    /// - Parameters:
+    ///   - pixels: `width * height * 3` bytes, `R, G, B` per pixel, rows top to bottom.
+    ///   - width: Width in pixels, at least 1.
+    ///   - height: Height in pixels, at least 1.
+    ///   - orientation: How the pixels must be rotated to appear upright; default `.up`.
+    /// - Throws: ``ImageError/invalidDimensions(width:height:)`` for a non-positive side,
+    ///   ``ImageError/dimensionsTooLarge(width:height:)`` beyond the limits, and
+    ///   ``ImageError/pixelCountMismatch(expected:actual:)`` when the byte count is wrong.
+    public init(pixels: [UInt8], width: Int, height: Int, orientation: Orientation = .up) throws {
+        try Image.checkDimensions(width: width, height: height)
+        let expected = width * height * 3
+        guard pixels.count == expected else {
+            throw ImageError.pixelCountMismatch(expected: expected, actual: pixels.count)
+        }
+        self.init(unchecked: pixels, width: width, height: height, orientation: orientation)
+    }
+
+    /// Reads and decodes a PNG, JPEG or BMP file; the format is detected from its bytes,
+    /// not its name.
+    ///
+    /// ```swift
+    /// let image = try Image(contentsOf: URL(fileURLWithPath: "/tmp/parrot.jpg"))
+    /// ```
+    /// - Parameters:
+    ///   - url: A file URL.
+    ///   - orientation: How the stored pixels must be rotated to appear upright; default
+    ///     `.up`. EXIF orientation tags in the file are not read.
+    /// - Throws: ``ImageError/fileUnreadable(path:reason:)`` when the file cannot be read
+    ///   (or `url` is not a file URL), and otherwise the errors of ``init(data:orientation:)``.
+    public init(contentsOf url: URL, orientation: Orientation = .up) throws {
+        guard url.isFileURL else {
+            throw ImageError.fileUnreadable(path: url.absoluteString,
+                                            reason: "only file URLs can be read")
+        }
+        let data: Data
+        do {
+            data = try Data(contentsOf: url)
+        } catch {
+            throw ImageError.fileUnreadable(path: url.path,
+                                            reason: Image.reason(for: error, path: url.path))
+        }
+        try self.init(data: data, orientation: orientation)
+    }
+
+    /// Decodes a PNG, JPEG or BMP image held in memory; the format is detected from
+    /// the leading magic bytes.
+    ///
+    /// ```swift
+    /// let image = try Image(data: pngBytes)
+    /// ```
+    /// - Parameters:
+    ///   - data: The complete encoded file.
+    ///   - orientation: How the stored pixels must be rotated to appear upright; default `.up`.
+    /// - Throws: ``ImageError/unknownFormat(firstBytes:)`` for other data (including
+    ///   empty data), ``ImageError/corruptData(format:message:)`` for truncated or
+    ///   corrupt files, ``ImageError/unsupported(format:feature:)`` for variants such as
+    ///   CMYK JPEGs or compressed BMPs, and ``ImageError/dimensionsTooLarge(width:height:)``.
+    public init(data: Data, orientation: Orientation = .up) throws {
+        guard let format = Format(detecting: data) else {
+            throw ImageError.unknownFormat(firstBytes: [UInt8](data.prefix(8)))
+        }
+        let decoded: DecodedPixels
+        switch format {
+        case .png: decoded = try PNGDecoder.decode(data)
+        case .jpeg: decoded = try JPEGDecoder.decode(data)
+        case .bmp: decoded = try BMPDecoder.decode(data)
+        }
+        self.init(unchecked: decoded.pixels, width: decoded.width, height: decoded.height,
+                  orientation: orientation)
+    }
+
+    /// Builds an image from pixels a decoder or transform has already validated.
+    init(unchecked pixels: [UInt8], width: Int, height: Int, orientation: Orientation) {
+        assert(pixels.count == width * height * 3)
+        self.pixels = pixels
+        self.width = width
+        self.height = height
+        self.orientation = orientation
+    }
+
+    /// The color of one stored pixel (ignoring ``orientation``).
+    ///
+    /// ```swift
+    /// let (r, g, b) = image.rgb(x: 0, y: 0)   // top-left pixel
+    /// ```
+    /// - Parameters:
+    ///   - x: Column, `0 ..< width`.
+    ///   - y: Row from the top, `0 ..< height`.
+    /// - Returns: The red, green and blue bytes. Traps when `x` or `y` is out of range.
+    public func rgb(x: Int, y: Int) -> (red: UInt8, green: UInt8, blue: UInt8) {
+        precondition(x >= 0 && x < width && y >= 0 && y < height,
+                     "pixel (\(x), \(y)) outside \(width)x\(height) image")
+        let i = (y * width + x) * 3
+        return (pixels[i], pixels[i + 1], pixels[i + 2])
+    }
+
+    /// Applies ``orientation``: returns the pixels rotated so that they appear upright,
+    /// with orientation `.up`.
+    ///
+    /// `.down` rotates by 180°, `.right` by 90° clockwise and `.left` by 90°
+    /// counterclockwise (the last two swap width and height). An `.up` image is returned
+    /// unchanged.
+    ///
+    /// ```swift
+    /// let stored = try Image(pixels: [1, 1, 1, 2, 2, 2], width: 2, height: 1, orientation: .right)
+    /// let shown = try stored.upright()   // 1x2: pixel 1 on top, pixel 2 below
+    /// ```
+    /// - Returns: An `.up` image.
+    /// - Throws: ``ImageError/unsupportedOrientation(_:)`` for the mirrored orientations,
+    ///   which MediaPipe rejects too.
+    public func upright() throws -> Image {
+        switch orientation {
+        case .up:
+            return self
+        case .down:
+            return rotated { x, y in (width - 1 - x, height - 1 - y) }
+                .with(width: width, height: height)
+        case .right:
+            // Output is height x width; output (x, y) shows stored (y, height - 1 - x).
+            return rotated(outputWidth: height) { x, y in (y, height - 1 - x) }
+                .with(width: height, height: width)
+        case .left:
+            // Output (x, y) shows stored (width - 1 - y, x).
+            return rotated(outputWidth: height) { x, y in (width - 1 - y, x) }
+                .with(width: height, height: width)
+        case .upMirrored, .downMirrored, .leftMirrored, .rightMirrored:
+            throw ImageError.unsupportedOrientation(orientation)
+        }
+    }
+
+    /// Gathers output pixels in row-major order from the stored pixel `source(x, y)`
+    /// names. `outputWidth` defaults to the stored width (for 180° rotation).
+    private func rotated(outputWidth: Int? = nil,
+                         source: (Int, Int) -> (Int, Int)) -> [UInt8] {
+        let outWidth = outputWidth ?? width
+        let count = width * height
+        let outHeight = count / outWidth
+        let srcWidth = width
+        return pixels.withUnsafeBufferPointer { src in
+            [UInt8](unsafeUninitializedCapacity: count * 3) { dst, initialized in
+                var o = 0
+                for y in 0..<outHeight {
+                    for x in 0..<outWidth {
+                        let (sx, sy) = source(x, y)
+                        let s = (sy * srcWidth + sx) * 3
+                        dst[o] = src[s]
+                        dst[o + 1] = src[s + 1]
+                        dst[o + 2] = src[s + 2]
+                        o += 3
+                    }
+                }
+                initialized = count * 3
+            }
+        }
+    }
+
+    static func checkDimensions(width: Int, height: Int) throws {
+        guard width > 0, height > 0 else {
+            throw ImageError.invalidDimensions(width: width, height: height)
+        }
+        guard width <= maxDimension, height <= maxDimension,
+              width * height <= maxPixelCount else {
+            throw ImageError.dimensionsTooLarge(width: width, height: height)
+        }
+    }
+
+    /// A short reason for a failed read; Foundation's own text is vague on Linux
+    /// (e.g. "NSCocoaErrorDomain error 256" for a directory).
+    private static func reason(for error: Error, path: String) -> String {
+        let files = FileManager.default
+        var isDirectory: ObjCBool = false
+        if !files.fileExists(atPath: path, isDirectory: &isDirectory) {
+            return "no such file"
+        }
+        if isDirectory.boolValue {
+            return "it is a directory"
+        }
+        if !files.isReadableFile(atPath: path) {
+            return "permission denied"
+        }
+        return error.localizedDescription
+    }
+}
+
+/// What every decoder returns: validated dimensions and `width * height * 3` RGB bytes.
+struct DecodedPixels {
+    var width: Int
+    var height: Int
+    var pixels: [UInt8]
+}
+
+private extension Array where Element == UInt8 {
+    func with(width: Int, height: Int) -> Image {
+        Image(unchecked: self, width: width, height: height, orientation: .up)
+    }
+}

@@ -1,0 +1,83 @@
+/// Why an image could not be created, decoded, encoded or re-oriented.
+///
+/// Every decoder in SwiftLite reports failures through this type; none of them
+/// crashes or exits on bad input. `description` is a complete sentence meant for
+/// people, so `print(error)` is usually all an app needs.
+///
+/// ```swift
+/// do {
+///     let image = try Image(contentsOf: url)
+///     print(image.width, image.height)
+/// } catch let error as ImageError {
+///     print(error)   // e.g. "Unsupported JPEG: CMYK color (...)"
+/// }
+/// ```
+public enum ImageError: Error, CustomStringConvertible, Equatable, Sendable {
+    /// The data is not PNG, JPEG or BMP. `firstBytes` holds up to its first 8 bytes
+    /// (empty for empty data).
+    case unknownFormat(firstBytes: [UInt8])
+
+    /// The data looks like `format` but is truncated or corrupt. `message` is the
+    /// decoder's explanation (libpng's or libjpeg's own text, or the BMP decoder's).
+    case corruptData(format: Image.Format, message: String)
+
+    /// A well-formed file of a variant SwiftLite does not decode, such as a CMYK JPEG,
+    /// an RLE-compressed BMP or an unusual bit depth. `feature` names it.
+    case unsupported(format: Image.Format, feature: String)
+
+    /// The image is larger than ``Image/maxDimension`` on a side or has more than
+    /// ``Image/maxPixelCount`` pixels. Refused before any pixel memory is allocated.
+    case dimensionsTooLarge(width: Int, height: Int)
+
+    /// Width or height is zero or negative.
+    case invalidDimensions(width: Int, height: Int)
+
+    /// Raw pixels passed to ``Image/init(pixels:width:height:orientation:)`` do not
+    /// hold exactly `width * height * 3` bytes.
+    case pixelCountMismatch(expected: Int, actual: Int)
+
+    /// ``Image/upright()`` was asked to apply a mirrored orientation. Like MediaPipe,
+    /// SwiftLite supports rotations only.
+    case unsupportedOrientation(Image.Orientation)
+
+    /// The file at `path` could not be read; `reason` is the system's explanation.
+    case fileUnreadable(path: String, reason: String)
+
+    /// Encoding (``Image/pngData()``) failed; `message` is the encoder's explanation.
+    case encodingFailed(format: Image.Format, message: String)
+
+    /// A one-sentence explanation naming the problem and, where useful, what to do.
+    public var description: String {
+        switch self {
+        case .unknownFormat(let bytes):
+            if bytes.isEmpty {
+                return "Unknown image format: the data is empty (0 bytes)."
+            }
+            let hex = bytes.map { byte -> String in
+                let digits = String(byte, radix: 16, uppercase: true)
+                return digits.count == 1 ? "0" + digits : digits
+            }.joined(separator: " ")
+            return "Unknown image format: the data starts with \(hex); "
+                + "supported formats are PNG, JPEG and BMP."
+        case .corruptData(let format, let message):
+            return "Corrupt or truncated \(format) data: \(message)"
+        case .unsupported(let format, let feature):
+            return "Unsupported \(format) variant: \(feature)"
+        case .dimensionsTooLarge(let width, let height):
+            return "Image of \(width)x\(height) pixels is too large: the limits are "
+                + "\(Image.maxDimension) pixels per side and \(Image.maxPixelCount) pixels in all."
+        case .invalidDimensions(let width, let height):
+            return "Invalid image size \(width)x\(height): width and height must be positive."
+        case .pixelCountMismatch(let expected, let actual):
+            return "Wrong pixel buffer size: RGB8 pixels need \(expected) bytes "
+                + "(width * height * 3), got \(actual)."
+        case .unsupportedOrientation(let orientation):
+            return "Unsupported orientation .\(orientation): mirrored orientations are not "
+                + "supported (as in MediaPipe); only .up, .down, .left and .right can be applied."
+        case .fileUnreadable(let path, let reason):
+            return "Cannot read image file \(path): \(reason)"
+        case .encodingFailed(let format, let message):
+            return "\(format) encoding failed: \(message)"
+        }
+    }
+}
