@@ -35,7 +35,7 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["Engine"], path: "Tests/TestSupport"),
         .testTarget(name: "EngineTests", dependencies: ["Engine", "TestSupport"],
                     exclude: ["Fixtures"]),
-        .testTarget(name: "TasksTests", dependencies: ["Tasks", "TestSupport"]),
+        .testTarget(name: "TasksTests", dependencies: ["Tasks", "TestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "CLITests", dependencies: ["TestSupport"]),
     ]
 )

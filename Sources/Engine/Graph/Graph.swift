@@ -73,6 +73,9 @@ public final class Graph: Sendable {
         try validateGraph()
     }
 
+    /// A valid address for zero-byte constants.
+    private static let emptyConstant = UnsafeRawPointer(UnsafeMutableRawPointer.allocate(byteCount: 16, alignment: 16))
+
     /// Every buffer's bytes, inside the flatbuffer or (for large models) at `offset` in the file.
     private static func readBuffers(_ model: SchemaModel, _ reader: ByteReader) throws -> [ConstantData?] {
         guard let vector = try model.buffers else { return [] }
@@ -109,6 +112,9 @@ public final class Graph: Sendable {
                     throw fail("constant holds \(data.bytes.count) bytes, shape \(shape) of \(type) needs \(bytes)")
                 }
                 constant = data
+            } else if bytes == 0 {
+                // A constant with no elements (e.g. an empty axis list) has an empty buffer.
+                constant = ConstantData(bytes: UnsafeRawBufferPointer(start: Self.emptyConstant, count: 0))
             }
         }
         var quantization: QuantizationParameters?

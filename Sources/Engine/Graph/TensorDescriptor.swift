@@ -55,5 +55,5 @@ func checkedByteCount(_ dims: [Int], elementSize: Int) -> Int? {
     return total
 }
 
-/// No tensor may be larger than this (16 GiB); larger shapes are rejected as absurd.
-let maxTensorBytes = 1 << 34
+/// No tensor may be larger than this (4 GiB); larger shapes are rejected as absurd.
+let maxTensorBytes = 1 << 32

@@ -34,7 +34,8 @@ enum BuiltinOptionsReader {
                 filterWidth: try int(3), filterHeight: try int(4), activation: try activation(5)))
         case .fullyConnected:
             return .fullyConnected(FullyConnectedOptions(
-                activation: try activation(0), weightsFormat: try int(1), keepNumDims: try bool(2)))
+                activation: try activation(0),
+                weightsFormat: Int(try t?.scalar(1, default: Int8(0)) ?? 0), keepNumDims: try bool(2)))
         case .softmax:
             return .softmax(beta: try float(0))
         case .concatenation:
