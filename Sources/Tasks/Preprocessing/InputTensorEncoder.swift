@@ -1,18 +1,25 @@
 import Engine
 import Foundation
 
-/// Turns an `Image` into the bytes of a model's image input: orientation, region of interest,
-/// crop-and-scale, bilinear resampling, normalisation and quantization.
+/// How output pixels sample the source image when resizing.
+public enum ResamplingConvention: String, Sendable, CaseIterable {
+    /// MediaPipe's CPU path (OpenCV `warpPerspective`, `INTER_LINEAR`, replicated border): output
+    /// pixel `x` samples source position `x · sw / dw` (pixel corners aligned, no half-pixel
+    /// offset), the position rounded to 1/32 pixel, bilinear weights in 1/32768 fixed point, the
+    /// result rounded to 8 bits. Reproduces MediaPipe's input tensors exactly.
+    case mediapipe
+    /// Pixel centres aligned — source position `(x + 0.5) · sw / dw − 0.5` — as PIL, OpenCV's
+    /// `resize` and TF's `half_pixel_centers`; bilinear in double precision, rounded to 8 bits.
+    case halfPixelCenters
+}
+
+/// Turns an `Image` into the bytes of a model's image input: region of interest, crop-and-scale,
+/// bilinear resampling (see `ResamplingConvention`; MediaPipe's by default), normalisation and
+/// quantization. Pixels outside the image replicate the nearest edge pixel.
 ///
-/// Sampling convention: output pixel `(x, y)` samples the source at
-/// `((x + 0.5) · sw / dw − 0.5, (y + 0.5) · sh / dh − 0.5)` relative to the sampled region (pixel
-/// centres aligned, as OpenCV's `resize` and TF's `half_pixel_centers`), with bilinear weights and
-/// edge pixels replicated beyond the border. The sampled values are rounded to 8 bits, as
-/// MediaPipe's CPU path does, before normalisation.
-///
-/// Normalisation: float inputs get `(pixel − mean) / std` per channel from the model's metadata (or
-/// `[0, 1]` scaling when there is none); uint8 inputs get the pixel values; int8 inputs get
-/// `pixel − 128`.
+/// Normalisation, as MediaPipe: float inputs get the 8-bit value mapped linearly from [0, 255] onto
+/// `[(0 − mean) / std, (255 − mean) / std]` per channel (mean and std from the model's metadata;
+/// `[0, 1]` when there is none); uint8 inputs get the 8-bit values; int8 inputs get `value − 128`.
 public struct InputTensorEncoder: Sendable {
     public let width: Int
     public let height: Int
@@ -20,6 +27,7 @@ public struct InputTensorEncoder: Sendable {
     public let dataType: DataType
     public let mean: [Float]
     public let std: [Float]
+    public var convention = ResamplingConvention.mediapipe
 
     /// - Throws: `TaskError.unsupportedModel` unless the input is `[1, h, w, 3]` (or 1 channel) of
     ///   float32, uint8 or int8.
@@ -85,20 +93,18 @@ public struct InputTensorEncoder: Sendable {
         let (source, destination) = geometry(imageWidth: image.width, imageHeight: image.height, crop: crop, region: region)
         // Resample to 8-bit RGB at the input size (black outside the destination rectangle).
         var rgb = [UInt8](repeating: 0, count: width * height * 3)
+        let scaleX = source.w / Double(destination.w), scaleY = source.h / Double(destination.h)
         image.pixels.withUnsafeBufferPointer { src in
-            let scaleX = source.w / Double(destination.w), scaleY = source.h / Double(destination.h)
             for dy in 0 ..< destination.h {
-                let fy = source.y + (Double(dy) + 0.5) * scaleY - 0.5
-                let (y0, y1, wy) = Self.taps(fy, limit: image.height)
+                let (y0, y1, wy) = taps(source.y, Double(dy), scaleY, limit: image.height)
                 for dx in 0 ..< destination.w {
-                    let fx = source.x + (Double(dx) + 0.5) * scaleX - 0.5
-                    let (x0, x1, wx) = Self.taps(fx, limit: image.width)
+                    let (x0, x1, wx) = taps(source.x, Double(dx), scaleX, limit: image.width)
                     let out = ((destination.y + dy) * width + destination.x + dx) * 3
+                    let r0 = y0 * image.width, r1 = y1 * image.width
                     for c in 0 ..< 3 {
-                        let p00 = Double(src[(y0 * image.width + x0) * 3 + c]), p01 = Double(src[(y0 * image.width + x1) * 3 + c])
-                        let p10 = Double(src[(y1 * image.width + x0) * 3 + c]), p11 = Double(src[(y1 * image.width + x1) * 3 + c])
-                        let top = p00 + (p01 - p00) * wx, bottom = p10 + (p11 - p10) * wx
-                        rgb[out + c] = UInt8(min(255, max(0, (top + (bottom - top) * wy).rounded())))
+                        let p00 = Int(src[(r0 + x0) * 3 + c]), p01 = Int(src[(r0 + x1) * 3 + c])
+                        let p10 = Int(src[(r1 + x0) * 3 + c]), p11 = Int(src[(r1 + x1) * 3 + c])
+                        rgb[out + c] = blend(p00, p01, p10, p11, wx, wy)
                     }
                 }
             }
@@ -106,29 +112,56 @@ public struct InputTensorEncoder: Sendable {
         return normalize(rgb)
     }
 
-    /// The two source indices around `f` (clamped to the image) and the weight of the second.
+    /// The two source indices around output position `index` (clamped to the image: replicated
+    /// border) and the weight of the second, in 1/32 steps for `.mediapipe`.
     @inline(__always)
-    static func taps(_ f: Double, limit: Int) -> (Int, Int, Double) {
-        let clamped = min(max(f, 0), Double(limit - 1))
-        let i0 = Int(clamped.rounded(.down))
-        let i1 = min(i0 + 1, limit - 1)
-        return (i0, i1, clamped - Double(i0))
+    private func taps(_ origin: Double, _ index: Double, _ scale: Double, limit: Int) -> (Int, Int, Double) {
+        switch convention {
+        case .mediapipe:
+            // OpenCV rounds the source position to 1/32 pixel (round half to even) and splits it.
+            let fixed = Int(((origin + index * scale) * 32).rounded(.toNearestOrEven))
+            let whole = fixed >> 5, fraction = fixed & 31
+            return (min(max(whole, 0), limit - 1), min(max(whole + 1, 0), limit - 1), Double(fraction))
+        case .halfPixelCenters:
+            let f = min(max(origin + (index + 0.5) * scale - 0.5, 0), Double(limit - 1))
+            let i0 = Int(f.rounded(.down))
+            return (i0, min(i0 + 1, limit - 1), f - Double(i0))
+        }
+    }
+
+    /// Bilinear blend of four 8-bit values, rounded to 8 bits.
+    @inline(__always)
+    private func blend(_ p00: Int, _ p01: Int, _ p10: Int, _ p11: Int, _ wx: Double, _ wy: Double) -> UInt8 {
+        switch convention {
+        case .mediapipe:
+            // Weights (32 − fx)(32 − fy)·32 etc. sum to exactly 1 << 15, as OpenCV's fixed-point table.
+            let fx = Int(wx), fy = Int(wy)
+            let sum = p00 * (32 - fx) * (32 - fy) + p01 * fx * (32 - fy) + p10 * (32 - fx) * fy + p11 * fx * fy
+            return UInt8(clamping: (sum * 32 + (1 << 14)) >> 15)
+        case .halfPixelCenters:
+            let top = Double(p00) + Double(p01 - p00) * wx, bottom = Double(p10) + Double(p11 - p10) * wx
+            return UInt8(min(255, max(0, (top + (bottom - top) * wy).rounded())))
+        }
     }
 
     private func normalize(_ rgb: [UInt8]) -> Data {
         let pixels = width * height
         switch dataType {
         case .float32:
+            // Per channel: value · scale + low, mapping [0, 255] onto [low, high] (MediaPipe's way).
+            func range(_ c: Int) -> (scale: Float, low: Float) {
+                let m = mean.count == 3 ? mean[c] : mean[0], s = std.count == 3 ? std[c] : std[0]
+                let low = (0 - m) / s, high = (255 - m) / s
+                return ((high - low) / 255, low)
+            }
+            let ranges = (0 ..< 3).map(range)
             var values = [Float](repeating: 0, count: pixels * channels)
             for p in 0 ..< pixels {
                 if channels == 1 {
                     let gray = (Float(rgb[p * 3]) + Float(rgb[p * 3 + 1]) + Float(rgb[p * 3 + 2])) / 3
-                    values[p] = (gray - mean[0]) / std[0]
+                    values[p] = gray * ranges[0].scale + ranges[0].low
                 } else {
-                    for c in 0 ..< 3 {
-                        let m = mean.count == 3 ? mean[c] : mean[0], s = std.count == 3 ? std[c] : std[0]
-                        values[p * 3 + c] = (Float(rgb[p * 3 + c]) - m) / s
-                    }
+                    for c in 0 ..< 3 { values[p * 3 + c] = Float(rgb[p * 3 + c]) * ranges[c].scale + ranges[c].low }
                 }
             }
             return values.withUnsafeBytes { Data($0) }
@@ -139,3 +172,4 @@ public struct InputTensorEncoder: Sendable {
         }
     }
 }
+

@@ -1,0 +1,114 @@
+/// PAD and PADV2: surrounds the input with `paddings[d] = [before, after]` elements per dimension.
+///
+/// The pad value is PADV2's one-element `constant_values` input when present; otherwise 0, or for
+/// quantized tensors (uint8, and int8/int16 with quantization parameters) the output's zero point,
+/// which is how TFLite represents 0.
+enum Pad {
+    static let input = 0, paddings = 1, constantValues = 2, output = 0
+
+    static func prepare(_ context: inout PrepareContext) throws(ModelError) -> any Kernel {
+        try context.expect(inputs: 2 ... 3, outputs: 1)
+        let input = try context.input(Self.input), output = try context.output(Self.output)
+        guard input.dataType == output.dataType, let size = input.dataType.byteSize else {
+            throw context.unsupported("input type \(input.dataType) with output type \(output.dataType)")
+        }
+        let rank = input.shape.count
+        let paddingsTensor = try context.input(Self.paddings)
+        guard paddingsTensor.shape == [rank, 2] else {
+            throw context.invalid("paddings have shape \(paddingsTensor.shape), expected [\(rank), 2] for input shape \(input.shape)")
+        }
+        let data = try context.constant(Self.paddings)
+        let pairs: [Int]
+        switch paddingsTensor.dataType {
+        case .int32: pairs = data.elements(as: Int32.self).map(Int.init)
+        case .int64: pairs = data.elements(as: Int64.self).map(Int.init)
+        default: throw context.unsupported("paddings type \(paddingsTensor.dataType), expected int32 or int64")
+        }
+        guard pairs.allSatisfy({ (0 ... Int(Int32.max)).contains($0) }) else {
+            throw context.invalid("paddings \(pairs) must be non-negative int32 values")
+        }
+        let before = (0 ..< rank).map { pairs[2 * $0] }
+        var shape = input.shape
+        for d in 0 ..< rank { shape[d] += pairs[2 * d] + pairs[2 * d + 1] }
+        try context.setOutputShape(Self.output, shape)
+
+        let quantized = input.dataType == .uint8 || ([.int8, .int16].contains(input.dataType) && input.quantization != nil)
+        var fill = Fill.bits(0)
+        if let value = context.optionalInput(Self.constantValues) {
+            guard value.dataType == input.dataType, value.elementCount == 1 else {
+                throw context.invalid("constant_values '\(value.name)' is \(value.dataType) \(value.shape), expected one \(input.dataType) element")
+            }
+            if quantized, value.quantization?.scale != output.quantization?.scale || value.quantization?.zeroPoint != output.quantization?.zeroPoint {
+                throw context.invalid("constant_values must be quantized like the output (scale \(output.quantization?.scale ?? 0), zero point \(output.quantization?.zeroPoint ?? 0))")
+            }
+            fill = .tensor(context.node.inputs[Self.constantValues])
+        } else if quantized {
+            let zeroPoint = output.quantization?.zeroPoint ?? 0
+            let bits = input.dataType == .int16 ? 16 : 8, signed = input.dataType != .uint8
+            let range = signed ? -(1 << (bits - 1)) ... (1 << (bits - 1)) - 1 : 0 ... (1 << bits) - 1
+            guard range.contains(zeroPoint) else { throw context.invalid("output zero point \(zeroPoint) is outside \(input.dataType)") }
+            fill = .bits(UInt64(truncatingIfNeeded: zeroPoint))
+        }
+        var strides = [Int](repeating: size, count: rank)
+        for d in (0 ..< rank).dropLast().reversed() { strides[d] = strides[d + 1] * shape[d + 1] }
+        return PadKernel(input: context.node.inputs[Self.input], output: context.node.outputs[Self.output], elementSize: size,
+                         inputShape: input.shape, outputCount: shape.reduce(1, *), before: before, outputStrides: strides, fill: fill)
+    }
+
+    enum Fill: Sendable {
+        /// The low `elementSize` bytes of this pattern (little-endian), e.g. a zero point.
+        case bits(UInt64)
+        /// The value held by this (one-element) tensor.
+        case tensor(Int)
+    }
+}
+
+/// Fills the output with the pad value, then copies each innermost input row into place.
+struct PadKernel: Kernel {
+    let input: Int, output: Int
+    let elementSize: Int
+    let inputShape: [Int], outputCount: Int
+    /// Padding before the input, in elements, and the output's strides in bytes, per dimension.
+    let before: [Int], outputStrides: [Int]
+    let fill: Pad.Fill
+
+    func eval(_ memory: TensorMemory) {
+        let out = memory.raw(output)
+        let count = outputCount
+        var bits: UInt64 = 0
+        switch fill {
+        case .bits(let b): bits = b
+        case .tensor(let t):
+            withUnsafeMutableBytes(of: &bits) { $0.copyMemory(from: UnsafeRawBufferPointer(start: memory.raw(t), count: elementSize)) }
+        }
+        switch elementSize {
+        case 1: out.assumingMemoryBound(to: UInt8.self).update(repeating: UInt8(truncatingIfNeeded: bits), count: count)
+        case 2: out.assumingMemoryBound(to: UInt16.self).update(repeating: UInt16(truncatingIfNeeded: bits), count: count)
+        case 4: out.assumingMemoryBound(to: UInt32.self).update(repeating: UInt32(truncatingIfNeeded: bits), count: count)
+        default: out.assumingMemoryBound(to: UInt64.self).update(repeating: bits, count: count)
+        }
+        if inputShape.contains(0) { return }
+        if inputShape.isEmpty {
+            out.copyMemory(from: memory.raw(input), byteCount: elementSize)
+            return
+        }
+        var source = UnsafeRawPointer(memory.raw(input))
+        copy(dimension: 0, from: &source, to: out)
+    }
+
+    /// Copies the input block of `dimension` (all of it, in order) to `destination`, the output
+    /// position of the block's first element.
+    private func copy(dimension d: Int, from source: inout UnsafeRawPointer, to destination: UnsafeMutableRawPointer) {
+        let outputStride = outputStrides[d]
+        let start = destination + before[d] * outputStride
+        if d == inputShape.count - 1 {
+            let n = inputShape[d] * elementSize
+            start.copyMemory(from: source, byteCount: n)
+            source += n
+            return
+        }
+        for i in 0 ..< inputShape[d] {
+            copy(dimension: d + 1, from: &source, to: start + i * outputStride)
+        }
+    }
+}

@@ -1,0 +1,92 @@
+/// RESIZE_BILINEAR: resizes `[batch, height, width, channels]` to the constant int32 `size`
+/// `[newHeight, newWidth]`, interpolating the four nearest input pixels.
+///
+/// Source coordinates follow TFLite's reference kernel in float arithmetic and in its operation
+/// order: scale `in / out` (or `(in − 1) / (out − 1)` with align_corners), `y = (o + 0.5)·scale − 0.5`
+/// with half_pixel_centers else `o·scale`, lower index `max(floor(y), 0)`, upper `min(ceil(y), in − 1)`.
+enum ResizeBilinear {
+    static let input = 0, size = 1, output = 0
+
+    /// One output row's or column's sources: the two input indices and the fractional coordinate.
+    struct Sample: Sendable, Equatable {
+        var lower: Int, upper: Int
+        var position: Float
+    }
+
+    static func prepare(_ context: inout PrepareContext) throws(ModelError) -> any Kernel {
+        guard case .resizeBilinear(let options) = context.node.options else { throw context.invalid("missing ResizeBilinearOptions") }
+        try context.expect(inputs: 2 ... 2, outputs: 1)
+        let input = try context.input(Self.input), sizeTensor = try context.input(Self.size)
+        try context.expect(input, rank: 4, role: "input")
+        try context.expect(sizeTensor, is: .int32, role: "size")
+        guard sizeTensor.shape == [2] else { throw context.invalid("size has shape \(sizeTensor.shape), expected [2]") }
+        guard input.shape[1] > 0, input.shape[2] > 0 else { throw context.invalid("input shape \(input.shape) has no pixels to sample") }
+        let size = try context.constant(Self.size).elements(as: Int32.self).map(Int.init)
+        guard size.allSatisfy({ (1 ... 1 << 20).contains($0) }) else { throw context.invalid("output size \(size) must be positive") }
+        guard !(options.alignCorners && options.halfPixelCenters) else {
+            throw context.invalid("align_corners and half_pixel_centers cannot both be true")
+        }
+        let output = try context.output(Self.output)
+        guard output.dataType == input.dataType else {
+            throw context.invalid("output type \(output.dataType) differs from input type \(input.dataType)")
+        }
+        let shape = [input.shape[0], size[0], size[1], input.shape[3]]
+        try context.setOutputShape(Self.output, shape)
+        let rows = samples(input: input.shape[1], output: size[0], options)
+        let columns = samples(input: input.shape[2], output: size[1], options)
+        switch input.dataType {
+        case .float32:
+            return ResizeBilinearFloat32(input: context.node.inputs[Self.input], output: context.node.outputs[Self.output],
+                                         inputShape: input.shape, rows: rows, columns: columns)
+        case .uint8, .int8:
+            return try prepareQuantized(&context, options: options)
+        case let type:
+            throw context.unsupported("input type \(type)")
+        }
+    }
+
+    /// The source coordinates of every output index along one axis, computed as TFLite's
+    /// `ComputeInterpolationValues` does (all in float).
+    static func samples(input: Int, output: Int, _ options: ResizeBilinearOptions) -> [Sample] {
+        var scale = Float(input) / Float(output)
+        if options.alignCorners && output > 1 { scale = Float(input - 1) / Float(output - 1) }
+        return (0 ..< output).map { o in
+            let position = options.halfPixelCenters ? (Float(o) + 0.5) * scale - 0.5 : Float(o) * scale
+            return Sample(lower: max(Int(position.rounded(.down)), 0), upper: min(Int(position.rounded(.up)), input - 1),
+                          position: position)
+        }
+    }
+}
+
+struct ResizeBilinearFloat32: Kernel {
+    let input: Int, output: Int
+    let inputShape: [Int]
+    let rows: [ResizeBilinear.Sample], columns: [ResizeBilinear.Sample]
+
+    func eval(_ memory: TensorMemory) {
+        let (batches, height, width, channels) = (inputShape[0], inputShape[1], inputShape[2], inputShape[3])
+        let source = memory.input(input, as: Float.self)
+        var out = memory.output(output, as: Float.self)
+        for b in 0 ..< batches {
+            let image = source + b * height * width * channels
+            for row in rows {
+                let dy = row.position - Float(row.lower)
+                let top = image + row.lower * width * channels, bottom = image + row.upper * width * channels
+                for column in columns {
+                    let dx = column.position - Float(column.lower)
+                    let p00 = top + column.lower * channels, p01 = top + column.upper * channels
+                    let p10 = bottom + column.lower * channels, p11 = bottom + column.upper * channels
+                    // The reference kernel's expression, term by term and left to right.
+                    for c in 0 ..< channels {
+                        let a = p00[c] * (1 - dy) * (1 - dx)
+                        let b = p10[c] * dy * (1 - dx)
+                        let d = p01[c] * (1 - dy) * dx
+                        let e = p11[c] * dy * dx
+                        out[c] = a + b + d + e
+                    }
+                    out += channels
+                }
+            }
+        }
+    }
+}
