@@ -18,7 +18,7 @@ struct ClassifyCommand: Command {
           --crop MODE          center (crop), fit (letterbox) or fill (stretch, default — as MediaPipe)
           --json               one JSON array, one object per image
         """
-    static let defaultName = "efficientnet_lite0_int8.tflite"
+    static let defaultName = "efficientnet_lite0_f32.tflite"
     static let options: Set<String> = ["model", "labels", "max-results", "score-threshold", "allow", "deny", "locale", "crop"]
     static let flags: Set<String> = ["json"]
 

@@ -29,16 +29,20 @@ func checkSuite(_ suite: URL, file: StaticString = #filePath, line: UInt = #line
                 failures.append("\(c.name): \(actual.count) outputs, expected \(expected.count)")
                 continue
             }
-            var worst = 0.0, summary = [String]()
+            var worst = 0.0, summary = [String](), failed = false
             for (i, (a, e)) in zip(actual, expected).enumerated() {
                 let cmp = Comparison(a, e)
-                if let mismatch = cmp.shapeMismatch { failures.append("\(c.name) output \(i): \(mismatch)"); continue }
+                if let mismatch = cmp.shapeMismatch {
+                    failures.append("\(c.name) output \(i): \(mismatch)")
+                    failed = true
+                    continue
+                }
                 worst = max(worst, cmp.relativeError)
                 let ok = c.tolerance == 0 ? a.data == e.data : cmp.relativeError <= c.tolerance
                 summary.append("out\(i) maxabs=\(String(format: "%.3g", cmp.maxAbsoluteError)) diff=\(cmp.differing)")
-                if !ok { failures.append("\(c.name) output \(i): max |Δ| \(cmp.maxAbsoluteError) (relative \(cmp.relativeError), \(cmp.differing) elements differ), tolerance \(c.tolerance)") }
+                if !ok { failed = true; failures.append("\(c.name) output \(i): max |Δ| \(cmp.maxAbsoluteError) (relative \(cmp.relativeError), \(cmp.differing) elements differ), tolerance \(c.tolerance)") }
             }
-            print("  \(worst <= c.tolerance ? "ok  " : "FAIL") \(c.name) [\(c.ops.joined(separator: ","))] rel=\(String(format: "%.3g", worst)) tol=\(c.tolerance) \(summary.joined(separator: " "))")
+            print("  \(failed ? "FAIL" : "ok  ") \(c.name) [\(c.ops.joined(separator: ","))] rel=\(String(format: "%.3g", worst)) tol=\(c.tolerance) \(summary.joined(separator: " "))")
         } catch {
             failures.append("\(c.name): \(error)")
             print("  FAIL \(c.name): \(error)")

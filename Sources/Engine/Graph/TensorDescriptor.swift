@@ -1,6 +1,8 @@
-/// Constant bytes borrowed from the model file (weights, biases, anchors).
+/// Constant bytes: weights, biases, anchors.
 ///
-/// The memory belongs to the `Graph`'s mapped file and lives as long as the graph does.
+/// The memory belongs to the `Graph`'s mapped file, or — for constants computed at prepare time
+/// (e.g. DEQUANTIZE of a constant, folded) — to the kernel that computed them; either way it lives
+/// as long as the `Plan` that holds the graph and its kernels. Do not keep a descriptor beyond it.
 public struct ConstantData: @unchecked Sendable {
     public let bytes: UnsafeRawBufferPointer
 

@@ -69,7 +69,6 @@ struct Conv2DFloat32: Kernel {
     let weights: PackedBuffer<Float>
     let bias: PackedBuffer<Float>
     let range: ClosedRange<Float>
-    let hasActivation: Bool
 
     init(_ context: inout PrepareContext, geometry g: Conv2D.Geometry, activation: FusedActivation) throws(ModelError) {
         let filter = try context.input(Conv2D.filter)
@@ -91,7 +90,6 @@ struct Conv2DFloat32: Kernel {
             bias = PackedBuffer(count: g.outputChannels, initializedTo: 0)
         }
         range = try context.floatActivationRange(activation)
-        hasActivation = activation != .none
         if !g.isPointwise {
             context.requestScratch(bytes: g.outputHeight * g.outputWidth * g.patchSize * MemoryLayout<Float>.stride)
         }
@@ -120,10 +118,9 @@ struct Conv2DFloat32: Kernel {
             BLAS.gemm(m: pixels, n: g.outputChannels, k: g.patchSize, a: patches, b: weights.pointer,
                       c: out + n * outputBatchSize, accumulate: true)
         }
-        if hasActivation {
-            let lower = range.lowerBound, upper = range.upperBound
-            for i in 0 ..< g.batches * outputBatchSize { out[i] = min(max(out[i], lower), upper) }
-        }
+        // Clamped even without an activation, as TFLite does (±inf becomes ±greatestFiniteMagnitude).
+        let lower = range.lowerBound, upper = range.upperBound
+        for i in 0 ..< g.batches * outputBatchSize { out[i] = min(max(out[i], lower), upper) }
     }
 
     /// Lays out each output pixel's receptive field as one row, zero where it falls in the padding.
