@@ -30,7 +30,7 @@ let package = Package(
         .target(name: "Tasks", dependencies: ["Engine", "CPNG", "CJPEG", "CZlib", "CJPEGShim", "CPNGShim"],
                 swiftSettings: nativeCPU),
         .executableTarget(name: "CLI", dependencies: ["Engine", "Tasks"], swiftSettings: nativeCPU),
-        .executableTarget(name: "Benchmarks", dependencies: ["Engine"], path: "Benchmarks",
+        .executableTarget(name: "Benchmarks", dependencies: ["Engine"], path: "Benchmarks", exclude: ["compare_litert.py"],
                           swiftSettings: nativeCPU),
         .target(name: "TestSupport", dependencies: ["Engine"], path: "Tests/TestSupport"),
         .testTarget(name: "EngineTests", dependencies: ["Engine", "TestSupport"],

@@ -11,6 +11,9 @@ public struct GoldenCase {
     /// Allowed max |ours − reference| relative to max(1, max |reference|); 0 means bit-exact.
     public let tolerance: Double
     public let directory: URL
+    /// What the case needs beyond the operator under test (e.g. "quantized"), from the manifest's
+    /// optional `needs` field; such a case is skipped while the engine reports it unsupported.
+    public let needs: String?
 
     public var modelPath: String { directory.appendingPathComponent("model.tflite").path }
 
@@ -32,7 +35,8 @@ public struct GoldenCase {
         let cases = (manifest["cases"] as? [[String: Any]] ?? []).map { entry in
             GoldenCase(name: entry["name"] as? String ?? "?", ops: entry["ops"] as? [String] ?? [],
                        tolerance: (entry["tolerance"] as? NSNumber)?.doubleValue ?? 0,
-                       directory: suite.appendingPathComponent(entry["name"] as? String ?? "?"))
+                       directory: suite.appendingPathComponent(entry["name"] as? String ?? "?"),
+                       needs: entry["needs"] as? String)
         }
         return (manifest["origin"] as? [String: Any] ?? [:], cases)
     }

@@ -107,6 +107,7 @@ struct DepthwiseConv2DFloat32: Kernel {
         let c = g.outputChannels
         let vectorEnd = c - c % Lanes.scalarCount
         let lower = range.lowerBound, upper = range.upperBound
+        let lowerLanes = Lanes(repeating: lower), upperLanes = Lanes(repeating: upper)
         let raw = UnsafeRawPointer(source), filter = UnsafeRawPointer(weights.pointer), biasRaw = UnsafeRawPointer(bias.pointer)
         let stride = MemoryLayout<Float>.stride
         for oy in 0 ..< g.outputHeight {
@@ -136,7 +137,9 @@ struct DepthwiseConv2DFloat32: Kernel {
                         ky += 1
                     }
                     acc += biasRaw.loadUnaligned(fromByteOffset: ch * stride, as: Lanes.self)
-                    acc = acc.clamped(lowerBound: Lanes(repeating: lower), upperBound: Lanes(repeating: upper))
+                    // `SIMD.clamped` compiles to per-lane scalar code; masked replacement stays vectorised.
+                    acc.replace(with: lowerLanes, where: acc .< lowerLanes)
+                    acc.replace(with: upperLanes, where: acc .> upperLanes)
                     UnsafeMutableRawPointer(dst + ch).storeBytes(of: acc, as: Lanes.self)
                     ch += Lanes.scalarCount
                 }

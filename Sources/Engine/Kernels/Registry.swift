@@ -26,4 +26,5 @@ func registerStandardKernels(_ r: inout OpRegistry) {
     r.register(.stridedSlice, StridedSlice.prepare)
     r.register(.resizeBilinear, ResizeBilinear.prepare)
     r.register(.dequantize, Dequantize.prepare)
+    r.register(custom: DetectionPostProcess.customName, DetectionPostProcess.prepare)
 }
