@@ -8,7 +8,8 @@ demo:
 
 test:
 	@scripts/install-system-packages.sh
-	swift test
+	swift build
+	swift test --disable-swift-testing
 
 bench:
 	@scripts/install-system-packages.sh
