@@ -19,10 +19,8 @@ public final class ImageClassifier: @unchecked Sendable {
     private let model: TaskModel
     private let encoder: InputTensorEncoder
     private let heads: [(name: String?, labels: Labels?, classes: Int)]
-    private let scoreThreshold: Float
+    private let filter: ResultFilter
     private let gate: StreamGate
-    /// Serialises inference: the engine session is single-threaded.
-    private let lock = NSLock()
     private let liveQueue = DispatchQueue(label: "swiftlite.image-classifier.live")
 
     /// Creates a classifier.
@@ -51,11 +49,13 @@ public final class ImageClassifier: @unchecked Sendable {
             }
             heads.append((model.metadata?.outputs[safe: i]?.name, labels, classes))
         }
-        if heads.contains(where: { $0.labels == nil }), !(options.categoryAllowlist.isEmpty && options.categoryDenylist.isEmpty) {
+        filter = ResultFilter(
+            threshold: options.scoreThreshold ?? model.metadata?.outputs.first?.scoreThreshold ?? -.greatestFiniteMagnitude,
+            allow: Set(options.categoryAllowlist), deny: Set(options.categoryDenylist), maxResults: options.maxResults)
+        if heads.contains(where: { $0.labels == nil }), filter.usesNames {
             throw .invalidOptions("categoryAllowlist/categoryDenylist need labels, and the model has none (pass labelsPath)")
         }
         self.heads = heads
-        scoreThreshold = options.scoreThreshold ?? model.metadata?.outputs.first?.scoreThreshold ?? -.greatestFiniteMagnitude
         gate = StreamGate(mode: options.runningMode)
     }
 
@@ -93,18 +93,9 @@ public final class ImageClassifier: @unchecked Sendable {
         let upright: Image
         do { upright = try image.upright() } catch { throw .invalidArgument("\(error)") }
         let input = try encoder.encode(upright, crop: options.cropAndScale, region: region)
-        lock.lock()
-        defer { lock.unlock() }
-        do {
-            try model.interpreter.copy(input, toInputAt: 0)
-            try model.interpreter.invoke()
-        } catch {
-            throw .model(error)
-        }
-        var classifications = [Classifications]()
-        for (i, head) in heads.enumerated() {
-            let scores = try model.scores(output: i)
-            classifications.append(Classifications(headIndex: i, headName: head.name, categories: select(scores, labels: head.labels)))
+        let outputs = try model.run(input, outputs: heads.count)
+        let classifications = heads.enumerated().map { i, head in
+            Classifications(headIndex: i, headName: head.name, categories: select(outputs[i], labels: head.labels))
         }
         return ImageClassifierResult(classifications: classifications, timestampInMilliseconds: timestamp)
     }
@@ -112,16 +103,13 @@ public final class ImageClassifier: @unchecked Sendable {
     /// MediaPipe's post-processing: threshold and allow/deny filtering, then sort by score
     /// (ties: lower index first), then the top `maxResults`.
     private func select(_ scores: [Float], labels: Labels?) -> [Category] {
-        let allow = Set(options.categoryAllowlist), deny = Set(options.categoryDenylist)
-        var kept = [Category]()
-        for (index, score) in scores.enumerated() where score >= scoreThreshold {
+        var kept = scores.enumerated().compactMap { index, score -> Category? in
             let name = labels?.name(index)
-            if !allow.isEmpty, !allow.contains(name ?? "") { continue }
-            if deny.contains(name ?? "\u{0}") { continue }
-            kept.append(Category(index: index, score: score, categoryName: name, displayName: labels?.displayName(index) ?? ""))
+            guard filter.accepts(score: score, name: name) else { return nil }
+            return Category(index: index, score: score, categoryName: name, displayName: labels?.displayName(index) ?? "")
         }
         kept.sort { $0.score != $1.score ? $0.score > $1.score : $0.index < $1.index }
-        if options.maxResults > 0, kept.count > options.maxResults { kept.removeLast(kept.count - options.maxResults) }
+        filter.cap(&kept)
         return kept
     }
 }

@@ -24,18 +24,8 @@ public struct ImageClassifierOptions: Sendable {
     }
 
     func validate() throws(TaskError) {
-        guard categoryAllowlist.isEmpty || categoryDenylist.isEmpty else {
-            throw .invalidOptions("categoryAllowlist and categoryDenylist are mutually exclusive; set at most one")
-        }
-        guard maxResults != 0, maxResults >= -1 else {
-            throw .invalidOptions("maxResults must be -1 (all) or positive, got \(maxResults)")
-        }
-        if let t = scoreThreshold, !t.isFinite { throw .invalidOptions("scoreThreshold must be finite") }
-        if runningMode == .liveStream, resultListener == nil {
-            throw .invalidOptions("the liveStream running mode needs a resultListener")
-        }
-        if runningMode != .liveStream, resultListener != nil {
-            throw .invalidOptions("a resultListener is only used in the liveStream running mode")
-        }
+        try ResultFilter.validate(maxResults: maxResults, scoreThreshold: scoreThreshold,
+                                  allowlist: categoryAllowlist, denylist: categoryDenylist)
+        try ResultFilter.validate(runningMode: runningMode, hasListener: resultListener != nil)
     }
 }

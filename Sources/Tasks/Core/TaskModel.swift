@@ -55,6 +55,25 @@ final class TaskModel {
         return labels
     }
 
+    /// Serialises inference: the engine session is single-threaded.
+    private let lock = NSLock()
+
+    /// Runs the model on `input` (the encoded image) and returns the first `outputs` outputs as
+    /// floats (dequantized where needed).
+    func run(_ input: Data, outputs: Int) throws(TaskError) -> [[Float]] {
+        lock.lock()
+        defer { lock.unlock() }
+        do {
+            try interpreter.copy(input, toInputAt: 0)
+            try interpreter.invoke()
+        } catch {
+            throw .model(error)
+        }
+        var result = [[Float]]()
+        for i in 0 ..< outputs { result.append(try scores(output: i)) }
+        return result
+    }
+
     /// The float scores of output `index`, dequantized if needed.
     func scores(output index: Int) throws(TaskError) -> [Float] {
         let tensor: Tensor

@@ -20,9 +20,8 @@ public final class ObjectDetector: @unchecked Sendable {
     private let model: TaskModel
     private let encoder: InputTensorEncoder
     private let labels: Labels?
-    private let scoreThreshold: Float
+    private let filter: ResultFilter
     private let gate: StreamGate
-    private let lock = NSLock()
     private let liveQueue = DispatchQueue(label: "swiftlite.object-detector.live")
 
     /// Creates a detector.
@@ -51,11 +50,13 @@ public final class ObjectDetector: @unchecked Sendable {
             if l.displayNames?.first == "???" { l.displayNames?.removeFirst() }
             labels = l
         }
-        if labels == nil, !(options.categoryAllowlist.isEmpty && options.categoryDenylist.isEmpty) {
+        filter = ResultFilter(
+            threshold: options.scoreThreshold ?? model.metadata?.outputs[safe: 2]?.scoreThreshold ?? -.greatestFiniteMagnitude,
+            allow: Set(options.categoryAllowlist), deny: Set(options.categoryDenylist), maxResults: options.maxResults)
+        if labels == nil, filter.usesNames {
             throw .invalidOptions("categoryAllowlist/categoryDenylist need labels, and the model has none (pass labelsPath)")
         }
         self.labels = labels
-        scoreThreshold = options.scoreThreshold ?? model.metadata?.outputs[safe: 2]?.scoreThreshold ?? -.greatestFiniteMagnitude
         gate = StreamGate(mode: options.runningMode)
         if let labels { try checkLabels(labels) }
     }
@@ -103,25 +104,15 @@ public final class ObjectDetector: @unchecked Sendable {
         let upright: Image
         do { upright = try image.upright() } catch { throw .invalidArgument("\(error)") }
         let input = try encoder.encode(upright, crop: .scaleFill)
-        lock.lock()
-        defer { lock.unlock() }
-        do {
-            try model.interpreter.copy(input, toInputAt: 0)
-            try model.interpreter.invoke()
-        } catch {
-            throw .model(error)
-        }
-        let boxes = try model.scores(output: 0), classes = try model.scores(output: 1)
-        let scores = try model.scores(output: 2), count = try model.scores(output: 3)
+        let outputs = try model.run(input, outputs: 4)
+        let boxes = outputs[0], classes = outputs[1], scores = outputs[2], count = outputs[3]
         let n = min(Int(max(0, count.first ?? 0)), scores.count, classes.count, boxes.count / 4)
-        let allow = Set(options.categoryAllowlist), deny = Set(options.categoryDenylist)
         let width = Float(upright.width), height = Float(upright.height)
         var detections = [Detection]()
-        for i in 0 ..< n where scores[i] >= scoreThreshold {
+        for i in 0 ..< n {
             let index = Int(classes[i])
             let name = labels?.name(index)
-            if !allow.isEmpty, !allow.contains(name ?? "") { continue }
-            if deny.contains(name ?? "\u{0}") { continue }
+            guard filter.accepts(score: scores[i], name: name) else { continue }
             let ymin = boxes[i * 4], xmin = boxes[i * 4 + 1], ymax = boxes[i * 4 + 2], xmax = boxes[i * 4 + 3]
             let box = BoundingBox(originX: Int((xmin * width).rounded()), originY: Int((ymin * height).rounded()),
                                   width: Int(((xmax - xmin) * width).rounded()), height: Int(((ymax - ymin) * height).rounded()))
@@ -130,7 +121,7 @@ public final class ObjectDetector: @unchecked Sendable {
             ]))
         }
         detections.sort { $0.categories[0].score > $1.categories[0].score }
-        if options.maxResults > 0, detections.count > options.maxResults { detections.removeLast(detections.count - options.maxResults) }
+        filter.cap(&detections)
         return ObjectDetectorResult(detections: detections, timestampInMilliseconds: timestamp)
     }
 }
