@@ -1,8 +1,65 @@
 extension Concatenation {
     /// uint8/int8 concatenation whose inputs are quantized differently from the output (or with a
-    /// fused activation): each input is requantized to the output's scale and zero point. The
-    /// output shape is set; `axis` is non-negative.
+    /// fused activation). The output shape is set; `axis` is non-negative.
+    ///
+    /// As in TFLite: the fused activation is ignored (TFLite's kernel never applies it); int8
+    /// inputs must share the output's scale and zero point (TFLite's prepare fails otherwise);
+    /// uint8 inputs that differ are requantized the way `ConcatenationWithScaling` does it, in
+    /// Float: `round(x · (s / sOut) + (−zp · s / sOut)) + zpOut`, clamped to 0 ... 255.
     static func prepareQuantized(_ context: inout PrepareContext, axis: Int, activation: FusedActivation) throws(ModelError) -> any Kernel {
-        throw context.unsupported("quantized CONCATENATION with differing input and output quantization is not implemented yet")
+        let output = try context.output(Self.output)
+        let outputQ = try context.affineQuantization(of: output, role: "output")
+        var tables = [PackedBuffer<UInt8>?]()
+        for slot in context.node.inputs.indices {
+            let input = try context.input(slot)
+            let q = try context.affineQuantization(of: input, role: "input \(slot)")
+            if q == outputQ {
+                tables.append(nil)
+                continue
+            }
+            guard output.dataType == .uint8 else {
+                throw context.invalid("int8 input \(slot) ('\(input.name)') has scale \(q.scale) and zero point \(q.zeroPoint), the output \(outputQ.scale) and \(outputQ.zeroPoint); int8 CONCATENATION requires them equal")
+            }
+            let scale = q.scale * (1 / outputQ.scale)
+            let bias = Float(-q.zeroPoint) * scale
+            tables.append(PackedBuffer((0 ... 255).map { (x: Int32) -> UInt8 in
+                let rounded = truncatingToInt32LikeX86((Float(x) * scale + bias).rounded(.toNearestOrAwayFromZero))
+                return UInt8(min(max(rounded &+ outputQ.zeroPoint, 0), 255))
+            }))
+        }
+        let shape = try context.output(Self.output).shape
+        let outer = shape[..<axis].reduce(1, *), inner = shape[(axis + 1)...].reduce(1, *)
+        var chunks = [Int]()
+        for slot in context.node.inputs.indices { chunks.append(try context.input(slot).shape[axis] * inner) }
+        let inputs = context.node.inputs, out = context.node.outputs[Self.output]
+        guard tables.contains(where: { $0 != nil }) else {
+            return ConcatenationCopy(inputs: inputs, output: out, outerCount: outer, chunkBytes: chunks, clamp: nil)
+        }
+        return ConcatenationUInt8Rescaling(inputs: inputs, output: out, outerCount: outer, chunkSizes: chunks, tables: tables)
+    }
+}
+
+/// uint8 concatenation that requantizes some inputs through 256-entry tables (nil: plain copy).
+struct ConcatenationUInt8Rescaling: Kernel {
+    let inputs: [Int], output: Int
+    let outerCount: Int
+    /// Elements each input contributes per outer slice.
+    let chunkSizes: [Int]
+    let tables: [PackedBuffer<UInt8>?]
+
+    func eval(_ memory: TensorMemory) {
+        var dst = memory.output(output, as: UInt8.self)
+        for o in 0 ..< outerCount {
+            for (i, tensor) in inputs.enumerated() {
+                let n = chunkSizes[i]
+                let src = memory.input(tensor, as: UInt8.self) + o * n
+                if let table = tables[i]?.pointer {
+                    for j in 0 ..< n { dst[j] = table[Int(src[j])] }
+                } else {
+                    dst.update(from: src, count: n)
+                }
+                dst += n
+            }
+        }
     }
 }

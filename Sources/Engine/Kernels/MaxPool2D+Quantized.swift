@@ -1,6 +1,47 @@
 extension MaxPool2D {
-    /// Integer max pooling (uint8, int8).
+    /// Integer max pooling (uint8, int8): the window's maximum (padding excluded), clamped to the
+    /// fused activation's range, as TFLite's reference kernels. Input and output share their
+    /// quantization (the output's is used for the clamp).
     static func prepareQuantized(_ context: inout PrepareContext, geometry: Pool2DGeometry, activation: FusedActivation) throws(ModelError) -> any Kernel {
-        throw context.unsupported("quantized MAX_POOL_2D is not implemented yet")
+        let (input, _, output, outputQ) = try context.unaryQuantized()
+        let range = try context.integerActivationRange(activation, output: output, outputQ)
+        let (i, o) = (context.node.inputs[Self.input], context.node.outputs[Self.output])
+        if input.dataType == .int8 {
+            return MaxPool2DQuantized<Int8>(geometry: geometry, lower: Int8(range.lowerBound), upper: Int8(range.upperBound), input: i, output: o)
+        }
+        return MaxPool2DQuantized<UInt8>(geometry: geometry, lower: UInt8(range.lowerBound), upper: UInt8(range.upperBound), input: i, output: o)
+    }
+}
+
+/// Integer max pooling of an 8-bit tensor, all channels of an output pixel at once.
+struct MaxPool2DQuantized<T: FixedWidthInteger & Sendable>: Kernel {
+    let geometry: Pool2DGeometry
+    let lower: T, upper: T
+    let input: Int, output: Int
+
+    func eval(_ memory: TensorMemory) {
+        let g = geometry
+        let c = g.channels
+        let lower = lower, upper = upper
+        var source = memory.input(input, as: T.self)
+        var dst = memory.output(output, as: T.self)
+        for _ in 0 ..< g.batches {
+            for oy in 0 ..< g.outputHeight {
+                let rows = g.inputRows(oy)
+                for ox in 0 ..< g.outputWidth {
+                    let cols = g.inputColumns(ox)
+                    dst.update(repeating: T.min, count: c)
+                    for iy in rows {
+                        for ix in cols {
+                            let src = source + (iy * g.inputWidth + ix) * c
+                            for ch in 0 ..< c { dst[ch] = max(dst[ch], src[ch]) }
+                        }
+                    }
+                    for ch in 0 ..< c { dst[ch] = min(max(dst[ch], lower), upper) }
+                    dst += c
+                }
+            }
+            source += g.inputHeight * g.inputWidth * c
+        }
     }
 }

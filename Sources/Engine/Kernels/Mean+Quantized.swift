@@ -1,6 +1,114 @@
 extension Mean {
-    /// Integer mean (uint8, int8).
+    /// Integer mean (uint8, int8), as TFLite's reference `QuantizedMeanOrSum` (which BUILTIN_REF
+    /// uses for every axis set, including `[1, H, W, C]` over axes 1 and 2):
+    ///
+    /// - the inputs under each output are summed in Int32;
+    /// - the multiplier of `inputScale / outputScale` (divided in Double) absorbs `1 / n`:
+    ///   with `s = min(floor(log2 n), 32, 31 + shift)`, it becomes `(multiplier << s) / n`
+    ///   (truncated) and the shift `shift − s`;
+    /// - each output is `zpOut + q(sum − zpIn · n)`, clamped to the type's range.
     static func prepareQuantized(_ context: inout PrepareContext, reduction: Reduction) throws(ModelError) -> any Kernel {
-        throw context.unsupported("quantized MEAN is not implemented yet")
+        let (input, inputQ, _, outputQ) = try context.unaryQuantized()
+        var multiplier = QuantizedMultiplier(Double(inputQ.scale) / Double(outputQ.scale))
+        let count = Int64(reduction.count)
+        if count > 0 {
+            let shift = min(63 - count.leadingZeroBitCount, 32, 31 + multiplier.shift)
+            guard shift >= 0 else {
+                throw context.unsupported("input scale \(inputQ.scale) / output scale \(outputQ.scale) is too small to average \(count) elements")
+            }
+            multiplier = QuantizedMultiplier(multiplier: Int32(truncatingIfNeeded: (Int64(multiplier.multiplier) << shift) / count),
+                                             shift: multiplier.shift - shift)
+        }
+        context.requestScratch(bytes: reduction.outputShape.reduce(1, *) * MemoryLayout<Int32>.stride)
+        let (i, o) = (context.node.inputs[Self.input], context.node.outputs[Self.output])
+        if input.dataType == .int8 {
+            return MeanQuantized<Int8>(reduction, multiplier: multiplier, inputZeroPoint: inputQ.zeroPoint,
+                                       outputZeroPoint: outputQ.zeroPoint, input: i, output: o)
+        }
+        return MeanQuantized<UInt8>(reduction, multiplier: multiplier, inputZeroPoint: inputQ.zeroPoint,
+                                    outputZeroPoint: outputQ.zeroPoint, input: i, output: o)
+    }
+}
+
+/// Integer mean of an 8-bit tensor. Integer sums do not depend on their order, so the input is
+/// walked in memory order over merged dimensions (size-1 dimensions dropped, neighbours that are
+/// both reduced or both kept joined): `[1, H, W, C]` over axes 1 and 2 is `[H·W (reduced), C]`.
+struct MeanQuantized<T: FixedWidthInteger & Sendable>: Kernel {
+    /// Merged dimensions, outermost first; never empty.
+    let extents: [Int]
+    /// Element strides of each merged dimension in the output (0 where reduced).
+    let outputStrides: [Int]
+    let inputCount: Int, outputCount: Int
+    /// Inputs averaged into each output.
+    let count: Int32
+    let multiplier: QuantizedMultiplier
+    let inputZeroPoint: Int32, outputZeroPoint: Int32
+    let input: Int, output: Int
+
+    init(_ r: Mean.Reduction, multiplier: QuantizedMultiplier, inputZeroPoint: Int32, outputZeroPoint: Int32,
+         input: Int, output: Int) {
+        var extents = [Int](), reduced = [Bool]()
+        for (axis, extent) in r.inputShape.enumerated() where extent != 1 {
+            let isReduced = r.axes.contains(axis)
+            if let last = reduced.last, last == isReduced {
+                extents[extents.count - 1] *= extent
+            } else {
+                extents.append(extent)
+                reduced.append(isReduced)
+            }
+        }
+        if extents.isEmpty { extents = [1]; reduced = [false] }
+        var outputStrides = [Int](repeating: 0, count: extents.count), stride = 1
+        for d in extents.indices.reversed() where !reduced[d] {
+            outputStrides[d] = stride
+            stride *= extents[d]
+        }
+        self.extents = extents
+        self.outputStrides = outputStrides
+        inputCount = r.inputShape.reduce(1, *)
+        outputCount = r.outputShape.reduce(1, *)
+        count = Int32(truncatingIfNeeded: r.count)
+        self.multiplier = multiplier
+        self.inputZeroPoint = inputZeroPoint
+        self.outputZeroPoint = outputZeroPoint
+        self.input = input
+        self.output = output
+    }
+
+    func eval(_ memory: TensorMemory) {
+        let out = memory.output(output, as: T.self)
+        // An empty input gives zeros, as TFLite does.
+        guard inputCount > 0 else {
+            out.update(repeating: 0, count: outputCount)
+            return
+        }
+        let sums = memory.scratch(as: Int32.self)
+        sums.update(repeating: 0, count: outputCount)
+        var source = memory.input(input, as: T.self)
+        accumulate(0, &source, sums)
+        // TFLite subtracts zpIn · n in 64 bits and keeps the low 32.
+        let offset = Int32(truncatingIfNeeded: Int64(inputZeroPoint) * Int64(count))
+        let lower = Int32(T.min), upper = Int32(T.max)
+        for i in 0 ..< outputCount {
+            let value = outputZeroPoint &+ multiplyByQuantizedMultiplier(sums[i] &- offset, multiplier)
+            out[i] = T(truncatingIfNeeded: min(max(value, lower), upper))
+        }
+    }
+
+    /// Adds the inputs under dimension `d` into their outputs, consuming `source` in memory order.
+    private func accumulate(_ d: Int, _ source: inout UnsafePointer<T>, _ sums: UnsafeMutablePointer<Int32>) {
+        let n = extents[d], stride = outputStrides[d]
+        if d == extents.count - 1 {
+            if stride == 0 {
+                var sum = sums[0]
+                for i in 0 ..< n { sum &+= Int32(source[i]) }
+                sums[0] = sum
+            } else {
+                for i in 0 ..< n { sums[i] &+= Int32(source[i]) }
+            }
+            source += n
+            return
+        }
+        for i in 0 ..< n { accumulate(d + 1, &source, sums + i * stride) }
     }
 }

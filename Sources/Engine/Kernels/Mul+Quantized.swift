@@ -1,6 +1,40 @@
 extension Mul {
-    /// Quantized MUL (uint8, int8): `broadcast` holds the output shape and the loop plan.
+    /// Quantized MUL (uint8, int8), as TFLite's reference kernels:
+    /// `zpOut + m((x − zpX)(y − zpY))`, with `m` the multiplier of `scaleX · scaleY / scaleOut`
+    /// (computed in Float, then widened), clamped to the fused activation's range.
     static func prepareQuantized(_ context: inout PrepareContext, broadcast: Broadcast, activation: FusedActivation) throws(ModelError) -> any Kernel {
-        throw context.unsupported("quantized MUL is not implemented yet")
+        let lhs = try context.input(Self.lhs), rhs = try context.input(Self.rhs), output = try context.output(Self.output)
+        let lhsQ = try context.affineQuantization(of: lhs, role: "input 0")
+        let rhsQ = try context.affineQuantization(of: rhs, role: "input 1")
+        let outputQ = try context.affineQuantization(of: output, role: "output")
+        let multiplier = QuantizedMultiplier(Double(lhsQ.scale * rhsQ.scale / outputQ.scale))
+        let range = try context.integerActivationRange(activation, output: output, outputQ)
+        let (l, r, o) = (context.node.inputs[Self.lhs], context.node.inputs[Self.rhs], context.node.outputs[Self.output])
+        if lhs.dataType == .int8 {
+            return MulQuantized<Int8>(lhs: l, rhs: r, output: o, broadcast: broadcast, lhsZeroPoint: lhsQ.zeroPoint,
+                                      rhsZeroPoint: rhsQ.zeroPoint, multiplier: multiplier, outputZeroPoint: outputQ.zeroPoint, range: range)
+        }
+        return MulQuantized<UInt8>(lhs: l, rhs: r, output: o, broadcast: broadcast, lhsZeroPoint: lhsQ.zeroPoint,
+                                   rhsZeroPoint: rhsQ.zeroPoint, multiplier: multiplier, outputZeroPoint: outputQ.zeroPoint, range: range)
+    }
+}
+
+struct MulQuantized<T: FixedWidthInteger & Sendable>: Kernel {
+    let lhs: Int, rhs: Int, output: Int
+    let broadcast: Broadcast
+    let lhsZeroPoint: Int32, rhsZeroPoint: Int32
+    let multiplier: QuantizedMultiplier
+    let outputZeroPoint: Int32
+    let range: ClosedRange<Int32>
+
+    func eval(_ memory: TensorMemory) {
+        let zx = lhsZeroPoint, zy = rhsZeroPoint, zOut = outputZeroPoint, m = multiplier
+        let lower = range.lowerBound, upper = range.upperBound
+        broadcast.apply(memory.input(lhs, as: T.self), memory.input(rhs, as: T.self), memory.output(output, as: T.self)) { x, y in
+            // Zero points lie in the type's range, so |product| ≤ 255².
+            let product = (Int32(x) - zx) * (Int32(y) - zy)
+            let value = zOut &+ multiplyByQuantizedMultiplier(product, m)
+            return T(truncatingIfNeeded: min(max(value, lower), upper))
+        }
     }
 }

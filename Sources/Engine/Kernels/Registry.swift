@@ -26,5 +26,6 @@ func registerStandardKernels(_ r: inout OpRegistry) {
     r.register(.stridedSlice, StridedSlice.prepare)
     r.register(.resizeBilinear, ResizeBilinear.prepare)
     r.register(.dequantize, Dequantize.prepare)
+    r.register(.quantize, Quantize.prepare)
     r.register(custom: DetectionPostProcess.customName, DetectionPostProcess.prepare)
 }

@@ -1,0 +1,54 @@
+/// QUANTIZE: float32 → uint8/int8 (`AffineQuantize`), or 8-bit → 8-bit requantization
+/// (`Requantize`: uint8 ↔ int8, int8 → int8, uint8 → uint8), as TFLite's reference kernels.
+///
+/// - From float: `q = clamp(Int32(roundf(x / scale)) + zeroPoint)`, divided and rounded (half
+///   away from zero) in Float, with x86-64's conversion of out-of-range values to `Int32.min`.
+/// - Between 8-bit types: `clamp(zpOut + m(q − zpIn))`, `m` the multiplier of
+///   `inputScale / outputScale` divided in Double. Converter-made graphs use this with equal
+///   scales and zero points 128 apart to turn uint8 model inputs into int8 and back.
+enum Quantize {
+    static let input = 0, output = 0
+
+    static func prepare(_ context: inout PrepareContext) throws(ModelError) -> any Kernel {
+        try context.expect(inputs: 1 ... 1, outputs: 1)
+        let input = try context.input(Self.input), output = try context.output(Self.output)
+        try context.expect(output, is: .uint8, .int8, role: "output")
+        try context.setOutputShape(Self.output, input.shape)
+        let outputQ = try context.affineQuantization(of: output, role: "output")
+        let (i, o) = (context.node.inputs[Self.input], context.node.outputs[Self.output])
+        switch input.dataType {
+        case .float32:
+            if output.dataType == .int8 {
+                return QuantizeFloat32<Int8>(quantization: outputQ, count: input.elementCount, input: i, output: o)
+            }
+            return QuantizeFloat32<UInt8>(quantization: outputQ, count: input.elementCount, input: i, output: o)
+        case .uint8, .int8:
+            let inputQ = try context.affineQuantization(of: input, role: "input")
+            let multiplier = QuantizedMultiplier(Double(inputQ.scale) / Double(outputQ.scale))
+            let range = output.dataType == .int8 ? int32Range(of: Int8.self) : int32Range(of: UInt8.self)
+            return context.byteLookupKernel(input) { x in
+                let value = multiplyByQuantizedMultiplier(x - inputQ.zeroPoint, multiplier) &+ outputQ.zeroPoint
+                return min(max(value, range.lowerBound), range.upperBound)
+            }
+        default:
+            throw context.unsupported("input type \(input.dataType), expected float32, uint8 or int8")
+        }
+    }
+}
+
+/// Float32 → uint8/int8 affine quantization.
+struct QuantizeFloat32<T: FixedWidthInteger & Sendable>: Kernel {
+    let quantization: AffineQuantization
+    let count: Int
+    let input: Int, output: Int
+
+    func eval(_ memory: TensorMemory) {
+        let x = memory.input(input, as: Float.self), y = memory.output(output, as: T.self)
+        let scale = quantization.scale, zeroPoint = quantization.zeroPoint
+        let lower = Int32(T.min), upper = Int32(T.max)
+        for i in 0 ..< count {
+            let rounded = truncatingToInt32LikeX86((x[i] / scale).rounded(.toNearestOrAwayFromZero))
+            y[i] = T(truncatingIfNeeded: min(max(rounded &+ zeroPoint, lower), upper))
+        }
+    }
+}

@@ -1,0 +1,79 @@
+/// An elementwise operator from one 8-bit type to another (uint8 or int8), evaluated through a
+/// 256-entry table filled at prepare time by running the exact integer (or float) arithmetic of
+/// TFLite's kernel on every possible input. Eval is one look-up per element, so the table is as
+/// bit-exact as the function that filled it.
+///
+/// Used by the quantized RELU family, LEAKY_RELU, HARD_SWISH, LOGISTIC, TANH and the 8-bit
+/// requantizing QUANTIZE.
+struct ByteLookupKernel: Kernel {
+    /// Output bit patterns, indexed by the input's bit pattern (`UInt8(truncatingIfNeeded: x)`).
+    let table: PackedBuffer<UInt8>
+    let count: Int
+    let input: Int, output: Int
+
+    /// Fills the table with `f(x)` for every value `x` of the input type `In`; `f` returns a value
+    /// already inside the output type's range, whose low byte is stored.
+    ///
+    /// Example: `In = Int8`, `f = { $0 + 128 }` (int8 → uint8 with the same scale) maps the
+    /// input byte `0x80` (−128) to `0x00`.
+    init<In: FixedWidthInteger>(_: In.Type, count: Int, input: Int, output: Int, _ f: (Int32) -> Int32) {
+        precondition(In.bitWidth == 8, "byte tables take 8-bit inputs")
+        var bytes = [UInt8](repeating: 0, count: 256)
+        for value in Int32(In.min) ... Int32(In.max) {
+            bytes[Int(UInt8(truncatingIfNeeded: value))] = UInt8(truncatingIfNeeded: f(value))
+        }
+        table = PackedBuffer(bytes)
+        self.count = count
+        self.input = input
+        self.output = output
+    }
+
+    /// Uses a ready table of 8-bit values (such as `ActivationLookupTable` builds), already
+    /// indexed by the input's bit pattern.
+    init<T: FixedWidthInteger>(table values: [T], count: Int, input: Int, output: Int) {
+        precondition(T.bitWidth == 8 && values.count == 256, "byte tables have 256 8-bit entries")
+        table = PackedBuffer(values.map { UInt8(truncatingIfNeeded: $0) })
+        self.count = count
+        self.input = input
+        self.output = output
+    }
+
+    func eval(_ memory: TensorMemory) {
+        let x = memory.input(input, as: UInt8.self), y = memory.output(output, as: UInt8.self)
+        let t = table.pointer
+        for i in 0 ..< count { y[i] = t[Int(x[i])] }
+    }
+}
+
+extension PrepareContext {
+    /// The common checks of an 8-bit elementwise operator: input and output have the same type
+    /// (uint8 or int8) and per-tensor quantization. Returns both quantizations.
+    func unaryQuantized(input inputSlot: Int = 0, output outputSlot: Int = 0) throws(ModelError)
+        -> (input: TensorDescriptor, inputQ: AffineQuantization, output: TensorDescriptor, outputQ: AffineQuantization) {
+        let input = try input(inputSlot), output = try output(outputSlot)
+        try expect(input, is: .uint8, .int8, role: "input")
+        guard output.dataType == input.dataType else {
+            throw invalid("output '\(output.name)' has type \(output.dataType), the input \(input.dataType)")
+        }
+        return (input, try affineQuantization(of: input, role: "input"),
+                output, try affineQuantization(of: output, role: "output"))
+    }
+
+    /// A `ByteLookupKernel` over node input/output slot 0, filled by `f`, for the input's type.
+    func byteLookupKernel(_ input: TensorDescriptor, _ f: (Int32) -> Int32) -> ByteLookupKernel {
+        let (i, o) = (node.inputs[0], node.outputs[0])
+        if input.dataType == .int8 { return ByteLookupKernel(Int8.self, count: input.elementCount, input: i, output: o, f) }
+        return ByteLookupKernel(UInt8.self, count: input.elementCount, input: i, output: o, f)
+    }
+}
+
+/// `f(x)` for every value `x` of the 8-bit type `In`, indexed by the bit pattern of `x`: the
+/// per-operand half of a two-operand kernel (ADD and SUB rescale each operand on its own).
+func byteIndexedTable<In: FixedWidthInteger>(_: In.Type, _ f: (Int32) -> Int32) -> PackedBuffer<Int32> {
+    precondition(In.bitWidth == 8, "byte tables take 8-bit inputs")
+    let table = PackedBuffer<Int32>(count: 256, initializedTo: 0)
+    for value in Int32(In.min) ... Int32(In.max) {
+        table.pointer[Int(UInt8(truncatingIfNeeded: value))] = f(value)
+    }
+    return table
+}
