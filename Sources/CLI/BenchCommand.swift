@@ -16,7 +16,7 @@ struct BenchCommand: Command {
     static let flags: Set<String> = ["json"]
 
     static func run(_ arguments: Arguments) throws {
-        guard arguments.positionals.count == 1 else { throw CLIError.usage("bench takes exactly one MODEL path\nusage: \(usage)") }
+        guard arguments.positionals.count == 1 else { throw CLIError.usage("bench takes exactly one MODEL path, got \(arguments.positionals.count) (see 'swiftlite bench --help')") }
         let runs = try arguments.int("runs", in: 1 ... 100_000) ?? 50
         let warmup = try arguments.int("warmup", in: 0 ... 100_000) ?? 5
         let threads = try arguments.int("threads", in: 1 ... 256) ?? 1

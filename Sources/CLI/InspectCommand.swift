@@ -14,7 +14,7 @@ struct InspectCommand: Command {
     static let flags: Set<String> = ["json"]
 
     static func run(_ arguments: Arguments) throws {
-        guard arguments.positionals.count == 1 else { throw CLIError.usage("inspect takes exactly one MODEL path\nusage: \(usage)") }
+        guard arguments.positionals.count == 1 else { throw CLIError.usage("inspect takes exactly one MODEL path, got \(arguments.positionals.count) (see 'swiftlite inspect --help')") }
         let report = try ModelReport(path: arguments.positionals[0])
         if arguments.flag("json") {
             let data = try JSONSerialization.data(withJSONObject: report.json, options: [.prettyPrinted, .sortedKeys])

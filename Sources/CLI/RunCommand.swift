@@ -19,7 +19,7 @@ struct RunCommand: Command {
     static let flags: Set<String> = ["dump-intermediates"]
 
     static func run(_ arguments: Arguments) throws {
-        guard arguments.positionals.count == 1 else { throw CLIError.usage("run takes exactly one MODEL path\nusage: \(usage)") }
+        guard arguments.positionals.count == 1 else { throw CLIError.usage("run takes exactly one MODEL path, got \(arguments.positionals.count) (see 'swiftlite run --help')") }
         guard let outputDir = arguments.value("output-dir") else { throw CLIError.usage("--output-dir is required") }
         let dump = arguments.flag("dump-intermediates")
         var options = Interpreter.Options(threadCount: try arguments.int("threads", in: 1 ... 256))

@@ -43,7 +43,7 @@ final class DetectionGoldenTests: XCTestCase {
         let (_, cases) = try GoldenCase.load(suite: suite)
         let picked = try ["op_regular_large", "op_fast_large"].map { name in try XCTUnwrap(cases.first { $0.name == name }) }
         for c in picked {
-            let plan = try Plan(graph: Graph(contentsOf: c.modelPath))
+            let plan = try Plan(graph: Graph(contentsOf: c.modelPath()))
             let inputs = try c.inputs(), expected = try c.expectedOutputs()
             // Second input set: the scores in reverse order, so the two sessions disagree unless isolated.
             var reversed = inputs

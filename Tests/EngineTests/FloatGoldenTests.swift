@@ -24,7 +24,7 @@ func checkSuite(_ suite: URL, file: StaticString = #filePath, line: UInt = #line
     var failures = [String]()
     for c in cases {
         do {
-            let actual = try runModel(path: c.modelPath, inputs: c.inputs())
+            let actual = try runModel(path: c.modelPath(), inputs: c.inputs())
             let expected = try c.expectedOutputs()
             guard actual.count == expected.count, !expected.isEmpty else {
                 failures.append("\(c.name): \(actual.count) outputs, expected \(expected.count)")
@@ -44,6 +44,8 @@ func checkSuite(_ suite: URL, file: StaticString = #filePath, line: UInt = #line
                 if !ok { failed = true; failures.append("\(c.name) output \(i): max |Δ| \(cmp.maxAbsoluteError) (relative \(cmp.relativeError), \(cmp.differing) elements differ), tolerance \(c.tolerance)") }
             }
             print("  \(failed ? "FAIL" : "ok  ") \(c.name) [\(c.ops.joined(separator: ","))] rel=\(String(format: "%.3g", worst)) tol=\(c.tolerance) \(summary.joined(separator: " "))")
+        } catch let skip as XCTSkip {
+            throw skip
         } catch let error as ModelError where c.needs != nil && error.isUnsupportedOperator {
             print("  skip \(c.name): needs \(c.needs!) — \(error)")
         } catch {

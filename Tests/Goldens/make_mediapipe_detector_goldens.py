@@ -66,7 +66,7 @@ import numpy as np  # noqa: E402
 from PIL import Image  # noqa: E402
 
 import golden_io  # noqa: E402
-from classifier_eval import list_photos  # noqa: E402
+from classifier_eval import embedded_labels, list_photos  # noqa: E402
 from detector_eval import LiteRTDetector, MediaPipeDetector, pil_mediapipe_image  # noqa: E402
 
 GENERATOR = "Tests/Goldens/make_mediapipe_detector_goldens.py"
@@ -163,6 +163,7 @@ def box_convention_evidence(model_path: Path, mp_model_path: Path, photos) -> di
     counts = {k: 0 for k in BOX_RULES}
     near = {k: 0 for k in BOX_RULES}  # all four numbers within 1 px
     total, max_score_diff, count_mismatches = 0, 0.0, 0
+    samples = {}
     for p in photos:
         base = lrt.resize(p)
         ref = lrt.detect_array(base)
@@ -171,17 +172,30 @@ def box_convention_evidence(model_path: Path, mp_model_path: Path, photos) -> di
             H, W = big.shape[:2]
             got = detector.detect(mp.Image(image_format=mp.ImageFormat.SRGB, data=big))
             if len(got) != len(ref):
-                count_mismatches += 1  # a score near the threshold; compare no boxes here
+                count_mismatches += 1  # cannot pair detections by position; compare none here
                 continue
             for d, g in zip(ref, got):
                 total += 1
                 max_score_diff = max(max_score_diff, abs(d["score"] - g["categories"][0]["score"]))
                 bb = g["bounding_box"]
                 actual = (bb["origin_x"], bb["origin_y"], bb["width"], bb["height"])
+                b = d["box"]
+                kind = ("size capped at the image size" if max(b[2] - b[0], b[3] - b[1]) > 1 else
+                        "negative origin" if min(b[0], b[1]) < 0 else
+                        "ordinary" if (kx, ky) == (3, 2) and d["score"] >= SCORE_THRESHOLD else None)
+                if kind and kind not in samples:
+                    f = np.float32
+                    samples[kind] = {
+                        "photo": Path(p).stem, "image_size": [W, H], "score": d["score"],
+                        "litert_box_ymin_xmin_ymax_xmax": [float(v) for v in b],
+                        "xmin*W": float(f(b[1]) * f(W)), "ymin*H": float(f(b[0]) * f(H)),
+                        "(xmax-xmin)*W": float((f(b[3]) - f(b[1])) * f(W)),
+                        "(ymax-ymin)*H": float((f(b[2]) - f(b[0])) * f(H)),
+                        "mediapipe_bounding_box": bb}
                 for k, rule in BOX_RULES.items():
                     r = rule(d["box"], W, H)
                     counts[k] += r == actual
-                    near[k] += all(abs(a - b) <= 1 for a, b in zip(r, actual))
+                    near[k] += all(abs(u - v) <= 1 for u, v in zip(r, actual))
     detector.close()
     return {"model": str(Path(model_path).name), "photos": [Path(p).stem for p in photos],
             "mediapipe_score_threshold": 0.0,
@@ -189,7 +203,8 @@ def box_convention_evidence(model_path: Path, mp_model_path: Path, photos) -> di
             "images_skipped_for_a_different_detection_count": count_mismatches,
             "max_abs_score_difference": max_score_diff,
             "boxes_matching_each_rule_exactly": counts,
-            "boxes_matching_each_rule_within_1px": near}
+            "boxes_matching_each_rule_within_1px": near,
+            "samples": samples}
 
 
 def _iou(a, b):
@@ -235,25 +250,6 @@ def mediapipe_vs_litert(model_path: Path, mp_model_path: Path, photos) -> dict:
             "max_abs_score_difference": max_ds, "max_abs_pixel_difference_at_300x300": max_dpx}
 
 
-def sample_box_computations(images, lrt_boxes):
-    """Two worked examples on real photos: MediaPipe's box next to the LiteRT box
-    (PIL-resized input, so the normalised box is only approximately MediaPipe's)."""
-    out = []
-    for img in images:
-        for det, box in zip(img["detections"], lrt_boxes[img["file"]]):
-            W, H = img["width"], img["height"]
-            bb = det["bounding_box"]
-            out.append({"file": img["file"], "mediapipe": bb,
-                        "litert_normalised_box_ymin_xmin_ymax_xmax": [round(v, 6) for v in box],
-                        "xmin*W": round(box[1] * W, 3), "ymin*H": round(box[0] * H, 3),
-                        "(xmax-xmin)*W": round((box[3] - box[1]) * W, 3),
-                        "(ymax-ymin)*H": round((box[2] - box[0]) * H, 3)})
-            break
-        if len(out) == 2:
-            break
-    return out
-
-
 # ---------------------------------------------------------------------------
 # Raw LiteRT fixtures
 # ---------------------------------------------------------------------------
@@ -296,7 +292,7 @@ def write_raw_cases(root: Path, model_path: Path, model_rel: str, cases, toleran
         print(f"  {root.name}/{name}: count {n}, top scores "
               f"{[round(float(s), 3) for s in outputs[2].reshape(-1)[:3]]}")
     golden_io.write_manifest(root, golden_io.origin(GENERATOR), entries)
-    print(f"  {root.relative_to(REPO)}: {len(entries)} cases, {golden_io.dir_size(root)} bytes")
+    print(f"  {root.name}: {len(entries)} cases, {golden_io.dir_size(root)} bytes")
 
 
 def pil_300(path: str) -> np.ndarray:
@@ -325,9 +321,10 @@ def make_raw_fixtures(photos):
     root = ENGINE_OUT / "person_detector"
     golden_io.reset_dir(root)
     entries = []
+    tmp = tempfile.TemporaryDirectory()  # outside the repository
     for kind, model_rel, cs in (("int8", "Models/person_detector_int8.tflite", cases),
                                 ("f32", "Models/person_detector_f32.tflite", f32_cases)):
-        sub = ENGINE_OUT / f"_tmp_person_{kind}"
+        sub = Path(tmp.name) / f"person_{kind}"
         write_raw_cases(
             sub, REPO / model_rel, model_rel, cs,
             tolerance_for=lambda n: 0 if n.startswith("int8_") else 5e-5,
@@ -339,7 +336,7 @@ def make_raw_fixtures(photos):
         entries += manifest["cases"]
         for c in manifest["cases"]:
             shutil.move(str(sub / c["name"]), str(root / c["name"]))
-        shutil.rmtree(sub)
+    tmp.cleanup()
     golden_io.write_manifest(root, golden_io.origin(GENERATOR), entries)
     print(f"  {root.relative_to(REPO)}: {len(entries)} cases, {golden_io.dir_size(root)} bytes")
 
@@ -384,16 +381,15 @@ def main():
                     "metadata writer (create_for_models_with_nms): labels "
                     f"{labels_file.relative_to(SHARED)} as is (TENSOR_VALUE_LABELS, 91 lines, line 0 "
                     "'???'), normalization mean 127.5 std 127.5, no score threshold")
+            packed = embedded_labels(str(run_path))
             det = MediaPipeDetector(str(run_path), max_results=MAX_RESULTS,
                                     score_threshold=SCORE_THRESHOLD)
-            lrt = LiteRTDetector(str(path))
-            images, lrt_boxes = [], {}
+            images = []
             for p in photos:
                 img, how = pil_mediapipe_image(p)
                 rel = str(Path(p).relative_to(SHARED))
                 images.append({"file": rel, "decoded_with": how, "width": img.width,
                                "height": img.height, "detections": det.detect(img)})
-                lrt_boxes[rel] = [d["box"] for d in lrt.detect(p) if d["score"] >= SCORE_THRESHOLD]
             det.close()
             vs_litert = mediapipe_vs_litert(path, run_path, photos)
             notes = [
@@ -425,6 +421,12 @@ def main():
                     "metadata": metadata_note,
                 },
                 "options": options,
+                "labels": {
+                    "packed_lines": len(packed),
+                    "lookup": "category_name = line c (0-based) of the packed label file, c = the op's "
+                              "class output (background already removed by the op); no offset applied",
+                    "class_0_reported_as": packed[0],
+                },
                 "preprocessing": {
                     "resize": "stretch",
                     "detail": "the whole image is stretched to the 300x300 input (no crop, no letterbox): "
@@ -447,7 +449,6 @@ def main():
                             "size larger than the image itself is capped), so origin + size may exceed "
                             "the image",
                     "evidence": exact,
-                    "samples": sample_box_computations(images, lrt_boxes),
                 },
                 "mediapipe_vs_litert_reference": vs_litert,
                 "notes": notes,

@@ -15,7 +15,17 @@ public struct GoldenCase {
     /// optional `needs` field; such a case is skipped while the engine reports it unsupported.
     public let needs: String?
 
-    public var modelPath: String { directory.appendingPathComponent("model.tflite").path }
+    /// The case's `model` entry when the model is not stored with the case: a path relative to the
+    /// repository root (`Models/...`) or into the shared data (`../shared/...`).
+    public var modelReference: String?
+
+    /// The model to run: `<case>/model.tflite`, or the referenced model (throws `XCTSkip` when it
+    /// lives in an absent `../shared`).
+    public func modelPath() throws -> String {
+        guard let reference = modelReference else { return directory.appendingPathComponent("model.tflite").path }
+        if reference.hasPrefix("../shared/") { return try Fixtures.shared(String(reference.dropFirst("../shared/".count))).path }
+        return Fixtures.repositoryRoot.appendingPathComponent(reference).path
+    }
 
     public func inputs() throws -> [NumpyArray] { try arrays(prefix: "input") }
     public func expectedOutputs() throws -> [NumpyArray] { try arrays(prefix: "output") }
@@ -36,7 +46,7 @@ public struct GoldenCase {
             GoldenCase(name: entry["name"] as? String ?? "?", ops: entry["ops"] as? [String] ?? [],
                        tolerance: (entry["tolerance"] as? NSNumber)?.doubleValue ?? 0,
                        directory: suite.appendingPathComponent(entry["name"] as? String ?? "?"),
-                       needs: entry["needs"] as? String)
+                       needs: entry["needs"] as? String, modelReference: entry["model"] as? String)
         }
         return (manifest["origin"] as? [String: Any] ?? [:], cases)
     }

@@ -1,6 +1,166 @@
 extension Conv2D {
     /// Integer convolution (uint8 per-tensor, int8 per-channel).
     static func prepareQuantized(_ context: inout PrepareContext, geometry: Geometry, activation: FusedActivation) throws(ModelError) -> any Kernel {
-        throw context.unsupported("quantized CONV_2D is not implemented yet")
+        try Conv2DQuantized(&context, geometry: geometry, activation: activation)
+    }
+}
+
+/// Integer CONV_2D, byte-identical to TFLite's reference kernels (`reference_ops::Conv` for
+/// uint8, `reference_integer_ops::ConvPerChannel` for int8):
+///
+/// - uint8: asymmetric uint8 weights with a zero point and one multiplier for the tensor,
+///   derived from the *Float* product of the input and filter scales (TFLite's legacy path);
+/// - int8: symmetric int8 weights with one scale per output channel (or one scale broadcast),
+///   int8 activations with zero points, multipliers from the Double product of the scales.
+///
+/// Both run as `IntegerGEMM` over im2col patches, the requantization fused into the product's
+/// output; a 1×1 stride-1 uint8 convolution reads its input directly as the patch matrix.
+/// Padding is filled with the input zero point, which contributes exactly nothing, as the
+/// reference's skipped taps do.
+struct Conv2DQuantized: Kernel {
+    let geometry: Conv2D.Geometry
+    let input: Int, output: Int
+    let encoding: ActivationEncoding
+    let gemm: IntegerGEMM
+    let requantization: ChannelRequantization
+    /// Output pixels whose patches are laid out at once (a block of about 64 KiB).
+    let rowsPerBlock: Int
+
+    /// True when the input itself is the patch matrix: no im2col, no re-encoding.
+    private var readsInputDirectly: Bool { geometry.isPointwise && !encoding.isSigned }
+
+    init(_ context: inout PrepareContext, geometry g: Conv2D.Geometry, activation: FusedActivation) throws(ModelError) {
+        let inputTensor = try context.input(Conv2D.input), filter = try context.input(Conv2D.filter)
+        let outputTensor = try context.output(Conv2D.output)
+        let type = inputTensor.dataType
+        try context.expect(filter, is: type, role: "filter")
+        try context.expect(outputTensor, is: type, role: "output")
+        let biasTensor = context.optionalInput(Conv2D.bias)
+        if let biasTensor { try context.expect(biasTensor, is: .int32, role: "bias") }
+        let inputQ = try context.affineQuantization(of: inputTensor, role: "input")
+        let outputQ = try context.affineQuantization(of: outputTensor, role: "output")
+        encoding = ActivationEncoding(type, inputQ)
+        guard let filterQ = filter.quantization, !filterQ.scales.isEmpty else {
+            throw context.invalid("filter '\(filter.name)' (\(type)) has no quantization parameters")
+        }
+        let channels = g.outputChannels
+        let multipliers: [QuantizedMultiplier]
+        let filterZeroPoint: Int32
+        if type == .uint8 {
+            guard filterQ.scales.count == 1 else {
+                throw context.unsupported("uint8 filter '\(filter.name)' has \(filterQ.scales.count) scales; per-channel quantization needs int8")
+            }
+            guard (0 ... 255).contains(filterQ.zeroPoint) else {
+                throw context.unsupported("filter '\(filter.name)' zero point \(filterQ.zeroPoint) is outside 0...255")
+            }
+            filterZeroPoint = Int32(filterQ.zeroPoint)
+            try context.checkBiasScale(biasTensor, inputScale: inputQ.scale, filterScale: filterQ.scale, outputScale: outputQ.scale)
+            guard let m = QuantizedMultiplier.perTensorConvolution(inputScale: inputQ.scale, filterScale: filterQ.scale,
+                                                                  outputScale: outputQ.scale) else {
+                throw context.invalid("input scale \(inputQ.scale) × filter scale \(filterQ.scale) is negative")
+            }
+            multipliers = Array(repeating: m, count: channels)
+        } else {
+            let count = filterQ.scales.count
+            guard count == 1 || (filterQ.quantizedDimension == 0 && count == channels) else {
+                throw context.invalid("filter '\(filter.name)' has \(count) scales along dimension \(filterQ.quantizedDimension), expected 1 or \(channels) along dimension 0")
+            }
+            guard filterQ.zeroPoints.allSatisfy({ $0 == 0 }) else {
+                throw context.invalid("int8 filter '\(filter.name)' has non-zero zero points; TFLite requires symmetric weights")
+            }
+            filterZeroPoint = 0
+            multipliers = QuantizedMultiplier.perChannel(inputScale: inputQ.scale, filterScales: filterQ.scales,
+                                                         outputScale: outputQ.scale, channelCount: channels)
+        }
+        let range = try context.integerActivationRange(activation, output: outputTensor, outputQ)
+        requantization = ChannelRequantization(multipliers, zeroPoint: outputQ.zeroPoint,
+                                              range: (range.lowerBound, range.upperBound))
+
+        let weights = try context.constant(Conv2D.filter).bytes
+        var biasValues: UnsafeBufferPointer<Int32>?
+        if biasTensor != nil { biasValues = try context.constant(Conv2D.bias).elements(as: Int32.self) }
+        let depth = g.patchSize
+        let signedWeights = type == .int8
+        gemm = IntegerGEMM(columns: channels, depth: depth, activationZeroPoint: Int32(encoding.zeroPoint),
+                           weight: { n, k in
+                               let byte = weights[n * depth + k]
+                               return (signedWeights ? Int32(Int8(bitPattern: byte)) : Int32(byte)) - filterZeroPoint
+                           },
+                           bias: { n in biasValues?[n] ?? 0 })
+        geometry = g
+        input = context.node.inputs[Conv2D.input]
+        output = context.node.outputs[Conv2D.output]
+        rowsPerBlock = max(4, min(g.outputHeight * g.outputWidth, (1 << 16) / max(depth, 1)) / 4 * 4)
+        if !(g.isPointwise && !encoding.isSigned) {
+            context.requestScratch(bytes: rowsPerBlock * depth)
+        }
+    }
+
+    func eval(_ memory: TensorMemory) {
+        let g = geometry
+        let pixels = g.outputHeight * g.outputWidth
+        let channels = g.outputChannels
+        let source = memory.input(input, as: UInt8.self)
+        let destination = memory.output(output, as: UInt8.self)
+        if readsInputDirectly {
+            gemm.multiply(source, rows: g.batches * pixels, rowStride: g.inputChannels,
+                          into: RequantizedGEMMOutput(base: destination, rowStride: channels, columns: channels, stage: requantization))
+            return
+        }
+        let patches = memory.scratch(as: UInt8.self)
+        for n in 0 ..< g.batches {
+            let image = source + n * g.inputHeight * g.inputWidth * g.inputChannels
+            var start = 0
+            while start < pixels {
+                let count = min(rowsPerBlock, pixels - start)
+                im2col(image, rows: start ..< start + count, into: patches)
+                gemm.multiply(patches, rows: count, rowStride: g.patchSize,
+                              into: RequantizedGEMMOutput(base: destination + (n * pixels + start) * channels,
+                                                          rowStride: channels, columns: channels, stage: requantization))
+                start += count
+            }
+        }
+    }
+
+    /// Lays out the receptive fields of output pixels `rows` (row-major over the output image)
+    /// as encoded bytes, one patch per row; taps in the padding get the input zero point.
+    private func im2col(_ image: UnsafePointer<UInt8>, rows: Range<Int>, into patches: UnsafeMutablePointer<UInt8>) {
+        let g = geometry
+        let c = g.inputChannels
+        // One filter row covers `span` bytes; without dilation they are contiguous in the input.
+        let span = g.filterWidth * c
+        var dst = patches
+        for row in rows {
+            let oy = row / g.outputWidth, ox = row % g.outputWidth
+            let y0 = oy * g.strideHeight - g.padTop, x0 = ox * g.strideWidth - g.padLeft
+            let rowInside = g.dilationWidth == 1 && x0 >= 0 && x0 + g.filterWidth <= g.inputWidth
+            for ky in 0 ..< g.filterHeight {
+                let iy = y0 + ky * g.dilationHeight
+                if iy < 0 || iy >= g.inputHeight {
+                    dst.update(repeating: encoding.zeroPoint, count: span)
+                } else if rowInside {
+                    copyEncoded(image + (iy * g.inputWidth + x0) * c, to: dst, count: span)
+                } else {
+                    for kx in 0 ..< g.filterWidth {
+                        let ix = x0 + kx * g.dilationWidth
+                        if ix >= 0, ix < g.inputWidth {
+                            copyEncoded(image + (iy * g.inputWidth + ix) * c, to: dst + kx * c, count: c)
+                        } else {
+                            (dst + kx * c).update(repeating: encoding.zeroPoint, count: c)
+                        }
+                    }
+                }
+                dst += span
+            }
+        }
+    }
+
+    @inline(__always)
+    private func copyEncoded(_ source: UnsafePointer<UInt8>, to destination: UnsafeMutablePointer<UInt8>, count: Int) {
+        if encoding.isSigned {
+            for i in 0 ..< count { destination[i] = source[i] ^ 0x80 }
+        } else {
+            destination.update(from: source, count: count)
+        }
     }
 }

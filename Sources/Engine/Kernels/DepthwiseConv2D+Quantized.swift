@@ -1,6 +1,169 @@
 extension DepthwiseConv2D {
     /// Integer depthwise convolution (uint8 per-tensor, int8 per-channel).
     static func prepareQuantized(_ context: inout PrepareContext, geometry: Geometry, activation: FusedActivation) throws(ModelError) -> any Kernel {
-        throw context.unsupported("quantized DEPTHWISE_CONV_2D is not implemented yet")
+        try DepthwiseConv2DQuantized(&context, geometry: geometry, activation: activation)
+    }
+}
+
+/// Integer DEPTHWISE_CONV_2D, byte-identical to TFLite's reference kernels
+/// (`reference_ops::DepthwiseConv` for uint8, `reference_integer_ops::DepthwiseConvPerChannel`
+/// for int8, whose filter zero points are ignored as the reference ignores them).
+///
+/// Direct and vectorised across channels: each batch's input is first copied, encoded as
+/// unsigned bytes, into a buffer padded with the input zero point (channels repeated
+/// `depthMultiplier` times and rounded up to 16), so every tap of every output pixel is in
+/// bounds and contributes `(x − x₀)·w` with no branches. The `x₀ · Σ taps` term is folded into
+/// the bias at prepare time; sixteen channels accumulate in `Int32` lanes and are requantized
+/// with their own multipliers.
+struct DepthwiseConv2DQuantized: Kernel {
+    let geometry: DepthwiseConv2D.Geometry
+    let input: Int, output: Int
+    let encoding: ActivationEncoding
+    /// Output channels rounded up to a multiple of 16.
+    let paddedChannels: Int
+    /// Rows and columns of the padded input copy: exactly what the output's windows cover.
+    let paddedHeight: Int, paddedWidth: Int
+    /// Filter minus its zero point, `[kh · kw, paddedChannels]` (zero past the real channels).
+    let weights: PackedBuffer<Int16>
+    /// `bias − x₀ · Σ_taps w`, per padded channel.
+    let bias: PackedBuffer<Int32>
+    let requantization: ChannelRequantization
+
+    init(_ context: inout PrepareContext, geometry g: DepthwiseConv2D.Geometry, activation: FusedActivation) throws(ModelError) {
+        let inputTensor = try context.input(DepthwiseConv2D.input), filter = try context.input(DepthwiseConv2D.filter)
+        let outputTensor = try context.output(DepthwiseConv2D.output)
+        let type = inputTensor.dataType
+        try context.expect(filter, is: type, role: "filter")
+        try context.expect(outputTensor, is: type, role: "output")
+        let biasTensor = context.optionalInput(DepthwiseConv2D.bias)
+        if let biasTensor { try context.expect(biasTensor, is: .int32, role: "bias") }
+        let inputQ = try context.affineQuantization(of: inputTensor, role: "input")
+        let outputQ = try context.affineQuantization(of: outputTensor, role: "output")
+        encoding = ActivationEncoding(type, inputQ)
+        guard let filterQ = filter.quantization, !filterQ.scales.isEmpty else {
+            throw context.invalid("filter '\(filter.name)' (\(type)) has no quantization parameters")
+        }
+        let channels = g.outputChannels
+        let multipliers: [QuantizedMultiplier]
+        let filterZeroPoint: Int32
+        if type == .uint8 {
+            guard filterQ.scales.count == 1 else {
+                throw context.unsupported("uint8 filter '\(filter.name)' has \(filterQ.scales.count) scales; per-channel quantization needs int8")
+            }
+            guard (0 ... 255).contains(filterQ.zeroPoint) else {
+                throw context.unsupported("filter '\(filter.name)' zero point \(filterQ.zeroPoint) is outside 0...255")
+            }
+            filterZeroPoint = Int32(filterQ.zeroPoint)
+            try context.checkBiasScale(biasTensor, inputScale: inputQ.scale, filterScale: filterQ.scale, outputScale: outputQ.scale)
+            guard let m = QuantizedMultiplier.perTensorConvolution(inputScale: inputQ.scale, filterScale: filterQ.scale,
+                                                                  outputScale: outputQ.scale) else {
+                throw context.invalid("input scale \(inputQ.scale) × filter scale \(filterQ.scale) is negative")
+            }
+            multipliers = Array(repeating: m, count: channels)
+        } else {
+            let count = filterQ.scales.count
+            guard count == 1 || (filterQ.quantizedDimension == 3 && count == channels) else {
+                throw context.invalid("filter '\(filter.name)' has \(count) scales along dimension \(filterQ.quantizedDimension), expected 1 or \(channels) along dimension 3")
+            }
+            filterZeroPoint = 0
+            multipliers = QuantizedMultiplier.perChannel(inputScale: inputQ.scale, filterScales: filterQ.scales,
+                                                         outputScale: outputQ.scale, channelCount: channels)
+        }
+        let range = try context.integerActivationRange(activation, output: outputTensor, outputQ)
+        requantization = ChannelRequantization(multipliers, zeroPoint: outputQ.zeroPoint,
+                                              range: (range.lowerBound, range.upperBound))
+
+        let filterBytes = try context.constant(DepthwiseConv2D.filter).bytes
+        var biasValues: UnsafeBufferPointer<Int32>?
+        if biasTensor != nil { biasValues = try context.constant(DepthwiseConv2D.bias).elements(as: Int32.self) }
+        let padded = (channels + 15) / 16 * 16
+        let taps = g.filterHeight * g.filterWidth
+        let weights = PackedBuffer<Int16>(count: taps * padded, initializedTo: 0)
+        let bias = PackedBuffer<Int32>(count: padded, initializedTo: 0)
+        let zeroPoint = Int32(encoding.zeroPoint)
+        for c in 0 ..< channels {
+            var sum: Int32 = 0
+            for tap in 0 ..< taps {
+                let byte = filterBytes[tap * channels + c]
+                let w = (type == .int8 ? Int32(Int8(bitPattern: byte)) : Int32(byte)) - filterZeroPoint
+                weights.pointer[tap * padded + c] = Int16(w)
+                sum &+= w
+            }
+            bias.pointer[c] = (biasValues?[c] ?? 0) &- zeroPoint &* sum
+        }
+        self.weights = weights
+        self.bias = bias
+        paddedChannels = padded
+        paddedHeight = (g.outputHeight - 1) * g.strideHeight + (g.filterHeight - 1) * g.dilationHeight + 1
+        paddedWidth = (g.outputWidth - 1) * g.strideWidth + (g.filterWidth - 1) * g.dilationWidth + 1
+        geometry = g
+        input = context.node.inputs[DepthwiseConv2D.input]
+        output = context.node.outputs[DepthwiseConv2D.output]
+        context.requestScratch(bytes: paddedHeight * paddedWidth * padded)
+    }
+
+    func eval(_ memory: TensorMemory) {
+        let g = geometry
+        let buffer = memory.scratch(as: UInt8.self)
+        for n in 0 ..< g.batches {
+            pad(memory.input(input, as: UInt8.self) + n * g.inputHeight * g.inputWidth * g.inputChannels, into: buffer)
+            convolve(buffer, memory.output(output, as: UInt8.self) + n * g.outputHeight * g.outputWidth * g.outputChannels)
+        }
+    }
+
+    /// Copies one image into the padded, encoded, channel-expanded buffer.
+    private func pad(_ image: UnsafePointer<UInt8>, into buffer: UnsafeMutablePointer<UInt8>) {
+        let g = geometry
+        let cp = paddedChannels, cin = g.inputChannels, multiplier = g.depthMultiplier
+        buffer.update(repeating: encoding.zeroPoint, count: paddedHeight * paddedWidth * cp)
+        for iy in 0 ..< min(g.inputHeight, paddedHeight - g.padTop) {
+            for ix in 0 ..< min(g.inputWidth, paddedWidth - g.padLeft) {
+                let src = image + (iy * g.inputWidth + ix) * cin
+                let dst = buffer + ((iy + g.padTop) * paddedWidth + ix + g.padLeft) * cp
+                if multiplier == 1 {
+                    if encoding.isSigned {
+                        for c in 0 ..< cin { dst[c] = src[c] ^ 0x80 }
+                    } else {
+                        dst.update(from: src, count: cin)
+                    }
+                } else {
+                    for c in 0 ..< cin {
+                        let value = encoding.encode(src[c])
+                        for m in 0 ..< multiplier { dst[c * multiplier + m] = value }
+                    }
+                }
+            }
+        }
+    }
+
+    private func convolve(_ buffer: UnsafePointer<UInt8>, _ out: UnsafeMutablePointer<UInt8>) {
+        let g = geometry
+        let cp = paddedChannels, channels = g.outputChannels
+        let source = UnsafeRawPointer(buffer), filter = UnsafeRawPointer(weights.pointer)
+        let biasRaw = UnsafeRawPointer(bias.pointer)
+        let rowStep = g.dilationHeight * paddedWidth * cp, columnStep = g.dilationWidth * cp
+        for oy in 0 ..< g.outputHeight {
+            for ox in 0 ..< g.outputWidth {
+                let origin = (oy * g.strideHeight * paddedWidth + ox * g.strideWidth) * cp
+                let dst = out + (oy * g.outputWidth + ox) * channels
+                var ch = 0
+                while ch < cp {
+                    var acc = biasRaw.loadUnaligned(fromByteOffset: ch &* 4, as: SIMD16<Int32>.self)
+                    var tap = ch
+                    for ky in 0 ..< g.filterHeight {
+                        var offset = origin &+ ky &* rowStep &+ ch
+                        for _ in 0 ..< g.filterWidth {
+                            let x = widened(source.loadUnaligned(fromByteOffset: offset, as: SIMD16<UInt8>.self))
+                            let w = widened(filter.loadUnaligned(fromByteOffset: tap &* 2, as: SIMD16<Int16>.self))
+                            acc &+= x &* w
+                            offset &+= columnStep
+                            tap &+= cp
+                        }
+                    }
+                    storeLowBytes(requantization.apply(acc, channel: ch), to: dst + ch, count: channels - ch)
+                    ch += 16
+                }
+            }
+        }
     }
 }

@@ -1,6 +1,145 @@
 extension FullyConnected {
     /// Integer fully connected layer (uint8 per-tensor, int8 per-tensor or per-channel).
     static func prepareQuantized(_ context: inout PrepareContext, shape: Shape, activation: FusedActivation) throws(ModelError) -> any Kernel {
-        throw context.unsupported("quantized FULLY_CONNECTED is not implemented yet")
+        try FullyConnectedQuantized(&context, shape: shape, activation: activation)
+    }
+}
+
+/// Integer FULLY_CONNECTED, byte-identical to LiteRT's reference kernels
+/// (`reference_ops::FullyConnected` for uint8, `reference_integer_ops::FullyConnected` and
+/// `FullyConnectedPerChannel` for int8):
+///
+/// - per-tensor weights (uint8, or int8 with one scale): `Σ (w − w₀)(x − x₀) + bias`;
+/// - per-channel weights (int8 only): `Σ w (x − x₀) + bias`, weight zero points ignored;
+///
+/// then, unlike CONV_2D, a rescale in Double (see `requantizeInDouble`), the output zero point
+/// and the activation clamp. The products run through `IntegerGEMM` with constant weights
+/// packed at prepare time.
+struct FullyConnectedQuantized: Kernel {
+    let shape: FullyConnected.Shape
+    let input: Int, output: Int
+    let encoding: ActivationEncoding
+    let gemm: IntegerGEMM
+    /// `Double(inputScale) · Double(filterScale[unit]) / Double(outputScale)` per unit.
+    let scales: PackedBuffer<Double>
+    let zeroPoint: Int32
+    let range: ClosedRange<Int32>
+    /// Input rows re-encoded at once (int8 inputs only).
+    let rowsPerBlock: Int
+
+    init(_ context: inout PrepareContext, shape s: FullyConnected.Shape, activation: FusedActivation) throws(ModelError) {
+        let inputTensor = try context.input(FullyConnected.input), weightsTensor = try context.input(FullyConnected.weights)
+        let outputTensor = try context.output(FullyConnected.output)
+        let type = inputTensor.dataType
+        try context.expect(weightsTensor, is: type, role: "weights")
+        try context.expect(outputTensor, is: type, role: "output")
+        switch activation {
+        case .none, .relu, .relu6, .reluN1To1: break
+        case .tanh, .signBit: throw context.unsupported("fused activation \(activation) (TFLite allows only clamps here)")
+        }
+        let biasTensor = context.optionalInput(FullyConnected.bias)
+        if let biasTensor { try context.expect(biasTensor, is: .int32, role: "bias") }
+        let inputQ = try context.affineQuantization(of: inputTensor, role: "input")
+        let outputQ = try context.affineQuantization(of: outputTensor, role: "output")
+        encoding = ActivationEncoding(type, inputQ)
+        guard let weightsQ = weightsTensor.quantization, !weightsQ.scales.isEmpty else {
+            throw context.invalid("weights '\(weightsTensor.name)' (\(type)) have no quantization parameters")
+        }
+        guard weightsTensor.isConstant else {
+            throw context.unsupported("quantized weights '\(weightsTensor.name)' must be a constant tensor")
+        }
+        let units = s.units
+        let filterScales: [Float]
+        let weightZeroPoint: Int32
+        if weightsQ.scales.count == 1 {
+            let valid: ClosedRange<Int> = type == .int8 ? -128 ... 127 : 0 ... 255
+            guard valid.contains(weightsQ.zeroPoint) else {
+                throw context.unsupported("weights '\(weightsTensor.name)' zero point \(weightsQ.zeroPoint) is outside the \(type) range")
+            }
+            weightZeroPoint = Int32(weightsQ.zeroPoint)
+            try context.checkBiasScale(biasTensor, inputScale: inputQ.scale, filterScale: weightsQ.scale, outputScale: outputQ.scale)
+            filterScales = Array(repeating: weightsQ.scale, count: units)
+        } else {
+            guard type == .int8 else {
+                throw context.unsupported("uint8 weights '\(weightsTensor.name)' have \(weightsQ.scales.count) scales; per-channel quantization needs int8")
+            }
+            let dimension = weightsQ.quantizedDimension
+            guard weightsQ.scales.count == units, dimension >= 0, dimension < 2,
+                  weightsTensor.shape[dimension] == units else {
+                throw context.invalid("weights '\(weightsTensor.name)' have \(weightsQ.scales.count) scales along dimension \(dimension), expected \(units)")
+            }
+            weightZeroPoint = 0
+            filterScales = weightsQ.scales
+        }
+        scales = PackedBuffer(filterScales.map {
+            fullyConnectedEffectiveScale(inputScale: inputQ.scale, filterScale: $0, outputScale: outputQ.scale)
+        })
+        zeroPoint = outputQ.zeroPoint
+        range = try context.integerActivationRange(activation, output: outputTensor, outputQ)
+
+        let weights = try context.constant(FullyConnected.weights).bytes
+        var biasValues: UnsafeBufferPointer<Int32>?
+        if biasTensor != nil { biasValues = try context.constant(FullyConnected.bias).elements(as: Int32.self) }
+        let depth = s.inputDepth
+        let signed = type == .int8
+        gemm = IntegerGEMM(columns: units, depth: depth, activationZeroPoint: Int32(encoding.zeroPoint),
+                           weight: { n, k in
+                               let byte = weights[n * depth + k]
+                               return (signed ? Int32(Int8(bitPattern: byte)) : Int32(byte)) - weightZeroPoint
+                           },
+                           bias: { n in biasValues?[n] ?? 0 })
+        shape = s
+        input = context.node.inputs[FullyConnected.input]
+        output = context.node.outputs[FullyConnected.output]
+        rowsPerBlock = max(1, min(s.batches, (1 << 16) / max(depth, 1)))
+        if signed { context.requestScratch(bytes: rowsPerBlock * depth) }
+    }
+
+    func eval(_ memory: TensorMemory) {
+        let s = shape
+        guard s.batches > 0, s.units > 0 else { return }
+        let source = memory.input(input, as: UInt8.self)
+        let destination = memory.output(output, as: UInt8.self)
+        func stage(_ row: Int) -> DoubleRequantizedGEMMOutput {
+            DoubleRequantizedGEMMOutput(base: destination + row * s.units, rowStride: s.units, columns: s.units,
+                                        scales: UnsafePointer(scales.pointer), zeroPoint: zeroPoint,
+                                        minimum: range.lowerBound, maximum: range.upperBound)
+        }
+        guard encoding.isSigned else {
+            gemm.multiply(source, rows: s.batches, rowStride: s.inputDepth, into: stage(0))
+            return
+        }
+        let encoded = memory.scratch(as: UInt8.self)
+        var start = 0
+        while start < s.batches {
+            let count = min(rowsPerBlock, s.batches - start)
+            let from = source + start * s.inputDepth
+            for i in 0 ..< count * s.inputDepth { encoded[i] = from[i] ^ 0x80 }
+            gemm.multiply(encoded, rows: count, rowStride: s.inputDepth, into: stage(start))
+            start += count
+        }
+    }
+}
+
+/// The output stage of LiteRT's reference FULLY_CONNECTED: each accumulator rescaled in Double
+/// with its unit's scale, then the zero point and the clamp, stored as a byte.
+struct DoubleRequantizedGEMMOutput: IntegerGEMMOutput {
+    let base: UnsafeMutablePointer<UInt8>
+    let rowStride: Int
+    let columns: Int
+    let scales: UnsafePointer<Double>
+    let zeroPoint: Int32
+    let minimum: Int32
+    let maximum: Int32
+
+    @inline(always)
+    func store(_ values: SIMD16<Int32>, row: Int, column: Int) {
+        let destination = base + row * rowStride + column
+        for lane in 0 ..< min(16, columns - column) {
+            // `acc_scaled += output_offset` wraps in the reference too (out-of-range doubles
+            // become Int32.min first).
+            let q = requantizeInDouble(values[lane], scale: scales[column + lane]) &+ zeroPoint
+            destination[lane] = UInt8(truncatingIfNeeded: min(max(q, minimum), maximum))
+        }
     }
 }

@@ -17,7 +17,8 @@ final class TaskModel {
         }
         do {
             metadata = try ModelMetadata(graph: interpreter.graph)
-            archive = try ZipArchive(interpreter.graph.file.bytes)
+            // Packed files are only looked for when the metadata names some.
+            archive = metadata == nil ? nil : try ZipArchive(interpreter.graph.file.bytes)
         } catch {
             throw .unsupportedModel("\(error)")
         }

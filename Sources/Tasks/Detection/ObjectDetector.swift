@@ -106,22 +106,36 @@ public final class ObjectDetector: @unchecked Sendable {
         let input = try encoder.encode(upright, crop: .scaleFill)
         let outputs = try model.run(input, outputs: 4)
         let boxes = outputs[0], classes = outputs[1], scores = outputs[2], count = outputs[3]
-        let n = min(Int(max(0, count.first ?? 0)), scores.count, classes.count, boxes.count / 4)
+        let n = min(Self.truncated(count.first ?? 0), scores.count, classes.count, boxes.count / 4)
         let width = Float(upright.width), height = Float(upright.height)
         var detections = [Detection]()
         for i in 0 ..< n {
-            let index = Int(classes[i])
+            let index = Self.truncated(classes[i])
             let name = labels?.name(index)
             guard filter.accepts(score: scores[i], name: name) else { continue }
             let ymin = boxes[i * 4], xmin = boxes[i * 4 + 1], ymax = boxes[i * 4 + 2], xmax = boxes[i * 4 + 3]
-            let box = BoundingBox(originX: Int((xmin * width).rounded()), originY: Int((ymin * height).rounded()),
-                                  width: Int(((xmax - xmin) * width).rounded()), height: Int(((ymax - ymin) * height).rounded()))
+            // MediaPipe's pixel boxes: float32 products truncated toward zero, origins clamped at 0
+            // (without shrinking the size), sizes capped at the image's.
+            let box = BoundingBox(originX: max(0, Self.truncated(xmin * width)), originY: max(0, Self.truncated(ymin * height)),
+                                  width: min(upright.width, Self.truncated((xmax - xmin) * width)),
+                                  height: min(upright.height, Self.truncated((ymax - ymin) * height)))
             detections.append(Detection(boundingBox: box, categories: [
                 Category(index: index, score: scores[i], categoryName: name, displayName: labels?.displayName(index) ?? ""),
             ]))
         }
-        detections.sort { $0.categories[0].score > $1.categories[0].score }
+        // The op already orders by score; keep its order among equal scores (a stable sort).
+        detections = detections.enumerated().sorted {
+            $0.element.categories[0].score != $1.element.categories[0].score
+                ? $0.element.categories[0].score > $1.element.categories[0].score : $0.offset < $1.offset
+        }.map(\.element)
         filter.cap(&detections)
         return ObjectDetectorResult(detections: detections, timestampInMilliseconds: timestamp)
+    }
+
+    /// `value` truncated toward zero (a C++ float-to-int cast), with NaN as 0 and huge values
+    /// clamped: the outputs of an untrusted model must not trap.
+    static func truncated(_ value: Float) -> Int {
+        guard !value.isNaN else { return 0 }
+        return Int(min(max(value, -1e9), 1e9))
     }
 }

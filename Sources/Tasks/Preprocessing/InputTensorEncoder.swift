@@ -166,9 +166,18 @@ public struct InputTensorEncoder: Sendable {
             }
             return values.withUnsafeBytes { Data($0) }
         case .int8:
-            return Data(rgb.map { UInt8(bitPattern: Int8(Int($0) - 128)) })
+            return Data(eightBit(rgb).map { UInt8(bitPattern: Int8(Int($0) - 128)) })
         default:
-            return Data(rgb)
+            return Data(eightBit(rgb))
+        }
+    }
+
+    /// The 8-bit values in the input's layout: RGB as is, or for one channel the rounded mean of R, G, B.
+    private func eightBit(_ rgb: [UInt8]) -> [UInt8] {
+        guard channels == 1 else { return rgb }
+        return (0 ..< width * height).map { (p: Int) -> UInt8 in
+            let sum = Int(rgb[p * 3]) + Int(rgb[p * 3 + 1]) + Int(rgb[p * 3 + 2])
+            return UInt8((sum + 1) / 3)
         }
     }
 }

@@ -1,0 +1,31 @@
+// Lane-width conversions for the integer kernels' hot loops. They are written lane by lane,
+// which LLVM turns into single `vpmovsxwd`/`vpmovzxbd`/`vpmovdb` instructions: the standard
+// library's converting initializers (`SIMD16<Int32>(truncatingIfNeeded:)`, and in larger
+// functions the eight-lane ones too) are not always inlined and then become calls in the
+// loop. `@inline(always)` because `@inline(__always)` is only a hint.
+
+/// Sign-extends sixteen `Int16` lanes.
+@inline(always)
+func widened(_ v: SIMD16<Int16>) -> SIMD16<Int32> {
+    var result = SIMD16<Int32>()
+    for lane in 0 ..< 16 { result[lane] = Int32(v[lane]) }
+    return result
+}
+
+/// Zero-extends sixteen `UInt8` lanes.
+@inline(always)
+func widened(_ v: SIMD16<UInt8>) -> SIMD16<Int32> {
+    var result = SIMD16<Int32>()
+    for lane in 0 ..< 16 { result[lane] = Int32(v[lane]) }
+    return result
+}
+
+/// Stores the low byte of the first `count` lanes (all sixteen: one `vpmovdb`).
+@inline(always)
+func storeLowBytes(_ v: SIMD16<Int32>, to destination: UnsafeMutablePointer<UInt8>, count: Int) {
+    if count >= 16 {
+        for lane in 0 ..< 16 { destination[lane] = UInt8(truncatingIfNeeded: v[lane]) }
+    } else {
+        for lane in 0 ..< count { destination[lane] = UInt8(truncatingIfNeeded: v[lane]) }
+    }
+}

@@ -1,0 +1,291 @@
+import Engine
+import Foundation
+import TestSupport
+import XCTest
+
+/// End-to-end tests of the `swiftlite` executable: stdout, stderr and exit status.
+///
+/// SwiftPM cannot make a test target depend on an executable, so the binary must be built first:
+/// `make test` runs `swift build` before `swift test`.
+final class CLITests: XCTestCase {
+    static let root = Fixtures.repositoryRoot
+    static let floatFixtures = Fixtures.directory("EngineTests").appendingPathComponent("float")
+    static let demoCat = root.appendingPathComponent("Models/demo/cat.png").path
+    static let efficientnetF32 = root.appendingPathComponent("Models/efficientnet_lite0_f32.tflite").path
+
+    /// The `swiftlite` built next to this test bundle (same configuration), else in `.build/debug`.
+    static let executable: URL? = {
+        let bundle = Bundle.main.bundleURL
+        let candidates = [
+            bundle.appendingPathComponent("swiftlite"),
+            bundle.deletingLastPathComponent().appendingPathComponent("swiftlite"),
+            root.appendingPathComponent(".build/debug/swiftlite"),
+        ]
+        return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) }
+    }()
+
+    struct Output {
+        let status: Int32
+        let stdout: String
+        let stderr: String
+        var stderrLines: [Substring] { stderr.split(separator: "\n", omittingEmptySubsequences: false).dropLast(stderr.hasSuffix("\n") ? 1 : 0) }
+    }
+
+    /// Runs `swiftlite arguments...` from the repository root.
+    func swiftlite(_ arguments: String...) throws -> Output {
+        guard let executable = Self.executable else {
+            XCTFail("swiftlite executable not found next to the test bundle (\(Bundle.main.bundleURL.path)) or in .build/debug; run `swift build` first (`make test` does)")
+            throw XCTSkip("no swiftlite executable")
+        }
+        let dir = try temporaryDirectory()
+        let out = dir.appendingPathComponent("stdout"), err = dir.appendingPathComponent("stderr")
+        FileManager.default.createFile(atPath: out.path, contents: nil)
+        FileManager.default.createFile(atPath: err.path, contents: nil)
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        process.currentDirectoryURL = Self.root
+        process.standardOutput = try FileHandle(forWritingTo: out)
+        process.standardError = try FileHandle(forWritingTo: err)
+        try process.run()
+        process.waitUntilExit()
+        return Output(status: process.terminationStatus,
+                      stdout: try String(contentsOf: out, encoding: .utf8), stderr: try String(contentsOf: err, encoding: .utf8))
+    }
+
+    func temporaryDirectory() throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("swiftlite-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        addTeardownBlock { try? FileManager.default.removeItem(at: url) }
+        return url
+    }
+
+    func fixture(_ name: String) -> URL { Self.floatFixtures.appendingPathComponent(name) }
+
+    /// A failure: non-zero status, nothing on stdout, exactly one `error: ...` line on stderr.
+    func assertFails(_ output: Output, mentioning text: String, file: StaticString = #filePath, line: UInt = #line) {
+        XCTAssertNotEqual(output.status, 0, "exit status", file: file, line: line)
+        XCTAssertEqual(output.stdout, "", "stdout", file: file, line: line)
+        XCTAssertEqual(output.stderrLines.count, 1, "stderr should be one line, is: \(output.stderr)", file: file, line: line)
+        XCTAssertTrue(output.stderr.hasPrefix("error: "), output.stderr, file: file, line: line)
+        XCTAssertTrue(output.stderr.contains(text), "stderr '\(output.stderr)' does not mention '\(text)'", file: file, line: line)
+    }
+
+    func json(_ text: String, file: StaticString = #filePath, line: UInt = #line) throws -> Any {
+        do { return try JSONSerialization.jsonObject(with: Data(text.utf8)) } catch {
+            XCTFail("not JSON: \(text.prefix(300))", file: file, line: line)
+            throw error
+        }
+    }
+
+    // MARK: - Help
+
+    func testHelp() throws {
+        let help = try swiftlite("--help")
+        XCTAssertEqual(help.status, 0)
+        XCTAssertEqual(help.stderr, "")
+        XCTAssertTrue(help.stdout.contains("usage: swiftlite <command>"), help.stdout)
+        for command in ["classify", "detect", "label", "inspect", "run", "bench"] {
+            XCTAssertTrue(help.stdout.contains("\n  \(command) "), "help lists \(command)")
+        }
+        let commandHelp = try swiftlite("run", "--help")
+        XCTAssertEqual(commandHelp.status, 0)
+        XCTAssertTrue(commandHelp.stdout.contains("--dump-intermediates"), commandHelp.stdout)
+        // No arguments at all: the help, and a failing status.
+        let none = try swiftlite()
+        XCTAssertNotEqual(none.status, 0)
+        XCTAssertTrue(none.stdout.contains("usage: swiftlite <command>"))
+    }
+
+    // MARK: - inspect
+
+    func testInspectText() throws {
+        let output = try swiftlite("inspect", fixture("conv2d_k3x3_s1_same_7x7_c3to8_relu/model.tflite").path)
+        XCTAssertEqual(output.status, 0, output.stderr)
+        XCTAssertEqual(output.stderr, "")
+        for expected in ["inputs:", "outputs:", "operators (1):", "CONV_2D", "[1, 7, 7, 3]", "[1, 7, 7, 8]", "macs=", "tensors ("] {
+            XCTAssertTrue(output.stdout.contains(expected), "missing '\(expected)' in:\n\(output.stdout)")
+        }
+    }
+
+    func testInspectJSON() throws {
+        let output = try swiftlite("inspect", "--json", fixture("net_mobilenet_v1_025_128/model.tflite").path)
+        XCTAssertEqual(output.status, 0, output.stderr)
+        let report = try XCTUnwrap(try json(output.stdout) as? [String: Any])
+        let operators = try XCTUnwrap(report["operators"] as? [[String: Any]])
+        let tensors = try XCTUnwrap(report["tensors"] as? [[String: Any]])
+        XCTAssertEqual(operators.count, 31)
+        XCTAssertEqual(Set(operators.compactMap { $0["op"] as? String }), ["CONV_2D", "DEPTHWISE_CONV_2D", "MEAN", "RESHAPE", "SOFTMAX"])
+        XCTAssertTrue(operators.allSatisfy { $0["inputs"] is [Int] && $0["outputs"] is [Int] && $0["macs"] is Int })
+        XCTAssertGreaterThan(tensors.count, operators.count)
+        XCTAssertTrue(tensors.allSatisfy { $0["name"] is String && $0["shape"] is [Int] && $0["type"] is String })
+        let inputs = try XCTUnwrap(report["inputs"] as? [[String: Any]])
+        XCTAssertEqual(inputs.first?["shape"] as? [Int], [1, 128, 128, 3])
+        XCTAssertEqual((report["outputs"] as? [Any])?.count, 2)
+        XCTAssertGreaterThan(report["total_macs"] as? Int ?? 0, 0)
+    }
+
+    // MARK: - run
+
+    func testRunWritesTheGoldenOutput() throws {
+        let golden = fixture("conv2d_k3x3_s1_same_7x7_c3to8_relu")
+        let dir = try temporaryDirectory()
+        let output = try swiftlite("run", golden.appendingPathComponent("model.tflite").path,
+                                   "--input", golden.appendingPathComponent("input_0.npy").path, "--output-dir", dir.path)
+        XCTAssertEqual(output.status, 0, output.stderr)
+        XCTAssertTrue(output.stdout.hasPrefix("ran 1 operators"), output.stdout)
+        let ours = try NumpyArray(contentsOf: dir.appendingPathComponent("output_0.npy"))
+        let expected = try NumpyArray(contentsOf: golden.appendingPathComponent("output_0.npy"))
+        let comparison = Comparison(ours, expected)
+        XCTAssertNil(comparison.shapeMismatch)
+        // The manifest's tolerance for this case is 1e-5 relative.
+        XCTAssertLessThanOrEqual(comparison.relativeError, 1e-5)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: dir.appendingPathComponent("tensors").path))
+    }
+
+    func testRunDumpIntermediates() throws {
+        let golden = fixture("net_mobilenet_v1_025_128")
+        let dir = try temporaryDirectory()
+        let output = try swiftlite("run", golden.appendingPathComponent("model.tflite").path, "--dump-intermediates",
+                                   "--input", golden.appendingPathComponent("input_0.npy").path, "--output-dir", dir.path)
+        XCTAssertEqual(output.status, 0, output.stderr)
+        let files = try FileManager.default.contentsOfDirectory(atPath: dir.appendingPathComponent("tensors").path).filter { $0.hasSuffix(".npy") }
+        // The input and one output per operator (31 operators, two of them model outputs).
+        XCTAssertEqual(files.count, 32, "\(files.sorted())")
+        for file in files {
+            XCTAssertNoThrow(try NumpyArray(contentsOf: dir.appendingPathComponent("tensors").appendingPathComponent(file)), file)
+        }
+        // Each model output was also dumped, and equals output_<k>.npy.
+        for k in 0 ..< 2 {
+            let written = try NumpyArray(contentsOf: dir.appendingPathComponent("output_\(k).npy"))
+            XCTAssertEqual(Comparison(written, try NumpyArray(contentsOf: golden.appendingPathComponent("output_\(k).npy"))).shapeMismatch, nil)
+            XCTAssertTrue(try files.contains { try NumpyArray(contentsOf: dir.appendingPathComponent("tensors/\($0)")) == written })
+        }
+    }
+
+    // MARK: - Errors: one line on stderr, non-zero status
+
+    func testUnknownCommand() throws {
+        assertFails(try swiftlite("frobnicate"), mentioning: "unknown command 'frobnicate'")
+    }
+
+    func testUnknownFlag() throws {
+        assertFails(try swiftlite("inspect", "--frobnicate", fixture("softmax_1x10/model.tflite").path), mentioning: "--frobnicate")
+        assertFails(try swiftlite("classify", "-x", Self.demoCat), mentioning: "-x")
+    }
+
+    func testMissingFile() throws {
+        assertFails(try swiftlite("inspect", "/nonexistent/model.tflite"), mentioning: "/nonexistent/model.tflite")
+        let dir = try temporaryDirectory()
+        assertFails(try swiftlite("run", fixture("softmax_1x10/model.tflite").path, "--input", "/nonexistent/in.npy",
+                                  "--output-dir", dir.path), mentioning: "/nonexistent/in.npy")
+        assertFails(try swiftlite("classify", "--model", Self.efficientnetF32, "/nonexistent/photo.png"), mentioning: "/nonexistent/photo.png")
+    }
+
+    func testWrongPositionalCount() throws {
+        assertFails(try swiftlite("inspect"), mentioning: "inspect takes exactly one MODEL path")
+        assertFails(try swiftlite("run", "a.tflite", "b.tflite", "--output-dir", "/tmp/x"), mentioning: "run takes exactly one MODEL path")
+    }
+
+    func testWrongInputCount() throws {
+        let golden = fixture("add_same_shape_1x4x4x3")
+        let dir = try temporaryDirectory()
+        assertFails(try swiftlite("run", golden.appendingPathComponent("model.tflite").path,
+                                  "--input", golden.appendingPathComponent("input_0.npy").path, "--output-dir", dir.path),
+                    mentioning: "the model has 2 inputs, got 1")
+    }
+
+    func testInputOfTheWrongShape() throws {
+        let golden = fixture("softmax_1x10")
+        let dir = try temporaryDirectory()
+        let wrong = dir.appendingPathComponent("wrong.npy")
+        try NumpyArray(dataType: .float32, shape: [1, 7], data: Data(count: 28)).npyData().write(to: wrong)
+        assertFails(try swiftlite("run", golden.appendingPathComponent("model.tflite").path, "--input", wrong.path,
+                                  "--output-dir", dir.path), mentioning: "does not match input 0")
+        let wrongType = dir.appendingPathComponent("wrong_type.npy")
+        try NumpyArray(dataType: .int32, shape: [1, 10], data: Data(count: 40)).npyData().write(to: wrongType)
+        assertFails(try swiftlite("run", golden.appendingPathComponent("model.tflite").path, "--input", wrongType.path,
+                                  "--output-dir", dir.path), mentioning: "does not match input 0")
+    }
+
+    func testInvalidOptionValues() throws {
+        assertFails(try swiftlite("classify", "--max-results", "many", Self.demoCat), mentioning: "--max-results")
+        assertFails(try swiftlite("classify", "--crop", "diagonal", Self.demoCat), mentioning: "--crop")
+        assertFails(try swiftlite("classify", "--model", Self.efficientnetF32, "--allow", "tabby", "--deny", "lynx", Self.demoCat),
+                    mentioning: "mutually exclusive")
+        assertFails(try swiftlite("classify", "--model", Self.efficientnetF32), mentioning: "no IMAGE")
+    }
+
+    // MARK: - Tasks
+
+    /// The default model (a bundled EfficientNet-Lite0) on the demo photo, as in the README.
+    func testClassifyNamesACat() throws {
+        let output = try swiftlite("classify", "Models/demo/cat.png")
+        XCTAssertEqual(output.status, 0, output.stderr)
+        let lines = output.stdout.split(separator: "\n")
+        XCTAssertEqual(lines.first, "Models/demo/cat.png:")
+        XCTAssertEqual(lines.count, 6, "the path and the top 5")
+        XCTAssertTrue(lines.count > 1 && lines[1].hasSuffix(" Egyptian cat"), output.stdout)
+    }
+
+    func testClassifyJSONShape() throws {
+        let output = try swiftlite("classify", "--json", "--model", Self.efficientnetF32, "--max-results", "3", Self.demoCat)
+        XCTAssertEqual(output.status, 0, output.stderr)
+        let results = try XCTUnwrap(try json(output.stdout) as? [[String: Any]])
+        XCTAssertEqual(results.count, 1)
+        XCTAssertEqual(results[0]["image"] as? String, Self.demoCat)
+        let heads = try XCTUnwrap(results[0]["classifications"] as? [[String: Any]])
+        XCTAssertEqual(heads.count, 1)
+        XCTAssertEqual(heads[0]["headIndex"] as? Int, 0)
+        XCTAssertTrue(heads[0]["headName"] is String)
+        let categories = try XCTUnwrap(heads[0]["categories"] as? [[String: Any]])
+        XCTAssertEqual(categories.count, 3)
+        for c in categories {
+            XCTAssertTrue(c["index"] is Int && c["score"] is Double && c["categoryName"] is String && c["displayName"] is String, "\(c)")
+        }
+        XCTAssertEqual(categories[0]["categoryName"] as? String, "Egyptian cat")
+        XCTAssertEqual(categories[0]["index"] as? Int, 285)
+        let scores = categories.compactMap { $0["score"] as? Double }
+        XCTAssertEqual(scores, scores.sorted(by: >))
+    }
+
+    func testLabelAutoML() throws {
+        let folder = Self.root.appendingPathComponent("Models/dog_breeds_automl")
+        guard FileManager.default.fileExists(atPath: folder.appendingPathComponent("manifest.json").path) else {
+            throw XCTSkip("Models/dog_breeds_automl is not in this checkout")
+        }
+        let photo = (try? Fixtures.shared("images/pets.jpg").path) ?? Self.demoCat
+        let output = try swiftlite("label", "--automl", folder.path, "--confidence", "0.1", "--json", photo)
+        XCTAssertEqual(output.status, 0, output.stderr)
+        let results = try XCTUnwrap(try json(output.stdout) as? [[String: Any]])
+        XCTAssertEqual(results.first?["image"] as? String, photo)
+        let labels = try XCTUnwrap(results.first?["labels"] as? [[String: Any]])
+        let breeds = try String(contentsOf: folder.appendingPathComponent("dict.txt"), encoding: .utf8).split(separator: "\n").map(String.init)
+        for label in labels {
+            let text = try XCTUnwrap(label["text"] as? String), index = try XCTUnwrap(label["index"] as? Int)
+            XCTAssertEqual(breeds[index], text)
+            XCTAssertGreaterThanOrEqual(label["confidence"] as? Double ?? -1, 0.1)
+        }
+        assertFails(try swiftlite("label", "--automl", Self.root.appendingPathComponent("Models/demo").path, Self.demoCat),
+                    mentioning: "manifest.json")
+    }
+
+    func testDetectCOCO() throws {
+        let model = try Fixtures.shared("models/ssd_mobilenet_v1_coco_quant.tflite").path
+        let labels = try Fixtures.shared("models/labels/coco_labelmap.txt").path
+        let photo = try Fixtures.shared("images/kite_and_cold.jpg").path
+        let output = try swiftlite("detect", "--model", model, "--labels", labels, "--json", photo)
+        if output.status != 0, output.stderr.contains("TFLite_Detection_PostProcess"), output.stderr.contains("not supported") {
+            throw XCTSkip("the engine does not support TFLite_Detection_PostProcess yet: \(output.stderr)")
+        }
+        XCTAssertEqual(output.status, 0, output.stderr)
+        let results = try XCTUnwrap(try json(output.stdout) as? [[String: Any]])
+        let detections = try XCTUnwrap(results.first?["detections"] as? [[String: Any]])
+        let names = detections.compactMap { (($0["categories"] as? [[String: Any]])?.first?["categoryName"]) as? String }
+        XCTAssertTrue(names.contains("person") && names.contains("kite"), "\(names)")
+        for d in detections {
+            let box = try XCTUnwrap(d["boundingBox"] as? [String: Int])
+            XCTAssertEqual(Set(box.keys), ["originX", "originY", "width", "height"])
+        }
+    }
+}

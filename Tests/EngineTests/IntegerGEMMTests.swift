@@ -1,0 +1,123 @@
+import XCTest
+
+@testable import Engine
+
+/// The packed, vectorised integer product and the sixteen-lane requantization against their
+/// plain scalar references, over edge sizes: columns below, at and above the 16-lane panel
+/// width (and odd panel counts), depths that are not a multiple of anything, row counts that
+/// are not a multiple of the 4-row tile, and extreme weights, activations and multipliers.
+final class IntegerGEMMTests: XCTestCase {
+    private let columnCounts = [1, 3, 15, 16, 17, 31, 32, 33, 48, 50, 64, 65]
+    private let depths = [1, 2, 3, 7, 16, 27, 33, 100]
+    private let rowCounts = [1, 2, 3, 4, 5, 7, 8, 9]
+
+    func testAccumulatorsMatchReference() {
+        var rng = KernelTestRandom(seed: 1)
+        for columns in columnCounts {
+            for depth in depths {
+                let rows = rowCounts[(columns + depth) % rowCounts.count]
+                let rowStride = depth + (columns % 3)  // rows need not be packed
+                let a = (0 ..< rows * rowStride).map { _ in UInt8.random(in: 0 ... 255, using: &rng) }
+                // Extremes of the 9-bit weight range show up often.
+                let weights = (0 ..< columns * depth).map { i -> Int32 in
+                    i % 7 == 0 ? (i % 2 == 0 ? 255 : -255) : Int32.random(in: -255 ... 255, using: &rng)
+                }
+                let bias = (0 ..< columns).map { _ in Int32.random(in: -100_000 ... 100_000, using: &rng) }
+                let zeroPoint = Int32.random(in: 0 ... 255, using: &rng)
+                let gemm = IntegerGEMM(columns: columns, depth: depth, activationZeroPoint: zeroPoint,
+                                       weight: { weights[$0 * depth + $1] }, bias: { bias[$0] })
+                var actual = [Int32](repeating: -1, count: rows * columns)
+                actual.withUnsafeMutableBufferPointer { out in
+                    gemm.multiply(a, rows: rows, rowStride: rowStride,
+                                  into: AccumulatorGEMMOutput(base: out.baseAddress!, rowStride: columns, columns: columns))
+                }
+                let expected = IntegerGEMM.reference(a, rows: rows, rowStride: rowStride, columns: columns, depth: depth,
+                                                     activationZeroPoint: zeroPoint,
+                                                     weight: { weights[$0 * depth + $1] }, bias: { bias[$0] })
+                XCTAssertEqual(actual, expected, "rows \(rows), columns \(columns), depth \(depth)")
+            }
+        }
+    }
+
+    func testRequantizedOutputMatchesScalarStage() {
+        var rng = KernelTestRandom(seed: 2)
+        for columns in columnCounts {
+            for depth in [1, 17, 64] {
+                let rows = 5
+                let a = (0 ..< rows * depth).map { _ in UInt8.random(in: 0 ... 255, using: &rng) }
+                let weights = (0 ..< columns * depth).map { _ in Int32.random(in: -255 ... 255, using: &rng) }
+                let bias = (0 ..< columns).map { _ in Int32.random(in: -5000 ... 5000, using: &rng) }
+                let multipliers = (0 ..< columns).map { _ in
+                    QuantizedMultiplier(Double.random(in: 1e-5 ... 1.5, using: &rng))
+                }
+                let stage = ChannelRequantization(multipliers, zeroPoint: -7, range: (-128, 100))
+                let gemm = IntegerGEMM(columns: columns, depth: depth, activationZeroPoint: 131,
+                                       weight: { weights[$0 * depth + $1] }, bias: { bias[$0] })
+                var actual = [UInt8](repeating: 0xEE, count: rows * columns + 1)  // one guard byte
+                actual.withUnsafeMutableBufferPointer { out in
+                    gemm.multiply(a, rows: rows, rowStride: depth,
+                                  into: RequantizedGEMMOutput(base: out.baseAddress!, rowStride: columns, columns: columns, stage: stage))
+                }
+                let accumulators = IntegerGEMM.reference(a, rows: rows, rowStride: depth, columns: columns, depth: depth,
+                                                         activationZeroPoint: 131,
+                                                         weight: { weights[$0 * depth + $1] }, bias: { bias[$0] })
+                let expected = accumulators.enumerated().map { i, acc in
+                    UInt8(truncatingIfNeeded: stage.apply(acc, channel: i % columns))
+                }
+                XCTAssertEqual(Array(actual.prefix(rows * columns)), expected, "columns \(columns), depth \(depth)")
+                XCTAssertEqual(actual.last, 0xEE, "wrote past the last column (columns \(columns))")
+            }
+        }
+    }
+
+    func testVectorRequantizationMatchesScalarHelpers() {
+        var rng = KernelTestRandom(seed: 3)
+        let edges: [Int32] = [.min, .min + 1, -(1 << 30), -65_536, -255, -3, -2, -1, 0, 1, 2, 3, 255, 65_536, 1 << 30, .max - 1, .max]
+        var quantized = [QuantizedMultiplier]()
+        for shift in -31 ... 3 {
+            quantized.append(QuantizedMultiplier(multiplier: Int32.random(in: 1 << 30 ... Int32.max, using: &rng), shift: shift))
+        }
+        // Degenerate multipliers: zero, negative (negative scales), and Int32.min, the one
+        // SaturatingRoundingDoublingHighMul saturates.
+        quantized += [QuantizedMultiplier(multiplier: 0, shift: 0), QuantizedMultiplier(-0.75),
+                      QuantizedMultiplier(multiplier: Int32.min, shift: 0), QuantizedMultiplier(multiplier: Int32.min, shift: -3),
+                      QuantizedMultiplier(multiplier: Int32.max, shift: 0), QuantizedMultiplier(multiplier: 1 << 30, shift: -31)]
+        let stage = ChannelRequantization(quantized, zeroPoint: 3, range: (Int32.min, Int32.max))
+        let padded = (quantized.count + 15) / 16 * 16
+        for trial in 0 ..< 400 {
+            var values = [Int32](repeating: 0, count: padded)
+            for i in values.indices {
+                values[i] = trial < edges.count ? edges[(trial + i) % edges.count] : Int32.random(in: .min ... .max, using: &rng)
+            }
+            for block in stride(from: 0, to: quantized.count, by: 16) {
+                var lanes = SIMD16<Int32>()
+                for lane in 0 ..< 16 { lanes[lane] = values[block + lane] }
+                let vector = stage.apply(lanes, channel: block)
+                for lane in 0 ..< min(16, quantized.count - block) {
+                    let channel = block + lane
+                    let q = quantized[channel]
+                    let expected = multiplyByQuantizedMultiplier(values[channel], q) &+ 3
+                    XCTAssertEqual(vector[lane], expected, "x \(values[channel]), multiplier \(q.multiplier), shift \(q.shift)")
+                    XCTAssertEqual(vector[lane], stage.apply(values[channel], channel: channel))
+                }
+            }
+        }
+        // Int32.min × Int32.min saturates lane by lane as in the scalar helper.
+        let both = SIMD16<Int32>(repeating: .min)
+        XCTAssertEqual(saturatingRoundingDoublingHighMul(both, both), SIMD16(repeating: .max))
+        XCTAssertEqual(roundingDivideByPOT(SIMD16(repeating: -5), SIMD16(repeating: 1)), SIMD16(repeating: -3))
+    }
+}
+
+/// SplitMix64: a small deterministic generator so the sweeps are reproducible.
+struct KernelTestRandom: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}

@@ -1,0 +1,346 @@
+import XCTest
+
+@testable import Engine
+
+/// The integer CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED kernels against plain scalar
+/// transcriptions of TFLite's reference loops, over edge shapes (channels below, at and above
+/// the 16-lane width; 1×1 direct, 1×1 re-encoded and im2col paths; row counts that leave a
+/// partial 4-row tile), plus the prepare-time rules the golden fixtures cannot reach.
+final class QuantizedKernelTests: XCTestCase {
+    // MARK: CONV_2D
+
+    func testConvolutionMatchesReferenceLoops() throws {
+        var rng = KernelTestRandom(seed: 11)
+        let windows: [(k: (Int, Int), stride: Int, dilation: Int, padding: Padding)] = [
+            ((1, 1), 1, 1, .valid), ((1, 1), 2, 1, .same), ((3, 3), 1, 1, .same), ((3, 3), 2, 1, .valid),
+            ((2, 3), 1, 2, .same),
+        ]
+        for type in [DataType.uint8, .int8] {
+            for (cin, cout) in [(1, 15), (3, 16), (16, 17), (17, 33), (4, 1)] {
+                for window in windows {
+                    let batches = cout == 17 ? 2 : 1
+                    let op = QuantizedOperatorHarness(type: type, rng: &rng)
+                    let input = op.activation([batches, 5, 7, cin])
+                    let filter = op.weights([cout, window.k.0, window.k.1, cin], perChannel: type == .int8 && cout > 1, dimension: 0)
+                    let bias = op.bias(cout, input: input, filter: filter)
+                    let output = op.output()
+                    let options = Conv2DOptions(padding: window.padding, strideWidth: window.stride, strideHeight: window.stride,
+                                                dilationWidth: window.dilation, dilationHeight: window.dilation, activation: .relu6)
+                    let result = try op.run(.conv2D, .conv2D(options), inputs: [input, filter, bias], output: output)
+                    let expected = referenceConvolution(op, input: input, filter: filter, bias: bias, output: output,
+                                                        options: options, outputShape: result.shape)
+                    XCTAssertEqual(result.bytes, expected, "\(type) \(cin)→\(cout) \(window)")
+                }
+            }
+        }
+    }
+
+    // MARK: DEPTHWISE_CONV_2D
+
+    func testDepthwiseConvolutionMatchesReferenceLoops() throws {
+        var rng = KernelTestRandom(seed: 12)
+        let windows: [(k: Int, stride: Int, dilation: Int, padding: Padding)] = [
+            (3, 1, 1, .same), (3, 2, 1, .valid), (5, 2, 1, .same), (3, 1, 2, .same), (1, 1, 1, .valid),
+        ]
+        for type in [DataType.uint8, .int8] {
+            for (channels, multiplier) in [(1, 1), (3, 2), (15, 1), (16, 1), (17, 1), (8, 2), (33, 1), (11, 3)] {
+                for window in windows {
+                    let op = QuantizedOperatorHarness(type: type, rng: &rng)
+                    let input = op.activation([channels == 17 ? 2 : 1, 6, 5, channels])
+                    let filter = op.weights([1, window.k, window.k, channels * multiplier],
+                                            perChannel: type == .int8 && channels != 16, dimension: 3)
+                    let bias = op.bias(channels * multiplier, input: input, filter: filter)
+                    let output = op.output()
+                    let options = DepthwiseConv2DOptions(padding: window.padding, strideWidth: window.stride, strideHeight: window.stride,
+                                                         dilationWidth: window.dilation, dilationHeight: window.dilation,
+                                                         depthMultiplier: multiplier, activation: .relu)
+                    let result = try op.run(.depthwiseConv2D, .depthwiseConv2D(options), inputs: [input, filter, bias], output: output)
+                    let expected = referenceDepthwise(op, input: input, filter: filter, bias: bias, output: output,
+                                                      options: options, outputShape: result.shape)
+                    XCTAssertEqual(result.bytes, expected, "\(type) \(channels)×\(multiplier) \(window)")
+                }
+            }
+        }
+    }
+
+    // MARK: FULLY_CONNECTED
+
+    func testFullyConnectedMatchesReferenceLoops() throws {
+        var rng = KernelTestRandom(seed: 13)
+        for (type, perChannel) in [(DataType.uint8, false), (.int8, false), (.int8, true)] {
+            for (batches, depth, units) in [(1, 1, 1), (1, 16, 35), (3, 17, 16), (5, 40, 33), (2, 3, 64)] {
+                let op = QuantizedOperatorHarness(type: type, rng: &rng)
+                let input = op.activation([batches, depth])
+                let weights = op.weights([units, depth], perChannel: perChannel, dimension: 0,
+                                         zeroPoint: perChannel ? 0 : nil)
+                let bias = op.bias(units, input: input, filter: weights)
+                let output = op.output()
+                let options = FullyConnectedOptions(activation: .reluN1To1, weightsFormat: 0, keepNumDims: false)
+                let result = try op.run(.fullyConnected, .fullyConnected(options), inputs: [input, weights, bias], output: output)
+                let expected = referenceFullyConnected(op, input: input, weights: weights, bias: bias, output: output,
+                                                       activation: options.activation, batches: batches)
+                XCTAssertEqual(result.bytes, expected, "\(type) per-channel \(perChannel) \(batches)×\(depth)→\(units)")
+            }
+        }
+    }
+
+    // MARK: Prepare-time rules
+
+    func testRejectsQuantizationTFLiteRejects() {
+        var rng = KernelTestRandom(seed: 14)
+        let options = Conv2DOptions(padding: .same, strideWidth: 1, strideHeight: 1, dilationWidth: 1, dilationHeight: 1, activation: .none)
+        func conv(_ op: QuantizedOperatorHarness, filter: QuantizedOperand, bias: QuantizedOperand? = nil) -> Error? {
+            let input = op.activation([1, 3, 3, 4])
+            let b = bias ?? op.bias(filter.shape[0], input: input, filter: filter)
+            do { _ = try op.run(.conv2D, .conv2D(options), inputs: [input, filter, b], output: op.output()) } catch { return error }
+            return nil
+        }
+        let u8 = QuantizedOperatorHarness(type: .uint8, rng: &rng)
+        XCTAssertTrue("\(conv(u8, filter: u8.weights([5, 1, 1, 4], perChannel: true, dimension: 0)) as Any)".contains("per-channel quantization needs int8"))
+        let badBias = QuantizedOperand(type: .int32, shape: [5], scales: [1], zeroPoints: [0], bytes: [UInt8](repeating: 0, count: 20))
+        XCTAssertTrue("\(conv(u8, filter: u8.weights([5, 1, 1, 4], perChannel: false, dimension: 0), bias: badBias) as Any)".contains("bias"))
+        let s8 = QuantizedOperatorHarness(type: .int8, rng: &rng)
+        XCTAssertTrue("\(conv(s8, filter: s8.weights([5, 1, 1, 4], perChannel: true, dimension: 0, zeroPoint: 3)) as Any)".contains("non-zero zero points"))
+        XCTAssertTrue("\(conv(s8, filter: s8.weights([5, 1, 1, 4], perChannel: true, dimension: 3)) as Any)".contains("expected 1 or 5 along dimension 0"))
+    }
+
+    // MARK: Scalar references (TFLite's reference loops, written out plainly)
+
+    private func referenceConvolution(_ op: QuantizedOperatorHarness, input: QuantizedOperand, filter: QuantizedOperand, bias: QuantizedOperand,
+                                      output: QuantizedOperand, options: Conv2DOptions, outputShape: [Int]) -> [UInt8] {
+        let (n, h, w, cin) = (input.shape[0], input.shape[1], input.shape[2], input.shape[3])
+        let (cout, kh, kw) = (filter.shape[0], filter.shape[1], filter.shape[2])
+        let (oh, ow) = (outputShape[1], outputShape[2])
+        let padTop = WindowGeometry(padding: options.padding, input: h, filter: kh, stride: options.strideHeight,
+                                    dilation: options.dilationHeight).paddingBefore
+        let padLeft = WindowGeometry(padding: options.padding, input: w, filter: kw, stride: options.strideWidth,
+                                     dilation: options.dilationWidth).paddingBefore
+        let multipliers = op.multipliers(input: input, filter: filter, output: output, channels: cout)
+        let range = op.clampRange(options.activation, output: output)
+        var result = [UInt8]()
+        for b in 0 ..< n {
+            for oy in 0 ..< oh {
+                for ox in 0 ..< ow {
+                    for o in 0 ..< cout {
+                        var acc: Int32 = 0
+                        for ky in 0 ..< kh {
+                            for kx in 0 ..< kw {
+                                let iy = oy * options.strideHeight - padTop + ky * options.dilationHeight
+                                let ix = ox * options.strideWidth - padLeft + kx * options.dilationWidth
+                                guard iy >= 0, iy < h, ix >= 0, ix < w else { continue }
+                                for c in 0 ..< cin {
+                                    let x = input.value(((b * h + iy) * w + ix) * cin + c) - input.zeroPoint
+                                    let f = filter.value(((o * kh + ky) * kw + kx) * cin + c) - (op.type == .uint8 ? filter.zeroPoint : 0)
+                                    acc &+= f &* x
+                                }
+                            }
+                        }
+                        result.append(op.requantize(acc &+ bias.int32(o), multipliers[o], output: output, range: range))
+                    }
+                }
+            }
+        }
+        return result
+    }
+
+    private func referenceDepthwise(_ op: QuantizedOperatorHarness, input: QuantizedOperand, filter: QuantizedOperand, bias: QuantizedOperand,
+                                    output: QuantizedOperand, options: DepthwiseConv2DOptions, outputShape: [Int]) -> [UInt8] {
+        let (n, h, w, cin) = (input.shape[0], input.shape[1], input.shape[2], input.shape[3])
+        let (kh, kw, cout) = (filter.shape[1], filter.shape[2], filter.shape[3])
+        let multiplier = cout / cin
+        let (oh, ow) = (outputShape[1], outputShape[2])
+        let padTop = WindowGeometry(padding: options.padding, input: h, filter: kh, stride: options.strideHeight,
+                                    dilation: options.dilationHeight).paddingBefore
+        let padLeft = WindowGeometry(padding: options.padding, input: w, filter: kw, stride: options.strideWidth,
+                                     dilation: options.dilationWidth).paddingBefore
+        let multipliers = op.multipliers(input: input, filter: filter, output: output, channels: cout)
+        let range = op.clampRange(options.activation, output: output)
+        var result = [UInt8]()
+        for b in 0 ..< n {
+            for oy in 0 ..< oh {
+                for ox in 0 ..< ow {
+                    for c in 0 ..< cin {
+                        for m in 0 ..< multiplier {
+                            let o = c * multiplier + m
+                            var acc: Int32 = 0
+                            for ky in 0 ..< kh {
+                                for kx in 0 ..< kw {
+                                    let iy = oy * options.strideHeight - padTop + ky * options.dilationHeight
+                                    let ix = ox * options.strideWidth - padLeft + kx * options.dilationWidth
+                                    guard iy >= 0, iy < h, ix >= 0, ix < w else { continue }
+                                    let x = input.value(((b * h + iy) * w + ix) * cin + c) - input.zeroPoint
+                                    let f = filter.value((ky * kw + kx) * cout + o) - (op.type == .uint8 ? filter.zeroPoint : 0)
+                                    acc &+= f &* x
+                                }
+                            }
+                            result.append(op.requantize(acc &+ bias.int32(o), multipliers[o], output: output, range: range))
+                        }
+                    }
+                }
+            }
+        }
+        return result
+    }
+
+    private func referenceFullyConnected(_ op: QuantizedOperatorHarness, input: QuantizedOperand, weights: QuantizedOperand, bias: QuantizedOperand,
+                                         output: QuantizedOperand, activation: FusedActivation, batches: Int) -> [UInt8] {
+        let (units, depth) = (weights.shape[0], weights.shape[1])
+        let range = op.clampRange(activation, output: output)
+        var result = [UInt8]()
+        for b in 0 ..< batches {
+            for u in 0 ..< units {
+                var acc: Int32 = 0
+                for d in 0 ..< depth {
+                    let wz = weights.scales.count > 1 ? 0 : weights.zeroPoint
+                    acc &+= (weights.value(u * depth + d) - wz) &* (input.value(b * depth + d) - input.zeroPoint)
+                }
+                acc &+= bias.int32(u)
+                let filterScale = weights.scales.count > 1 ? weights.scales[u] : weights.scales[0]
+                let scale = Double(input.scales[0]) * Double(filterScale) / Double(output.scales[0])
+                let scaled = (Double(acc) * scale).rounded(.toNearestOrAwayFromZero)
+                let q = Int32(scaled) &+ output.zeroPoint
+                result.append(UInt8(truncatingIfNeeded: min(max(q, range.min), range.max)))
+            }
+        }
+        return result
+    }
+}
+
+/// One quantized tensor for the harness: its type, shape, quantization and (for inputs and
+/// constants) bytes.
+struct QuantizedOperand {
+    var type: DataType
+    var shape: [Int]
+    var scales: [Float]
+    var zeroPoints: [Int]
+    var dimension = 0
+    var bytes: [UInt8]
+
+    var zeroPoint: Int32 { Int32(zeroPoints[0]) }
+
+    /// Element `i` as an integer of the tensor's own type (uint8 or int8).
+    func value(_ i: Int) -> Int32 { type == .int8 ? Int32(Int8(bitPattern: bytes[i])) : Int32(bytes[i]) }
+
+    func int32(_ i: Int) -> Int32 {
+        bytes.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: i * 4, as: Int32.self) }
+    }
+}
+
+/// Makes random operands of one quantized operator, prepares the operator with the engine's
+/// own `prepare`, runs it on fresh memory and returns the output bytes and shape.
+final class QuantizedOperatorHarness {
+    let type: DataType
+    private var rng: KernelTestRandom
+
+    init(type: DataType, rng: inout KernelTestRandom) {
+        self.type = type
+        self.rng = KernelTestRandom(seed: rng.next())
+    }
+
+    private var range: ClosedRange<Int> { type == .int8 ? -128 ... 127 : 0 ... 255 }
+
+    private func randomBytes(_ count: Int) -> [UInt8] {
+        (0 ..< count).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
+    }
+
+    func activation(_ shape: [Int]) -> QuantizedOperand {
+        let zeroPoint = type == .int8 ? -17 : 140
+        return QuantizedOperand(type: type, shape: shape, scales: [0.02], zeroPoints: [zeroPoint],
+                       bytes: randomBytes(shape.reduce(1, *)))
+    }
+
+    /// Weights with per-tensor or per-channel scales along `dimension`; uint8 weights get a
+    /// non-zero zero point unless one is given.
+    func weights(_ shape: [Int], perChannel: Bool, dimension: Int, zeroPoint: Int? = nil) -> QuantizedOperand {
+        let count = perChannel ? shape[dimension] : 1
+        let scales = (0 ..< count).map { i in Float(0.004 + 0.003 * Double(i % 5)) }
+        let zp = zeroPoint ?? (type == .uint8 ? 119 : 0)
+        return QuantizedOperand(type: type, shape: shape, scales: scales, zeroPoints: Array(repeating: zp, count: count),
+                       dimension: perChannel ? dimension : 0, bytes: randomBytes(shape.reduce(1, *)))
+    }
+
+    func bias(_ count: Int, input: QuantizedOperand, filter: QuantizedOperand) -> QuantizedOperand {
+        let values = (0 ..< count).map { _ in Int32(truncatingIfNeeded: rng.next() % 4001) - 2000 }
+        let scale = Float(input.scales[0] * filter.scales[0])
+        return QuantizedOperand(type: .int32, shape: [count], scales: [scale], zeroPoints: [0],
+                       bytes: values.withUnsafeBytes { Array($0) })
+    }
+
+    func output() -> QuantizedOperand {
+        QuantizedOperand(type: type, shape: [1], scales: [0.05], zeroPoints: [type == .int8 ? 5 : 120], bytes: [])
+    }
+
+    func multipliers(input: QuantizedOperand, filter: QuantizedOperand, output: QuantizedOperand, channels: Int) -> [QuantizedMultiplier] {
+        if type == .uint8 {
+            let m = QuantizedMultiplier.perTensorConvolution(inputScale: input.scales[0], filterScale: filter.scales[0],
+                                                            outputScale: output.scales[0])!
+            return Array(repeating: m, count: channels)
+        }
+        return QuantizedMultiplier.perChannel(inputScale: input.scales[0], filterScales: filter.scales,
+                                              outputScale: output.scales[0], channelCount: channels)
+    }
+
+    func clampRange(_ activation: FusedActivation, output: QuantizedOperand) -> (min: Int32, max: Int32) {
+        type == .int8
+            ? quantizedActivationRange(activation, scale: output.scales[0], zeroPoint: output.zeroPoint, outputType: Int8.self)!
+            : quantizedActivationRange(activation, scale: output.scales[0], zeroPoint: output.zeroPoint, outputType: UInt8.self)!
+    }
+
+    func requantize(_ acc: Int32, _ m: QuantizedMultiplier, output: QuantizedOperand, range: (min: Int32, max: Int32)) -> UInt8 {
+        let q = multiplyByQuantizedMultiplier(acc, m) &+ output.zeroPoint
+        return UInt8(truncatingIfNeeded: min(max(q, range.min), range.max))
+    }
+
+    func run(_ op: BuiltinOperator, _ options: OperatorOptions, inputs: [QuantizedOperand], output: QuantizedOperand) throws -> (bytes: [UInt8], shape: [Int]) {
+        let operands = inputs + [output]
+        var storage = [UnsafeMutableRawPointer]()
+        defer { storage.forEach { $0.deallocate() } }
+        func memory(_ bytes: Int) -> UnsafeMutableRawPointer {
+            let p = UnsafeMutableRawPointer.allocate(byteCount: max(bytes, 1), alignment: 64)
+            storage.append(p)
+            return p
+        }
+        var tensors = [TensorDescriptor]()
+        for (i, operand) in operands.enumerated() {
+            var constant: ConstantData?
+            if i > 0, i < inputs.count {
+                let p = memory(operand.bytes.count)
+                p.copyMemory(from: operand.bytes, byteCount: operand.bytes.count)
+                constant = ConstantData(bytes: UnsafeRawBufferPointer(start: p, count: operand.bytes.count))
+            }
+            let q = QuantizationParameters(scales: operand.scales, zeroPoints: operand.zeroPoints, quantizedDimension: operand.dimension)
+            tensors.append(TensorDescriptor(index: i, name: "t\(i)", dataType: operand.type, shape: operand.shape, shapeSignature: nil,
+                                            quantization: q, isVariable: false, constantData: constant))
+        }
+        let node = Node(index: 0, op: op, customName: nil, version: 1, inputs: Array(0 ..< inputs.count),
+                        outputs: [inputs.count], options: options, customOptions: nil)
+        var context = PrepareContext(node: node, tensors: tensors)
+        let prepare: (inout PrepareContext) throws(ModelError) -> any Kernel
+        switch op {
+        case .conv2D: prepare = Conv2D.prepare
+        case .depthwiseConv2D: prepare = DepthwiseConv2D.prepare
+        default: prepare = FullyConnected.prepare
+        }
+        let kernel = try prepare(&context)
+        let outputShape = context.tensors[inputs.count].shape
+        let outputCount = outputShape.reduce(1, *)
+        var addresses = [UnsafeMutableRawPointer]()
+        for (i, operand) in operands.enumerated() {
+            if let constant = tensors[i].constantData {
+                addresses.append(UnsafeMutableRawPointer(mutating: constant.bytes.baseAddress!))
+            } else if i == 0 {
+                let p = memory(operand.bytes.count)
+                p.copyMemory(from: operand.bytes, byteCount: operand.bytes.count)
+                addresses.append(p)
+            } else {
+                let p = memory(outputCount)
+                p.initializeMemory(as: UInt8.self, repeating: 0xEE, count: outputCount)
+                addresses.append(p)
+            }
+        }
+        let scratch = memory(context.scratchBytes)
+        addresses.withUnsafeBufferPointer { kernel.eval(TensorMemory(addresses: $0.baseAddress!, scratch: scratch)) }
+        let out = addresses[inputs.count].assumingMemoryBound(to: UInt8.self)
+        return (Array(UnsafeBufferPointer(start: out, count: outputCount)), outputShape)
+    }
+}

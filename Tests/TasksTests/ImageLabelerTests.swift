@@ -1,0 +1,124 @@
+import Foundation
+import XCTest
+import Tasks
+import TestSupport
+
+/// `ImageLabeler` with ML Kit semantics, and `LocalModel`'s AutoML Vision Edge folders.
+final class ImageLabelerTests: XCTestCase {
+    static let autoML = TaskFixtures.models.appendingPathComponent("dog_breeds_automl")
+
+    func autoMLFolder() throws -> String {
+        guard FileManager.default.fileExists(atPath: Self.autoML.appendingPathComponent("manifest.json").path) else {
+            throw XCTSkip("Models/dog_breeds_automl is not in this checkout; the AutoML labeler tests need it")
+        }
+        return Self.autoML.path
+    }
+
+    func assertLabelerSemantics(_ labels: [ImageLabel], threshold: Float, maxCount: Int, file: StaticString = #filePath, line: UInt = #line) {
+        XCTAssertLessThanOrEqual(labels.count, maxCount, file: file, line: line)
+        XCTAssertTrue(labels.allSatisfy { $0.confidence >= threshold }, "\(labels)", file: file, line: line)
+        XCTAssertEqual(labels.map(\.confidence), labels.map(\.confidence).sorted(by: >), "highest first", file: file, line: line)
+        XCTAssertEqual(Set(labels.map(\.index)).count, labels.count, file: file, line: line)
+    }
+
+    func testAutoMLDogBreedsOnPets() throws {
+        let model = try LocalModel(manifestFolder: autoMLFolder())
+        XCTAssertEqual(model.labelsPath, Self.autoML.appendingPathComponent("dict.txt").path)
+        XCTAssertEqual(model.modelPath, Self.autoML.appendingPathComponent("model.tflite").path)
+        let breeds = try Labels(contentsOf: model.labelsPath!).names
+        XCTAssertEqual(breeds.count, 19)
+
+        let image = try Image(contentsOf: Fixtures.shared("images/pets.jpg"))
+        var options = ImageLabelerOptions(localModel: model, confidenceThreshold: 0)
+        options.maxResultCount = 19
+        let all = try ImageLabeler(options: options).process(image)
+        XCTAssertEqual(all.count, 19, "threshold 0 keeps every class")
+        assertLabelerSemantics(all, threshold: 0, maxCount: 19)
+        XCTAssertTrue(all.allSatisfy { breeds[$0.index] == $0.text }, "texts come from dict.txt")
+
+        // ML Kit defaults: confidence ≥ 0.5, at most 10.
+        let defaults = try ImageLabeler(options: ImageLabelerOptions(localModel: model)).process(image)
+        assertLabelerSemantics(defaults, threshold: 0.5, maxCount: 10)
+        XCTAssertEqual(defaults, all.filter { $0.confidence >= 0.5 })
+
+        let threshold = all[1].confidence
+        let two = try ImageLabeler(options: ImageLabelerOptions(localModel: model, confidenceThreshold: threshold)).process(image)
+        XCTAssertEqual(two, all.filter { $0.confidence >= threshold })
+        print("dog breeds on pets.jpg: \(all.prefix(3).map { "\($0.text) \($0.confidence)" })")
+    }
+
+    /// The same semantics on the float EfficientNet (labels from its metadata), which the engine runs today.
+    func testConfidenceThresholdAndMaxCountOnEfficientNet() throws {
+        let model = LocalModel(path: TaskFixtures.efficientnetF32)
+        XCTAssertNil(model.labelsPath)
+        let image = try TaskFixtures.demoCatImage()
+        var options = ImageLabelerOptions(localModel: model, confidenceThreshold: 0.05)
+        options.maxResultCount = 2
+        let labeler = try ImageLabeler(options: options)
+        // The asynchronous form (one inference keeps the debug-build suite quick).
+        let done = expectation(description: "asynchronous labels")
+        nonisolated(unsafe) var received: Result<[ImageLabel], TaskError>?
+        labeler.process(image) { result in
+            received = result
+            done.fulfill()
+        }
+        wait(for: [done], timeout: 60)
+        let labels = try XCTUnwrap(received).get()
+        assertLabelerSemantics(labels, threshold: 0.05, maxCount: 2)
+        XCTAssertEqual(labels.map(\.text), ["Egyptian cat", "tiger cat"])
+        XCTAssertEqual(labels.map(\.index), [285, 282])
+    }
+
+    func testOutOfRangeOptionsAreRejected() {
+        let model = LocalModel(path: TaskFixtures.efficientnetF32)
+        assertTaskError(try ImageLabeler(options: ImageLabelerOptions(localModel: model, confidenceThreshold: 1.5)), "invalidOptions", isInvalidOptions)
+        assertTaskError(try ImageLabeler(options: ImageLabelerOptions(localModel: model, confidenceThreshold: -0.1)), "invalidOptions", isInvalidOptions)
+        var options = ImageLabelerOptions(localModel: model)
+        options.maxResultCount = 0
+        assertTaskError(try ImageLabeler(options: options), "invalidOptions", isInvalidOptions)
+    }
+
+    // MARK: - Broken AutoML folders
+
+    /// A folder with `model.tflite` (a copy of a small model), `dict.txt` and `manifest` as manifest.json.
+    func folder(manifest: String?) throws -> String {
+        let dir = try TaskFixtures.temporaryDirectory(self)
+        try FileManager.default.copyItem(atPath: TaskFixtures.smallUnlabelled, toPath: dir.appendingPathComponent("model.tflite").path)
+        _ = try TaskFixtures.labelFile(count: 10, in: dir)
+        try FileManager.default.moveItem(at: dir.appendingPathComponent("labels_10.txt"), to: dir.appendingPathComponent("dict.txt"))
+        if let manifest { try manifest.write(to: dir.appendingPathComponent("manifest.json"), atomically: true, encoding: .utf8) }
+        return dir.path
+    }
+
+    func testWellFormedTemporaryFolderLoads() throws {
+        let model = try LocalModel(manifestFolder: folder(manifest: #"{"modelFile": "model.tflite", "labelsFile": "dict.txt", "modelType": "IMAGE_LABELING"}"#))
+        let labels = try ImageLabeler(options: ImageLabelerOptions(localModel: model, confidenceThreshold: 0)).process(TaskFixtures.demoCatImage())
+        // The first head of this model is logits, so some scores fall below the threshold 0.
+        XCTAssertFalse(labels.isEmpty)
+        assertLabelerSemantics(labels, threshold: 0, maxCount: 10)
+        XCTAssertTrue(labels.allSatisfy { $0.text == "class\($0.index)" }, "\(labels)")
+    }
+
+    func testBrokenAutoMLFoldersAreInvalidOptions() throws {
+        let cases: [(String, String?)] = [
+            ("no manifest", nil),
+            ("malformed JSON", #"{"modelFile": "model.tflite", "labelsFile": "#),
+            ("JSON array", #"["model.tflite", "dict.txt"]"#),
+            ("no labelsFile", #"{"modelFile": "model.tflite", "modelType": "IMAGE_LABELING"}"#),
+            ("no modelFile", #"{"labelsFile": "dict.txt"}"#),
+            ("missing labels file", #"{"modelFile": "model.tflite", "labelsFile": "labels.txt"}"#),
+            ("missing model file", #"{"modelFile": "absent.tflite", "labelsFile": "dict.txt"}"#),
+            ("wrong model type", #"{"modelFile": "model.tflite", "labelsFile": "dict.txt", "modelType": "OBJECT_DETECTION"}"#),
+        ]
+        for (what, manifest) in cases {
+            let path = try folder(manifest: manifest)
+            do {
+                let model = try LocalModel(manifestFolder: path)
+                XCTFail("\(what): accepted as \(model)")
+            } catch {
+                guard case .invalidOptions = error else { return XCTFail("\(what): \(error)") }
+            }
+        }
+        assertTaskError(try LocalModel(manifestFolder: "/nonexistent/automl"), "invalidOptions", isInvalidOptions)
+    }
+}
