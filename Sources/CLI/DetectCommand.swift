@@ -12,12 +12,12 @@ struct DetectCommand: Command {
           --model M            SSD .tflite ending in TFLite_Detection_PostProcess (default Models/\(defaultName))
           --labels L           label file, for models without label metadata (a leading ??? line is skipped)
           --max-results N      at most N detections (default all)
-          --score-threshold X  keep scores >= X (default 0.5)
+          --score-threshold X  keep scores >= X (default: the model metadata's threshold, else all)
           --allow a,b | --deny c   filter by category name
           --json               one JSON array, one object per image
           --annotate OUT.png   draw the boxes and labels (with several images: OUT-1.png, OUT-2.png, ...)
         """
-    static let defaultName = "person_detector_int8.tflite"
+    static let defaultName = "person_detector_f32.tflite"
     static let options: Set<String> = ["model", "labels", "max-results", "score-threshold", "allow", "deny", "annotate", "locale"]
     static let flags: Set<String> = ["json"]
 
@@ -25,7 +25,7 @@ struct DetectCommand: Command {
         var options = ObjectDetectorOptions(modelPath: try arguments.value("model") ?? defaultModel(defaultName))
         options.labelsPath = arguments.value("labels")
         options.maxResults = try arguments.int("max-results", in: -1 ... Int(Int32.max)) ?? -1
-        options.scoreThreshold = Float(try arguments.double("score-threshold", in: -1e9 ... 1e9) ?? 0.5)
+        options.scoreThreshold = try arguments.double("score-threshold", in: -1e9 ... 1e9).map(Float.init)
         options.categoryAllowlist = nameList(arguments.value("allow"))
         options.categoryDenylist = nameList(arguments.value("deny"))
         options.displayNamesLocale = arguments.value("locale") ?? "en"
