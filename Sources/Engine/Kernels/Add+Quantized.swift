@@ -61,6 +61,10 @@ struct AdditiveQuantizedKernel<T: FixedWidthInteger & Sendable>: Kernel {
     let outputZeroPoint: Int32
     let range: ClosedRange<Int32>
 
+    // Kernels run behind `any Kernel`, whose witness would be the unspecialised generic code;
+    // these make it jump to the 8-bit specialisations.
+    @_specialize(where T == Int8)
+    @_specialize(where T == UInt8)
     func eval(_ memory: TensorMemory) {
         let a = lhsTable.pointer, b = rhsTable.pointer
         let multiplier = outputMultiplier, zeroPoint = outputZeroPoint

@@ -19,6 +19,10 @@ struct AveragePool2DQuantized<T: FixedWidthInteger & Sendable>: Kernel {
     let range: ClosedRange<Int32>
     let input: Int, output: Int
 
+    // Kernels run behind `any Kernel`, whose witness would be the unspecialised generic code;
+    // these make it jump to the 8-bit specialisations.
+    @_specialize(where T == Int8)
+    @_specialize(where T == UInt8)
     func eval(_ memory: TensorMemory) {
         let g = geometry
         let c = g.channels

@@ -75,6 +75,10 @@ struct MeanQuantized<T: FixedWidthInteger & Sendable>: Kernel {
         self.output = output
     }
 
+    // Kernels run behind `any Kernel`, whose witness would be the unspecialised generic code;
+    // these make it jump to the 8-bit specialisations.
+    @_specialize(where T == Int8)
+    @_specialize(where T == UInt8)
     func eval(_ memory: TensorMemory) {
         let out = memory.output(output, as: T.self)
         // An empty input gives zeros, as TFLite does.

@@ -27,6 +27,10 @@ struct MulQuantized<T: FixedWidthInteger & Sendable>: Kernel {
     let outputZeroPoint: Int32
     let range: ClosedRange<Int32>
 
+    // Kernels run behind `any Kernel`, whose witness would be the unspecialised generic code;
+    // these make it jump to the 8-bit specialisations.
+    @_specialize(where T == Int8)
+    @_specialize(where T == UInt8)
     func eval(_ memory: TensorMemory) {
         let zx = lhsZeroPoint, zy = rhsZeroPoint, zOut = outputZeroPoint, m = multiplier
         let lower = range.lowerBound, upper = range.upperBound

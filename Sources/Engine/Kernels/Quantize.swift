@@ -42,6 +42,10 @@ struct QuantizeFloat32<T: FixedWidthInteger & Sendable>: Kernel {
     let count: Int
     let input: Int, output: Int
 
+    // Kernels run behind `any Kernel`, whose witness would be the unspecialised generic code;
+    // these make it jump to the 8-bit specialisations.
+    @_specialize(where T == Int8)
+    @_specialize(where T == UInt8)
     func eval(_ memory: TensorMemory) {
         let x = memory.input(input, as: Float.self), y = memory.output(output, as: T.self)
         let scale = quantization.scale, zeroPoint = quantization.zeroPoint

@@ -62,6 +62,11 @@ struct ArithmeticFloat32<Op: ArithmeticOperation>: Kernel {
     let broadcast: Broadcast
     let lower: Float, upper: Float
 
+    // Kernels run behind `any Kernel`, whose witness would be the unspecialised generic code;
+    // these make it jump to the specialisation for each operation.
+    @_specialize(where Op == Addition)
+    @_specialize(where Op == Subtraction)
+    @_specialize(where Op == Multiplication)
     func eval(_ memory: TensorMemory) {
         let lower = lower, upper = upper
         // Always clamped, as TFLite does: with no activation that still maps ±inf to ±max.
@@ -75,6 +80,11 @@ struct ArithmeticInt32<Op: ArithmeticOperation>: Kernel {
     let broadcast: Broadcast
     let lower: Int32, upper: Int32
 
+    // Kernels run behind `any Kernel`, whose witness would be the unspecialised generic code;
+    // these make it jump to the specialisation for each operation.
+    @_specialize(where Op == Addition)
+    @_specialize(where Op == Subtraction)
+    @_specialize(where Op == Multiplication)
     func eval(_ memory: TensorMemory) {
         let lower = lower, upper = upper
         broadcast.apply(memory.input(lhs, as: Int32.self), memory.input(rhs, as: Int32.self),
