@@ -30,52 +30,16 @@ struct DepthwiseConv2DQuantized: Kernel {
     let requantization: ChannelRequantization
 
     init(_ context: inout PrepareContext, geometry g: DepthwiseConv2D.Geometry, activation: FusedActivation) throws(ModelError) {
-        let inputTensor = try context.input(DepthwiseConv2D.input), filter = try context.input(DepthwiseConv2D.filter)
-        let outputTensor = try context.output(DepthwiseConv2D.output)
-        let type = inputTensor.dataType
-        try context.expect(filter, is: type, role: "filter")
-        try context.expect(outputTensor, is: type, role: "output")
-        let biasTensor = context.optionalInput(DepthwiseConv2D.bias)
-        if let biasTensor { try context.expect(biasTensor, is: .int32, role: "bias") }
-        let inputQ = try context.affineQuantization(of: inputTensor, role: "input")
-        let outputQ = try context.affineQuantization(of: outputTensor, role: "output")
-        encoding = ActivationEncoding(type, inputQ)
-        guard let filterQ = filter.quantization, !filterQ.scales.isEmpty else {
-            throw context.invalid("filter '\(filter.name)' (\(type)) has no quantization parameters")
-        }
-        let channels = g.outputChannels
-        let multipliers: [QuantizedMultiplier]
-        let filterZeroPoint: Int32
-        if type == .uint8 {
-            guard filterQ.scales.count == 1 else {
-                throw context.unsupported("uint8 filter '\(filter.name)' has \(filterQ.scales.count) scales; per-channel quantization needs int8")
-            }
-            guard (0 ... 255).contains(filterQ.zeroPoint) else {
-                throw context.unsupported("filter '\(filter.name)' zero point \(filterQ.zeroPoint) is outside 0...255")
-            }
-            filterZeroPoint = Int32(filterQ.zeroPoint)
-            try context.checkBiasScale(biasTensor, inputScale: inputQ.scale, filterScale: filterQ.scale, outputScale: outputQ.scale)
-            guard let m = QuantizedMultiplier.perTensorConvolution(inputScale: inputQ.scale, filterScale: filterQ.scale,
-                                                                  outputScale: outputQ.scale) else {
-                throw context.invalid("input scale \(inputQ.scale) × filter scale \(filterQ.scale) is negative")
-            }
-            multipliers = Array(repeating: m, count: channels)
-        } else {
-            let count = filterQ.scales.count
-            guard count == 1 || (filterQ.quantizedDimension == 3 && count == channels) else {
-                throw context.invalid("filter '\(filter.name)' has \(count) scales along dimension \(filterQ.quantizedDimension), expected 1 or \(channels) along dimension 3")
-            }
-            filterZeroPoint = 0
-            multipliers = QuantizedMultiplier.perChannel(inputScale: inputQ.scale, filterScales: filterQ.scales,
-                                                         outputScale: outputQ.scale, channelCount: channels)
-        }
-        let range = try context.integerActivationRange(activation, output: outputTensor, outputQ)
-        requantization = ChannelRequantization(multipliers, zeroPoint: outputQ.zeroPoint,
-                                              range: (range.lowerBound, range.upperBound))
+        let quantization = try ConvolutionQuantization(
+            context, input: DepthwiseConv2D.input, filter: DepthwiseConv2D.filter, bias: DepthwiseConv2D.bias,
+            output: DepthwiseConv2D.output, channels: g.outputChannels, channelDimension: 3, activation: activation)
+        let type = quantization.type, channels = g.outputChannels, filterZeroPoint = quantization.filterZeroPoint
+        encoding = quantization.encoding
+        requantization = quantization.requantization
 
         let filterBytes = try context.constant(DepthwiseConv2D.filter).bytes
         var biasValues: UnsafeBufferPointer<Int32>?
-        if biasTensor != nil { biasValues = try context.constant(DepthwiseConv2D.bias).elements(as: Int32.self) }
+        if quantization.hasBias { biasValues = try context.constant(DepthwiseConv2D.bias).elements(as: Int32.self) }
         let padded = (channels + 15) / 16 * 16
         let taps = g.filterHeight * g.filterWidth
         let weights = PackedBuffer<Int16>(count: taps * padded, initializedTo: 0)

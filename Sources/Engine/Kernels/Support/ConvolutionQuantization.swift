@@ -1,0 +1,63 @@
+/// The quantization CONV_2D and DEPTHWISE_CONV_2D share (TFLite's
+/// `PopulateConvolutionQuantizationParams`): uint8 weights per tensor with a zero point, or int8
+/// symmetric weights per tensor or per output channel; int32 bias; one requantization (multiplier,
+/// output zero point, activation clamp) per output channel.
+struct ConvolutionQuantization {
+    let type: DataType
+    let encoding: ActivationEncoding
+    let filterZeroPoint: Int32
+    let requantization: ChannelRequantization
+    let hasBias: Bool
+
+    /// Validates the operator's tensors and derives the multipliers.
+    /// - Parameters: the tensor slots, the output channel count, and the filter dimension that
+    ///   per-channel scales run along (0 for CONV_2D, 3 for DEPTHWISE_CONV_2D).
+    init(_ context: PrepareContext, input: Int, filter: Int, bias: Int, output: Int,
+         channels: Int, channelDimension: Int, activation: FusedActivation) throws(ModelError) {
+        let inputTensor = try context.input(input), filter = try context.input(filter)
+        let outputTensor = try context.output(output)
+        let type = inputTensor.dataType
+        try context.expect(filter, is: type, role: "filter")
+        try context.expect(outputTensor, is: type, role: "output")
+        let biasTensor = context.optionalInput(bias)
+        if let biasTensor { try context.expect(biasTensor, is: .int32, role: "bias") }
+        let inputQ = try context.affineQuantization(of: inputTensor, role: "input")
+        let outputQ = try context.affineQuantization(of: outputTensor, role: "output")
+        encoding = ActivationEncoding(type, inputQ)
+        self.type = type
+        hasBias = biasTensor != nil
+        guard let filterQ = filter.quantization, !filterQ.scales.isEmpty else {
+            throw context.invalid("filter '\(filter.name)' (\(type)) has no quantization parameters")
+        }
+        let multipliers: [QuantizedMultiplier]
+        if type == .uint8 {
+            guard filterQ.scales.count == 1 else {
+                throw context.unsupported("uint8 filter '\(filter.name)' has \(filterQ.scales.count) scales; per-channel quantization needs int8")
+            }
+            guard (0 ... 255).contains(filterQ.zeroPoint) else {
+                throw context.unsupported("filter '\(filter.name)' zero point \(filterQ.zeroPoint) is outside 0...255")
+            }
+            filterZeroPoint = Int32(filterQ.zeroPoint)
+            try context.checkBiasScale(biasTensor, inputScale: inputQ.scale, filterScale: filterQ.scale, outputScale: outputQ.scale)
+            guard let m = QuantizedMultiplier.perTensorConvolution(inputScale: inputQ.scale, filterScale: filterQ.scale,
+                                                                  outputScale: outputQ.scale) else {
+                throw context.invalid("input scale \(inputQ.scale) × filter scale \(filterQ.scale) is negative")
+            }
+            multipliers = Array(repeating: m, count: channels)
+        } else {
+            let count = filterQ.scales.count
+            guard count == 1 || (filterQ.quantizedDimension == channelDimension && count == channels) else {
+                throw context.invalid("filter '\(filter.name)' has \(count) scales along dimension \(filterQ.quantizedDimension), expected 1 or \(channels) along dimension \(channelDimension)")
+            }
+            guard filterQ.zeroPoints.allSatisfy({ $0 == 0 }) else {
+                throw context.invalid("int8 filter '\(filter.name)' has non-zero zero points; TFLite requires symmetric weights")
+            }
+            filterZeroPoint = 0
+            multipliers = QuantizedMultiplier.perChannel(inputScale: inputQ.scale, filterScales: filterQ.scales,
+                                                         outputScale: outputQ.scale, channelCount: channels)
+        }
+        let range = try context.integerActivationRange(activation, output: outputTensor, outputQ)
+        requantization = ChannelRequantization(multipliers, zeroPoint: outputQ.zeroPoint,
+                                              range: (range.lowerBound, range.upperBound))
+    }
+}
