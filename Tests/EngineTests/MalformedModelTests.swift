@@ -51,7 +51,37 @@ final class MalformedModelTests: XCTestCase {
 
     /// Every prefix of a valid model and many single-byte corruptions either load or throw.
     func testCorruptionsNeverCrash() throws {
-        let valid = try Data(contentsOf: directory.appendingPathComponent("valid.tflite"))
+        try sweepCorruptions(of: directory.appendingPathComponent("valid.tflite"), count: 3000)
+    }
+
+    /// The same for models that exercise the quantized, detection and shape kernels' prepare code
+    /// (corrupt quantization parameters, options and custom-option blobs). SWIFTLITE_FUZZ_COUNT
+    /// raises the number of corruptions per model for a longer local run.
+    func testCorruptedKernelModelsNeverCrash() throws {
+        let count = Int(ProcessInfo.processInfo.environment["SWIFTLITE_FUZZ_COUNT"] ?? "") ?? 300
+        let fixtures = Fixtures.directory("EngineTests")
+        if ProcessInfo.processInfo.environment["SWIFTLITE_FUZZ_ALL"] != nil {
+            // Every fixture model of the single-op suites (a long local run).
+            for suite in ["float", "quant", "quant_ops", "detection", "detection_errors", "errors"] {
+                let dir = fixtures.appendingPathComponent(suite)
+                for name in try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted() {
+                    let model = dir.appendingPathComponent(name).appendingPathComponent("model.tflite")
+                    if FileManager.default.fileExists(atPath: model.path), !name.hasPrefix("net_") {
+                        try sweepCorruptions(of: model, count: count)
+                    }
+                }
+            }
+            return
+        }
+        for relative in ["quant/int8_conv_k1_s1_valid_8x8_c16to35", "quant_ops/add_bcast_1x4x4x3_1x4x1x1_relu_uint8",
+                         "detection/op_fast_basic", "float/resize_bilinear_up_4x5_to_7x9_half_pixel",
+                         "float/strided_slice_masks_shrink_1x5x6x3", "quant_ops/add_bcast_1x4x4x3_1x4x1x1_relu_int8"] {
+            try sweepCorruptions(of: fixtures.appendingPathComponent(relative).appendingPathComponent("model.tflite"), count: count)
+        }
+    }
+
+    private func sweepCorruptions(of url: URL, count: Int) throws {
+        let valid = try Data(contentsOf: url)
         var loaded = 0, rejected = 0
         func attempt(_ data: Data) {
             do {
@@ -65,13 +95,13 @@ final class MalformedModelTests: XCTestCase {
         }
         for length in stride(from: 0, to: valid.count, by: 7) { attempt(valid.prefix(length)) }
         var rng = SystemRandomNumberGenerator.seeded(42)
-        for _ in 0 ..< 3000 {
+        for _ in 0 ..< count {
             var corrupt = valid
             let position = Int(rng.next() % UInt64(valid.count))
             corrupt[position] = UInt8(truncatingIfNeeded: rng.next())
             attempt(corrupt)
         }
-        print("  corruptions: \(loaded) still loaded and ran, \(rejected) rejected with an error")
+        print("  corruptions of \(url.deletingLastPathComponent().lastPathComponent): \(loaded) still loaded and ran, \(rejected) rejected with an error")
         XCTAssertGreaterThan(rejected, 0)
     }
 }
