@@ -1,7 +1,7 @@
 /// CONV_2D: `output[n, y, x, o] = act(bias[o] + Σ input[n, y·s + ky·d − pad, x·s + kx·d − pad, i] · filter[o, ky, kx, i])`.
 ///
-/// Float32 runs as im2col + SGEMM (1×1 stride-1 convolutions go straight to SGEMM); the filter is
-/// transposed to `[ky·kx·i, o]` at prepare time.
+/// Float32 is a matrix product (`FloatGEMM`) of the pixels' receptive fields by the filter, which is
+/// packed at prepare time; see `Conv2DFloat32` for how the receptive fields are read.
 enum Conv2D {
     static let input = 0, filter = 1, bias = 2, output = 0
 
@@ -61,89 +61,182 @@ enum Conv2D {
     }
 }
 
-/// Float32 convolution through SGEMM.
+/// Float32 convolution as a matrix product `output[pixels × o] = patches[pixels × ky·kx·i] · filterᵀ`,
+/// with bias and activation applied as each tile of the output is stored. The patches are read:
+///
+/// - **pointwise** (1×1, stride 1): the input itself is the matrix;
+/// - **in place** (dilation 1 across): for one output row, patch `x` is `filterHeight` runs of
+///   `filterWidth · i` adjacent input values starting `strideWidth · i` after patch `x − 1`'s
+///   (`FloatGEMM.Runs`); with padding, from a zero-padded copy of the input in scratch;
+/// - **im2col** otherwise: patches are copied out a chunk of pixels at a time into scratch.
 struct Conv2DFloat32: Kernel {
     let geometry: Conv2D.Geometry
     let input: Int, output: Int
-    /// Filter as a `[patchSize, outputChannels]` row-major matrix.
-    let weights: PackedBuffer<Float>
-    let bias: PackedBuffer<Float>
+    let weights: FloatGEMM.PackedWeights
     let range: ClosedRange<Float>
+    let layout: Layout
+    /// Scratch this kernel needs in `eval`.
+    let scratchBytes: Int
+
+    enum Layout {
+        case pointwise
+        /// Padded to `height × width` pixels (the input is used as is when nil).
+        case inPlace(padded: (height: Int, width: Int)?)
+        /// Output pixels per im2col chunk.
+        case im2col(chunkPixels: Int)
+    }
 
     init(_ context: inout PrepareContext, geometry g: Conv2D.Geometry, activation: FusedActivation) throws(ModelError) {
-        let filter = try context.input(Conv2D.filter)
-        try context.expect(filter, is: .float32, role: "filter")
+        try context.expect(try context.input(Conv2D.filter), is: .float32, role: "filter")
         try context.expect(try context.output(Conv2D.output), is: .float32, role: "output")
-        let filterData = try context.constant(Conv2D.filter).elements(as: Float.self)
-        geometry = g
-        input = context.node.inputs[Conv2D.input]
-        output = context.node.outputs[Conv2D.output]
-        let weights = PackedBuffer<Float>(count: g.patchSize * g.outputChannels, initializedTo: 0)
-        for o in 0 ..< g.outputChannels {
-            for p in 0 ..< g.patchSize { weights.pointer[p * g.outputChannels + o] = filterData[o * g.patchSize + p] }
-        }
-        self.weights = weights
+        var biasData: UnsafeBufferPointer<Float>?
         if let biasTensor = context.optionalInput(Conv2D.bias) {
             try context.expect(biasTensor, is: .float32, role: "bias")
-            bias = PackedBuffer(try context.constant(Conv2D.bias).elements(as: Float.self))
-        } else {
-            bias = PackedBuffer(count: g.outputChannels, initializedTo: 0)
+            biasData = try context.constant(Conv2D.bias).elements(as: Float.self)
         }
-        range = try context.floatActivationRange(activation)
-        if !g.isPointwise {
-            context.requestScratch(bytes: g.outputHeight * g.outputWidth * g.patchSize * MemoryLayout<Float>.stride)
+        self.init(geometry: g, filter: try context.constant(Conv2D.filter).elements(as: Float.self), bias: biasData,
+                  range: try context.floatActivationRange(activation),
+                  input: context.node.inputs[Conv2D.input], output: context.node.outputs[Conv2D.output])
+        context.requestScratch(bytes: scratchBytes)
+    }
+
+    /// A kernel on the given constants; tests leave it unbound to tensors and call `convolve`.
+    init(geometry g: Conv2D.Geometry, filter: UnsafeBufferPointer<Float>, bias: UnsafeBufferPointer<Float>?,
+         range: ClosedRange<Float>, input: Int = -1, output: Int = -1) {
+        geometry = g
+        self.input = input
+        self.output = output
+        weights = FloatGEMM.PackedWeights(weights: filter, bias: bias, n: g.outputChannels, k: g.patchSize)
+        self.range = range
+        let floatSize = MemoryLayout<Float>.stride
+        if g.isPointwise {
+            layout = .pointwise
+            scratchBytes = 0
+        } else if g.dilationWidth == 1 {
+            // Input pixels the windows reach, padding included.
+            let height = max(g.padTop + g.inputHeight, (g.outputHeight - 1) * g.strideHeight + (g.filterHeight - 1) * g.dilationHeight + 1)
+            let width = max(g.padLeft + g.inputWidth, (g.outputWidth - 1) * g.strideWidth + g.filterWidth)
+            if g.padTop == 0, g.padLeft == 0, height == g.inputHeight, width == g.inputWidth {
+                layout = .inPlace(padded: nil)
+                scratchBytes = 0
+            } else {
+                layout = .inPlace(padded: (height, width))
+                scratchBytes = height * width * g.inputChannels * floatSize
+            }
+        } else {
+            let pixels = max(FloatGEMM.tileRows, 64 * 1024 / (g.patchSize * floatSize) / FloatGEMM.tileRows * FloatGEMM.tileRows)
+            layout = .im2col(chunkPixels: pixels)
+            scratchBytes = min(pixels, g.outputHeight * g.outputWidth) * g.patchSize * floatSize
         }
     }
 
     func eval(_ memory: TensorMemory) {
-        let g = geometry
-        let pixels = g.outputHeight * g.outputWidth
-        let inputBatchSize = g.inputHeight * g.inputWidth * g.inputChannels
-        let outputBatchSize = pixels * g.outputChannels
-        let out = memory.output(output, as: Float.self)
-        // Start from the bias; SGEMM accumulates the products onto it.
-        for row in 0 ..< g.batches * pixels {
-            (out + row * g.outputChannels).update(from: bias.pointer, count: g.outputChannels)
-        }
-        for n in 0 ..< g.batches {
-            let source = memory.input(input, as: Float.self) + n * inputBatchSize
-            let patches: UnsafePointer<Float>
-            if g.isPointwise {
-                patches = source
-            } else {
-                let columns = memory.scratch(as: Float.self)
-                im2col(source, into: columns)
-                patches = UnsafePointer(columns)
-            }
-            BLAS.gemm(m: pixels, n: g.outputChannels, k: g.patchSize, a: patches, b: weights.pointer,
-                      c: out + n * outputBatchSize, accumulate: true)
-        }
-        // Clamped even without an activation, as TFLite does (±inf becomes ±greatestFiniteMagnitude).
-        let lower = range.lowerBound, upper = range.upperBound
-        for i in 0 ..< g.batches * outputBatchSize { out[i] = min(max(out[i], lower), upper) }
+        convolve(memory.input(input, as: Float.self), memory.output(output, as: Float.self), scratch: memory.scratch(as: Float.self))
     }
 
-    /// Lays out each output pixel's receptive field as one row, zero where it falls in the padding.
-    private func im2col(_ source: UnsafePointer<Float>, into columns: UnsafeMutablePointer<Float>) {
+    /// All batches; `scratch` holds `scratchBytes`.
+    func convolve(_ source: UnsafePointer<Float>, _ out: UnsafeMutablePointer<Float>, scratch: UnsafeMutablePointer<Float>) {
+        let g = geometry
+        let pixels = g.outputHeight * g.outputWidth
+        let c = g.inputChannels, n = g.outputChannels
+        switch layout {
+        case .pointwise:
+            FloatGEMM.multiply(m: g.batches * pixels, a: source, lda: c, weights: weights, range: range, c: out, ldc: n)
+        case .inPlace(let padded):
+            let width = padded?.width ?? g.inputWidth
+            let runs = FloatGEMM.Runs(count: g.filterHeight, length: g.filterWidth * c, stride: g.dilationHeight * width * c)
+            for b in 0 ..< g.batches {
+                var image = source + b * g.inputHeight * g.inputWidth * c
+                if let padded {
+                    pad(image, into: scratch, height: padded.height, width: padded.width)
+                    image = UnsafePointer(scratch)
+                }
+                for oy in 0 ..< g.outputHeight {
+                    FloatGEMM.multiply(m: g.outputWidth, a: image + oy * g.strideHeight * width * c, lda: g.strideWidth * c,
+                                       runs: runs, weights: weights, range: range,
+                                       c: out + (b * pixels + oy * g.outputWidth) * n, ldc: n)
+                }
+            }
+        case .im2col(let chunkPixels):
+            for b in 0 ..< g.batches {
+                let image = source + b * g.inputHeight * g.inputWidth * c
+                var first = 0
+                while first < pixels {
+                    let count = min(chunkPixels, pixels - first)
+                    im2col(image, pixels: first ..< first + count, into: scratch)
+                    FloatGEMM.multiply(m: count, a: scratch, lda: g.patchSize, weights: weights, range: range,
+                                       c: out + (b * pixels + first) * n, ldc: n)
+                    first += count
+                }
+            }
+        }
+    }
+
+    /// Copies one image into a `height × width` frame of zeros, at (`padTop`, `padLeft`).
+    private func pad(_ image: UnsafePointer<Float>, into frame: UnsafeMutablePointer<Float>, height: Int, width: Int) {
         let g = geometry
         let c = g.inputChannels
-        var row = columns
-        for oy in 0 ..< g.outputHeight {
-            for ox in 0 ..< g.outputWidth {
-                var dst = row
-                for ky in 0 ..< g.filterHeight {
-                    let iy = oy * g.strideHeight - g.padTop + ky * g.dilationHeight
-                    for kx in 0 ..< g.filterWidth {
-                        let ix = ox * g.strideWidth - g.padLeft + kx * g.dilationWidth
-                        if iy >= 0, iy < g.inputHeight, ix >= 0, ix < g.inputWidth {
-                            dst.update(from: source + (iy * g.inputWidth + ix) * c, count: c)
-                        } else {
-                            dst.update(repeating: 0, count: c)
+        let rowLength = width * c, before = g.padLeft * c, inside = g.inputWidth * c
+        for y in 0 ..< height {
+            let row = frame + y * rowLength, iy = y - g.padTop
+            guard iy >= 0, iy < g.inputHeight else {
+                row.update(repeating: 0, count: rowLength)
+                continue
+            }
+            row.update(repeating: 0, count: before)
+            (row + before).update(from: image + iy * inside, count: inside)
+            (row + before + inside).update(repeating: 0, count: rowLength - before - inside)
+        }
+    }
+
+    /// Lays out the receptive field of each output pixel in `pixels` as one row of `patchSize`
+    /// values, zero where it falls in the padding.
+    private func im2col(_ source: UnsafePointer<Float>, pixels: Range<Int>, into patches: UnsafeMutablePointer<Float>) {
+        let g = geometry
+        let c = g.inputChannels
+        var oy = pixels.lowerBound / g.outputWidth, ox = pixels.lowerBound % g.outputWidth
+        var dst = patches
+        for _ in pixels {
+            for ky in 0 ..< g.filterHeight {
+                let iy = oy * g.strideHeight - g.padTop + ky * g.dilationHeight
+                for kx in 0 ..< g.filterWidth {
+                    let ix = ox * g.strideWidth - g.padLeft + kx * g.dilationWidth
+                    if iy >= 0, iy < g.inputHeight, ix >= 0, ix < g.inputWidth {
+                        dst.update(from: source + (iy * g.inputWidth + ix) * c, count: c)
+                    } else {
+                        dst.update(repeating: 0, count: c)
+                    }
+                    dst += c
+                }
+            }
+            ox += 1
+            if ox == g.outputWidth { ox = 0; oy += 1 }
+        }
+    }
+
+    /// Plain scalar convolution of all batches, straight from the definition: the oracle for `convolve`.
+    func reference(_ source: UnsafePointer<Float>, _ out: UnsafeMutablePointer<Float>, filter: UnsafePointer<Float>,
+                   bias: UnsafePointer<Float>?) {
+        let g = geometry
+        for b in 0 ..< g.batches {
+            for oy in 0 ..< g.outputHeight {
+                for ox in 0 ..< g.outputWidth {
+                    for o in 0 ..< g.outputChannels {
+                        var sum = bias?[o] ?? 0
+                        for ky in 0 ..< g.filterHeight {
+                            for kx in 0 ..< g.filterWidth {
+                                let iy = oy * g.strideHeight - g.padTop + ky * g.dilationHeight
+                                let ix = ox * g.strideWidth - g.padLeft + kx * g.dilationWidth
+                                guard iy >= 0, iy < g.inputHeight, ix >= 0, ix < g.inputWidth else { continue }
+                                for i in 0 ..< g.inputChannels {
+                                    sum += source[((b * g.inputHeight + iy) * g.inputWidth + ix) * g.inputChannels + i]
+                                        * filter[((o * g.filterHeight + ky) * g.filterWidth + kx) * g.inputChannels + i]
+                                }
+                            }
                         }
-                        dst += c
+                        out[((b * g.outputHeight + oy) * g.outputWidth + ox) * g.outputChannels + o] = min(max(sum, range.lowerBound), range.upperBound)
                     }
                 }
-                row += g.patchSize
             }
         }
     }
