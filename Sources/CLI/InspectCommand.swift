@@ -67,19 +67,28 @@ struct ModelReport {
         }
     }
 
+    /// Custom options shown as `key=value` when they are a FlexBuffer map of scalars (as for
+    /// TFLite_Detection_PostProcess); otherwise their size.
+    static func describeCustomOptions(_ node: Node) -> String {
+        guard let options = node.customOptions, options.bytes.count > 0 else { return "" }
+        guard let map = try? FlexBuffer.root(options.bytes).map() else { return "custom_options=\(options.bytes.count) bytes" }
+        return (0 ..< map.count).compactMap { i -> String? in
+            guard let key = try? map.key(at: i), let value = try? map.values.element(at: i) else { return nil }
+            switch value.type {
+            case .bool: return (try? value.bool()).map { "\(key)=\($0)" }
+            case .int, .indirectInt: return (try? value.int()).map { "\(key)=\($0)" }
+            case .uint, .indirectUInt: return (try? value.uint()).map { "\(key)=\($0)" }
+            case .float, .indirectFloat: return (try? value.double()).map { "\(key)=\(Float($0))" }
+            case .string, .key: return (try? value.string()).map { "\(key)=\($0)" }
+            default: return "\(key)=<\(value.type)>"
+            }
+        }.joined(separator: " ")
+    }
+
     static func describe(_ q: QuantizationParameters?) -> String {
         guard let q else { return "" }
         if q.isPerChannel { return "per-channel(\(q.scales.count) scales, axis \(q.quantizedDimension))" }
         return "scale=\(q.scale) zero_point=\(q.zeroPoint)"
-    }
-
-    static func describe(_ options: OperatorOptions) -> String {
-        switch options {
-        case .none: return ""
-        default:
-            // `Mirror` of the enum payload gives "case(field: value, ...)" without hand-written printers.
-            return String(describing: options).replacingOccurrences(of: "Engine.", with: "")
-        }
     }
 
     var text: String {
@@ -100,7 +109,7 @@ struct ModelReport {
         for node in graph.nodes {
             let m = macs(node)
             total += m
-            let opts = Self.describe(node.options)
+            let opts = node.customName == nil ? node.options.description : Self.describeCustomOptions(node)
             lines.append("  \(node.index) \(node.opName) in=\(node.inputs) out=\(node.outputs)\(m > 0 ? " macs=\(m)" : "")\(opts.isEmpty ? "" : " \(opts)")")
         }
         lines.append("total MACs: \(total)")
@@ -120,7 +129,8 @@ struct ModelReport {
         }
         let ops: [[String: Any]] = graph.nodes.map { node in
             ["index": node.index, "op": node.opName, "inputs": node.inputs, "outputs": node.outputs,
-             "options": Self.describe(node.options), "macs": macs(node), "version": node.version]
+             "options": node.customName == nil ? node.options.description : Self.describeCustomOptions(node),
+             "macs": macs(node), "version": node.version]
         }
         var result: [String: Any] = [
             "model": path, "version": graph.version,

@@ -93,3 +93,57 @@ public enum OperatorOptions: Sendable, Equatable {
         }
     }
 }
+
+extension FusedActivation: CustomStringConvertible {
+    /// The schema's name: `NONE`, `RELU`, `RELU_N1_TO_1`, `RELU6`, `TANH`, `SIGN_BIT`.
+    public var description: String {
+        switch self {
+        case .none: return "NONE"
+        case .relu: return "RELU"
+        case .reluN1To1: return "RELU_N1_TO_1"
+        case .relu6: return "RELU6"
+        case .tanh: return "TANH"
+        case .signBit: return "SIGN_BIT"
+        }
+    }
+}
+
+extension OperatorOptions: CustomStringConvertible {
+    /// The options as `key=value` pairs in the schema's terms, e.g.
+    /// `padding=SAME stride=2x2 dilation=1x1 activation=RELU6` (empty for operators without options).
+    public var description: String {
+        func padding(_ p: Padding) -> String { p == .same ? "SAME" : "VALID" }
+        switch self {
+        case .none:
+            return ""
+        case .conv2D(let o):
+            return "padding=\(padding(o.padding)) stride=\(o.strideHeight)x\(o.strideWidth) dilation=\(o.dilationHeight)x\(o.dilationWidth) activation=\(o.activation)"
+        case .depthwiseConv2D(let o):
+            return "padding=\(padding(o.padding)) stride=\(o.strideHeight)x\(o.strideWidth) dilation=\(o.dilationHeight)x\(o.dilationWidth) depth_multiplier=\(o.depthMultiplier) activation=\(o.activation)"
+        case .pool2D(let o):
+            return "padding=\(padding(o.padding)) filter=\(o.filterHeight)x\(o.filterWidth) stride=\(o.strideHeight)x\(o.strideWidth) activation=\(o.activation)"
+        case .fullyConnected(let o):
+            return "activation=\(o.activation) keep_num_dims=\(o.keepNumDims)\(o.weightsFormat == 0 ? "" : " weights_format=\(o.weightsFormat)")"
+        case .softmax(let beta):
+            return "beta=\(beta)"
+        case .concatenation(let axis, let activation):
+            return "axis=\(axis) activation=\(activation)"
+        case .elementwise(let activation):
+            return "activation=\(activation)"
+        case .reshape(let shape):
+            return shape.map { "new_shape=\($0)" } ?? ""
+        case .reducer(let keepDims):
+            return "keep_dims=\(keepDims)"
+        case .squeeze(let dims):
+            return "squeeze_dims=\(dims)"
+        case .stridedSlice(let o):
+            return "begin_mask=\(o.beginMask) end_mask=\(o.endMask) ellipsis_mask=\(o.ellipsisMask) new_axis_mask=\(o.newAxisMask) shrink_axis_mask=\(o.shrinkAxisMask) offset=\(o.offset)"
+        case .pack(let count, let axis):
+            return "values_count=\(count) axis=\(axis)"
+        case .leakyRelu(let alpha):
+            return "alpha=\(alpha)"
+        case .resizeBilinear(let o):
+            return "align_corners=\(o.alignCorners) half_pixel_centers=\(o.halfPixelCenters)"
+        }
+    }
+}
