@@ -1,4 +1,4 @@
-// swift-tools-version:5.9
+// swift-tools-version:6.0
 import PackageDescription
 
 /// Hot loops are only vectorised for the machine at hand when the compiler is told the CPU.

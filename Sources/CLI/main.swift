@@ -7,7 +7,7 @@ let commands = [
     CommandEntry(InspectCommand.self), CommandEntry(RunCommand.self), CommandEntry(BenchCommand.self),
 ]
 
-func printHelp() {
+func printHelp(_ commands: [CommandEntry]) {
     print("""
         swiftlite — run TensorFlow Lite models without TFLite
 
@@ -26,7 +26,7 @@ func fail(_ message: String) -> Never {
 
 var argv = Array(CommandLine.arguments.dropFirst())
 guard let name = argv.first, name != "--help", name != "-h", name != "help" else {
-    printHelp()
+    printHelp(commands)
     exit(argv.isEmpty ? 1 : 0)
 }
 guard let command = commands.first(where: { $0.name == name }) else {

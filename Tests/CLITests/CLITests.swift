@@ -39,8 +39,8 @@ final class CLITests: XCTestCase {
         }
         let dir = try temporaryDirectory()
         let out = dir.appendingPathComponent("stdout"), err = dir.appendingPathComponent("stderr")
-        FileManager.default.createFile(atPath: out.path, contents: nil)
-        FileManager.default.createFile(atPath: err.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: out.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: err.path, contents: nil)
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments

@@ -49,12 +49,13 @@ final class DetectionGoldenTests: XCTestCase {
             var reversed = inputs
             let scoreInput = try XCTUnwrap(inputs.firstIndex { $0.shape.count == 3 && $0.shape[2] > 4 })
             reversed[scoreInput].data = Data(inputs[scoreInput].floats().reversed().flatMap { withUnsafeBytes(of: $0) { Array($0) } })
-            let alone = try run(plan, reversed)
+            let alone = try Self.run(plan, reversed)
             XCTAssertNotEqual(alone, expected.map(\.data), "\(c.name): the two input sets should give different detections")
             let results = ThreadSafeBox<[[Data]]>([[], []])
+            let inputSets = [inputs, reversed]
             DispatchQueue.concurrentPerform(iterations: 2) { worker in
                 for _ in 0 ..< 20 {
-                    let out = try? self.run(plan, worker == 0 ? inputs : reversed)
+                    let out = try? Self.run(plan, inputSets[worker])
                     results.mutate { $0[worker] = out ?? [] }
                 }
             }
@@ -85,7 +86,7 @@ final class DetectionGoldenTests: XCTestCase {
         }
     }
 
-    private func run(_ plan: Plan, _ inputs: [NumpyArray]) throws -> [Data] {
+    private static func run(_ plan: Plan, _ inputs: [NumpyArray]) throws -> [Data] {
         let session = Session(plan: plan)
         for (i, input) in inputs.enumerated() { try session.copy(input.data, toTensor: plan.graph.inputs[i]) }
         session.invoke()

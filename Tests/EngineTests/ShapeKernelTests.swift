@@ -202,7 +202,7 @@ final class ShapeKernelTests: XCTestCase {
         assertInvalid(try prepare(.mul, .elementwise(activation: .none), [tensor(0, [2]), tensor(1, [2], .int32), tensor(2, [1])], Mul.prepare),
                       mentions: "must all be equal")
         assertInvalid(try prepare(.sub, .elementwise(activation: .tanh), [tensor(0, [2]), tensor(1, [2]), tensor(2, [1])], Sub.prepare),
-                      mentions: "tanh")
+                      mentions: "TANH")
         assertInvalid(try prepare(.reshape, .reshape(newShape: [5, -1]), [tensor(0, [2, 3]), tensor(1, [1])], Reshape.prepare),
                       mentions: "cannot hold 6 elements")
         assertInvalid(try prepare(.reshape, .reshape(newShape: [-1, -1]), [tensor(0, [2, 3]), tensor(1, [1])], Reshape.prepare),

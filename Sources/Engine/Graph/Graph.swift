@@ -73,8 +73,8 @@ public final class Graph: Sendable {
         try validateGraph()
     }
 
-    /// A valid address for zero-byte constants.
-    private static let emptyConstant = UnsafeRawPointer(UnsafeMutableRawPointer.allocate(byteCount: 16, alignment: 16))
+    /// A valid address for zero-byte constants (never read or written; allocated once).
+    nonisolated(unsafe) private static let emptyConstant = UnsafeRawPointer(UnsafeMutableRawPointer.allocate(byteCount: 16, alignment: 16))
 
     /// Every buffer's bytes, inside the flatbuffer or (for large models) at `offset` in the file.
     private static func readBuffers(_ model: SchemaModel, _ reader: ByteReader) throws -> [ConstantData?] {
