@@ -80,6 +80,8 @@ public enum OperatorOptions: Sendable, Equatable {
     case pack(valuesCount: Int, axis: Int)
     case leakyRelu(alpha: Float)
     case resizeBilinear(ResizeBilinearOptions)
+    /// RESIZE_NEAREST_NEIGHBOR has the same two flags.
+    case resizeNearestNeighbor(ResizeBilinearOptions)
 
     /// The fused activation, for operators that have one.
     public var activation: FusedActivation {
@@ -142,7 +144,7 @@ extension OperatorOptions: CustomStringConvertible {
             return "values_count=\(count) axis=\(axis)"
         case .leakyRelu(let alpha):
             return "alpha=\(alpha)"
-        case .resizeBilinear(let o):
+        case .resizeBilinear(let o), .resizeNearestNeighbor(let o):
             return "align_corners=\(o.alignCorners) half_pixel_centers=\(o.halfPixelCenters)"
         }
     }

@@ -25,6 +25,7 @@ func registerStandardKernels(_ r: inout OpRegistry) {
     r.register(.pack, Pack.prepare)
     r.register(.stridedSlice, StridedSlice.prepare)
     r.register(.resizeBilinear, ResizeBilinear.prepare)
+    r.register(.resizeNearestNeighbor, ResizeNearestNeighbor.prepare)
     r.register(.dequantize, Dequantize.prepare)
     r.register(.quantize, Quantize.prepare)
     r.register(custom: DetectionPostProcess.customName, DetectionPostProcess.prepare)

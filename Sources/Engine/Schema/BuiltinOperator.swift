@@ -31,6 +31,7 @@ public struct BuiltinOperator: RawRepresentable, Hashable, Sendable, CustomStrin
     public static let stridedSlice = Self(rawValue: 45)
     public static let padV2 = Self(rawValue: 60)
     public static let pack = Self(rawValue: 83)
+    public static let resizeNearestNeighbor = Self(rawValue: 97)
     public static let leakyRelu = Self(rawValue: 98)
     public static let quantize = Self(rawValue: 114)
     public static let hardSwish = Self(rawValue: 117)

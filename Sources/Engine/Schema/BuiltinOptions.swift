@@ -58,6 +58,8 @@ enum BuiltinOptionsReader {
             return .leakyRelu(alpha: try float(0))
         case .resizeBilinear:
             return .resizeBilinear(ResizeBilinearOptions(alignCorners: try bool(2), halfPixelCenters: try bool(3)))
+        case .resizeNearestNeighbor:
+            return .resizeNearestNeighbor(ResizeBilinearOptions(alignCorners: try bool(0), halfPixelCenters: try bool(1)))
         default:
             return .none
         }
