@@ -4,8 +4,9 @@ import XCTest
 
 /// The packed, vectorised integer product and the sixteen-lane requantization against their
 /// plain scalar references, over edge sizes: columns below, at and above the 16-lane panel
-/// width (and odd panel counts), depths that are not a multiple of anything, row counts that
-/// are not a multiple of the 4-row tile, and extreme weights, activations and multipliers.
+/// width (and panel counts that leave 2- and 1-panel tiles after the 4-panel ones), depths that
+/// are not a multiple of anything, row counts that are not a multiple of the 4-row tile,
+/// unsigned and signed activations, and extreme weights, activations and multipliers.
 final class IntegerGEMMTests: XCTestCase {
     private let columnCounts = [1, 3, 15, 16, 17, 31, 32, 33, 48, 50, 64, 65]
     private let depths = [1, 2, 3, 7, 16, 27, 33, 100]
@@ -23,8 +24,9 @@ final class IntegerGEMMTests: XCTestCase {
                     i % 7 == 0 ? (i % 2 == 0 ? 255 : -255) : Int32.random(in: -255 ... 255, using: &rng)
                 }
                 let bias = (0 ..< columns).map { _ in Int32.random(in: -100_000 ... 100_000, using: &rng) }
-                let zeroPoint = Int32.random(in: 0 ... 255, using: &rng)
-                let gemm = IntegerGEMM(columns: columns, depth: depth, activationZeroPoint: zeroPoint,
+                let signed = (columns + depth) % 2 == 1
+                let zeroPoint = Int32.random(in: 0 ... 255, using: &rng) - (signed ? 128 : 0)
+                let gemm = IntegerGEMM(columns: columns, depth: depth, activationZeroPoint: zeroPoint, signedActivations: signed,
                                        weight: { weights[$0 * depth + $1] }, bias: { bias[$0] })
                 var actual = [Int32](repeating: -1, count: rows * columns)
                 actual.withUnsafeMutableBufferPointer { out in
@@ -32,9 +34,9 @@ final class IntegerGEMMTests: XCTestCase {
                                   into: AccumulatorGEMMOutput(base: out.baseAddress!, rowStride: columns, columns: columns))
                 }
                 let expected = IntegerGEMM.reference(a, rows: rows, rowStride: rowStride, columns: columns, depth: depth,
-                                                     activationZeroPoint: zeroPoint,
+                                                     activationZeroPoint: zeroPoint, signedActivations: signed,
                                                      weight: { weights[$0 * depth + $1] }, bias: { bias[$0] })
-                XCTAssertEqual(actual, expected, "rows \(rows), columns \(columns), depth \(depth)")
+                XCTAssertEqual(actual, expected, "rows \(rows), columns \(columns), depth \(depth), signed \(signed)")
             }
         }
     }
@@ -82,23 +84,27 @@ final class IntegerGEMMTests: XCTestCase {
         quantized += [QuantizedMultiplier(multiplier: 0, shift: 0), QuantizedMultiplier(-0.75),
                       QuantizedMultiplier(multiplier: Int32.min, shift: 0), QuantizedMultiplier(multiplier: Int32.min, shift: -3),
                       QuantizedMultiplier(multiplier: Int32.max, shift: 0), QuantizedMultiplier(multiplier: 1 << 30, shift: -31)]
-        let stage = ChannelRequantization(quantized, zeroPoint: 3, range: (Int32.min, Int32.max))
-        let padded = (quantized.count + 15) / 16 * 16
-        for trial in 0 ..< 400 {
-            var values = [Int32](repeating: 0, count: padded)
-            for i in values.indices {
-                values[i] = trial < edges.count ? edges[(trial + i) % edges.count] : Int32.random(in: .min ... .max, using: &rng)
-            }
-            for block in stride(from: 0, to: quantized.count, by: 16) {
-                var lanes = SIMD16<Int32>()
-                for lane in 0 ..< 16 { lanes[lane] = values[block + lane] }
-                let vector = stage.apply(lanes, channel: block)
-                for lane in 0 ..< min(16, quantized.count - block) {
-                    let channel = block + lane
-                    let q = quantized[channel]
-                    let expected = multiplyByQuantizedMultiplier(values[channel], q) &+ 3
-                    XCTAssertEqual(vector[lane], expected, "x \(values[channel]), multiplier \(q.multiplier), shift \(q.shift)")
-                    XCTAssertEqual(vector[lane], stage.apply(values[channel], channel: channel))
+        // With an Int32.min multiplier the stage takes the saturating product; without, the
+        // plain one.
+        for multipliers in [quantized, quantized.filter { $0.multiplier != Int32.min }] {
+            let stage = ChannelRequantization(multipliers, zeroPoint: 3, range: (Int32.min, Int32.max))
+            let padded = (multipliers.count + 15) / 16 * 16
+            for trial in 0 ..< 400 {
+                var values = [Int32](repeating: 0, count: padded)
+                for i in values.indices {
+                    values[i] = trial < edges.count ? edges[(trial + i) % edges.count] : Int32.random(in: .min ... .max, using: &rng)
+                }
+                for block in stride(from: 0, to: multipliers.count, by: 16) {
+                    var lanes = SIMD16<Int32>()
+                    for lane in 0 ..< 16 { lanes[lane] = values[block + lane] }
+                    let vector = stage.apply(lanes, channel: block)
+                    for lane in 0 ..< min(16, multipliers.count - block) {
+                        let channel = block + lane
+                        let q = multipliers[channel]
+                        let expected = multiplyByQuantizedMultiplier(values[channel], q) &+ 3
+                        XCTAssertEqual(vector[lane], expected, "x \(values[channel]), multiplier \(q.multiplier), shift \(q.shift)")
+                        XCTAssertEqual(vector[lane], stage.apply(values[channel], channel: channel))
+                    }
                 }
             }
         }
@@ -106,6 +112,7 @@ final class IntegerGEMMTests: XCTestCase {
         let both = SIMD16<Int32>(repeating: .min)
         XCTAssertEqual(saturatingRoundingDoublingHighMul(both, both), SIMD16(repeating: .max))
         XCTAssertEqual(roundingDivideByPOT(SIMD16(repeating: -5), SIMD16(repeating: 1)), SIMD16(repeating: -3))
+        XCTAssertEqual(roundingDoublingHighMul(SIMD16(repeating: -5), SIMD16(repeating: 1 << 30)), SIMD16(repeating: -2))
     }
 }
 

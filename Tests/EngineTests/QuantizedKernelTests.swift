@@ -4,8 +4,8 @@ import XCTest
 
 /// The integer CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED kernels against plain scalar
 /// transcriptions of TFLite's reference loops, over edge shapes (channels below, at and above
-/// the 16-lane width; 1×1 direct, 1×1 re-encoded and im2col paths; row counts that leave a
-/// partial 4-row tile), plus the prepare-time rules the golden fixtures cannot reach.
+/// the 16-lane width and past the 64-column tile; 1×1 direct and im2col paths; row counts that
+/// leave a partial 4-row tile; output rows that leave a partial 4-pixel depthwise step), plus the prepare-time rules the golden fixtures cannot reach.
 final class QuantizedKernelTests: XCTestCase {
     // MARK: CONV_2D
 
@@ -16,7 +16,7 @@ final class QuantizedKernelTests: XCTestCase {
             ((2, 3), 1, 2, .same),
         ]
         for type in [DataType.uint8, .int8] {
-            for (cin, cout) in [(1, 15), (3, 16), (16, 17), (17, 33), (4, 1)] {
+            for (cin, cout) in [(1, 15), (3, 16), (16, 17), (17, 33), (4, 1), (5, 70)] {
                 for window in windows {
                     let batches = cout == 17 ? 2 : 1
                     let op = QuantizedOperatorHarness(type: type, rng: &rng)
@@ -46,7 +46,7 @@ final class QuantizedKernelTests: XCTestCase {
             for (channels, multiplier) in [(1, 1), (3, 2), (15, 1), (16, 1), (17, 1), (8, 2), (33, 1), (11, 3)] {
                 for window in windows {
                     let op = QuantizedOperatorHarness(type: type, rng: &rng)
-                    let input = op.activation([channels == 17 ? 2 : 1, 6, 5, channels])
+                    let input = op.activation([channels == 17 ? 2 : 1, 6, channels == 33 ? 11 : 5, channels])
                     let filter = op.weights([1, window.k, window.k, channels * multiplier],
                                             perChannel: type == .int8 && channels != 16, dimension: 3)
                     let bias = op.bias(channels * multiplier, input: input, filter: filter)

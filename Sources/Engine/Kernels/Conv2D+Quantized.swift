@@ -13,28 +13,30 @@ extension Conv2D {
 /// - int8: symmetric int8 weights with one scale per output channel (or one scale broadcast),
 ///   int8 activations with zero points, multipliers from the Double product of the scales.
 ///
-/// Both run as `IntegerGEMM` over im2col patches, the requantization fused into the product's
-/// output; a 1×1 stride-1 uint8 convolution reads its input directly as the patch matrix.
-/// Padding is filled with the input zero point, which contributes exactly nothing, as the
-/// reference's skipped taps do.
+/// Both run as `IntegerGEMM` over im2col patches of the raw input bytes (the product reads int8
+/// activations as signed), the requantization fused into the product's output; a 1×1 stride-1
+/// convolution reads its input directly as the patch matrix. Padding is filled with the input
+/// zero point, which contributes exactly nothing, as the reference's skipped taps do.
 struct Conv2DQuantized: Kernel {
     let geometry: Conv2D.Geometry
     let input: Int, output: Int
-    let encoding: ActivationEncoding
+    /// The input zero point as a raw byte of the input tensor.
+    let zeroPointByte: UInt8
     let gemm: IntegerGEMM
     let requantization: ChannelRequantization
     /// Output pixels whose patches are laid out at once (a block of about 64 KiB).
     let rowsPerBlock: Int
 
-    /// True when the input itself is the patch matrix: no im2col, no re-encoding.
-    private var readsInputDirectly: Bool { geometry.isPointwise && !encoding.isSigned }
+    /// True when the input itself is the patch matrix: no im2col.
+    private var readsInputDirectly: Bool { geometry.isPointwise }
 
     init(_ context: inout PrepareContext, geometry g: Conv2D.Geometry, activation: FusedActivation) throws(ModelError) {
         let quantization = try ConvolutionQuantization(
             context, input: Conv2D.input, filter: Conv2D.filter, bias: Conv2D.bias, output: Conv2D.output,
             channels: g.outputChannels, channelDimension: 0, activation: activation)
         let type = quantization.type, channels = g.outputChannels, filterZeroPoint = quantization.filterZeroPoint
-        encoding = quantization.encoding
+        let encoding = quantization.encoding
+        zeroPointByte = encoding.zeroPoint ^ (encoding.isSigned ? 0x80 : 0)
         requantization = quantization.requantization
 
         let weights = try context.constant(Conv2D.filter).bytes
@@ -42,7 +44,9 @@ struct Conv2DQuantized: Kernel {
         if quantization.hasBias { biasValues = try context.constant(Conv2D.bias).elements(as: Int32.self) }
         let depth = g.patchSize
         let signedWeights = type == .int8
-        gemm = IntegerGEMM(columns: channels, depth: depth, activationZeroPoint: Int32(encoding.zeroPoint),
+        let activationZeroPoint = encoding.isSigned ? Int32(Int8(bitPattern: zeroPointByte)) : Int32(zeroPointByte)
+        gemm = IntegerGEMM(columns: channels, depth: depth, activationZeroPoint: activationZeroPoint,
+                           signedActivations: encoding.isSigned,
                            weight: { n, k in
                                let byte = weights[n * depth + k]
                                return (signedWeights ? Int32(Int8(bitPattern: byte)) : Int32(byte)) - filterZeroPoint
@@ -52,7 +56,7 @@ struct Conv2DQuantized: Kernel {
         input = context.node.inputs[Conv2D.input]
         output = context.node.outputs[Conv2D.output]
         rowsPerBlock = max(4, min(g.outputHeight * g.outputWidth, (1 << 16) / max(depth, 1)) / 4 * 4)
-        if !(g.isPointwise && !encoding.isSigned) {
+        if !g.isPointwise {
             context.requestScratch(bytes: rowsPerBlock * depth)
         }
     }
@@ -84,7 +88,7 @@ struct Conv2DQuantized: Kernel {
     }
 
     /// Lays out the receptive fields of output pixels `rows` (row-major over the output image)
-    /// as encoded bytes, one patch per row; taps in the padding get the input zero point.
+    /// as raw input bytes, one patch per row; taps in the padding get the input zero point.
     private func im2col(_ image: UnsafePointer<UInt8>, rows: Range<Int>, into patches: UnsafeMutablePointer<UInt8>) {
         let g = geometry
         let c = g.inputChannels
@@ -98,30 +102,21 @@ struct Conv2DQuantized: Kernel {
             for ky in 0 ..< g.filterHeight {
                 let iy = y0 + ky * g.dilationHeight
                 if iy < 0 || iy >= g.inputHeight {
-                    dst.update(repeating: encoding.zeroPoint, count: span)
+                    dst.update(repeating: zeroPointByte, count: span)
                 } else if rowInside {
-                    copyEncoded(image + (iy * g.inputWidth + x0) * c, to: dst, count: span)
+                    dst.update(from: image + (iy * g.inputWidth + x0) * c, count: span)
                 } else {
                     for kx in 0 ..< g.filterWidth {
                         let ix = x0 + kx * g.dilationWidth
                         if ix >= 0, ix < g.inputWidth {
-                            copyEncoded(image + (iy * g.inputWidth + ix) * c, to: dst + kx * c, count: c)
+                            (dst + kx * c).update(from: image + (iy * g.inputWidth + ix) * c, count: c)
                         } else {
-                            (dst + kx * c).update(repeating: encoding.zeroPoint, count: c)
+                            (dst + kx * c).update(repeating: zeroPointByte, count: c)
                         }
                     }
                 }
                 dst += span
             }
-        }
-    }
-
-    @inline(__always)
-    private func copyEncoded(_ source: UnsafePointer<UInt8>, to destination: UnsafeMutablePointer<UInt8>, count: Int) {
-        if encoding.isSigned {
-            for i in 0 ..< count { destination[i] = source[i] ^ 0x80 }
-        } else {
-            destination.update(from: source, count: count)
         }
     }
 }

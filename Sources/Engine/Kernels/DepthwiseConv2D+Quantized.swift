@@ -14,7 +14,8 @@ extension DepthwiseConv2D {
 /// `depthMultiplier` times and rounded up to 16), so every tap of every output pixel is in
 /// bounds and contributes `(x − x₀)·w` with no branches. The `x₀ · Σ taps` term is folded into
 /// the bias at prepare time; sixteen channels accumulate in `Int32` lanes and are requantized
-/// with their own multipliers.
+/// with their own multipliers. Four output pixels of a row are computed together, in
+/// independent accumulators that share each tap's weights.
 struct DepthwiseConv2DQuantized: Kernel {
     let geometry: DepthwiseConv2D.Geometry
     let input: Int, output: Int
@@ -102,32 +103,68 @@ struct DepthwiseConv2DQuantized: Kernel {
 
     private func convolve(_ buffer: UnsafePointer<UInt8>, _ out: UnsafeMutablePointer<UInt8>) {
         let g = geometry
+        for oy in 0 ..< g.outputHeight {
+            var ox = 0
+            while ox + 4 <= g.outputWidth {
+                convolveFourPixels(buffer, out, oy: oy, ox: ox)
+                ox += 4
+            }
+            while ox < g.outputWidth {
+                convolveOnePixel(buffer, out, oy: oy, ox: ox)
+                ox += 1
+            }
+        }
+    }
+
+    // Separate functions so that each stays small enough for the `loadUnaligned` calls to be inlined.
+    @inline(never)
+    private func convolveFourPixels(_ buffer: UnsafePointer<UInt8>, _ out: UnsafeMutablePointer<UInt8>, oy: Int, ox: Int) {
+        convolvePixels(buffer, out, oy: oy, ox: ox, four: true)
+    }
+
+    @inline(never)
+    private func convolveOnePixel(_ buffer: UnsafePointer<UInt8>, _ out: UnsafeMutablePointer<UInt8>, oy: Int, ox: Int) {
+        convolvePixels(buffer, out, oy: oy, ox: ox, four: false)
+    }
+
+    /// Output pixels `ox ..< ox + 4` (or just `ox`) of row `oy`, sixteen channels at a time: the
+    /// pixels share each tap's weights and accumulate in independent chains.
+    @inline(always)
+    private func convolvePixels(_ buffer: UnsafePointer<UInt8>, _ out: UnsafeMutablePointer<UInt8>, oy: Int, ox: Int, four: Bool) {
+        let g = geometry
         let cp = paddedChannels, channels = g.outputChannels
         let source = UnsafeRawPointer(buffer), filter = UnsafeRawPointer(weights.pointer)
         let biasRaw = UnsafeRawPointer(bias.pointer)
         let rowStep = g.dilationHeight * paddedWidth * cp, columnStep = g.dilationWidth * cp
-        for oy in 0 ..< g.outputHeight {
-            for ox in 0 ..< g.outputWidth {
-                let origin = (oy * g.strideHeight * paddedWidth + ox * g.strideWidth) * cp
-                let dst = out + (oy * g.outputWidth + ox) * channels
-                var ch = 0
-                while ch < cp {
-                    var acc = biasRaw.loadUnaligned(fromByteOffset: ch &* 4, as: SIMD16<Int32>.self)
-                    var tap = ch
-                    for ky in 0 ..< g.filterHeight {
-                        var offset = origin &+ ky &* rowStep &+ ch
-                        for _ in 0 ..< g.filterWidth {
-                            let x = widened(source.loadUnaligned(fromByteOffset: offset, as: SIMD16<UInt8>.self))
-                            let w = widened(filter.loadUnaligned(fromByteOffset: tap &* 2, as: SIMD16<Int16>.self))
-                            acc &+= x &* w
-                            offset &+= columnStep
-                            tap &+= cp
-                        }
+        let pixelStep = g.strideWidth * cp
+        let origin = (oy * g.strideHeight * paddedWidth + ox * g.strideWidth) * cp
+        let dst = out + (oy * g.outputWidth + ox) * channels
+        var ch = 0
+        while ch < cp {
+            let b = biasRaw.loadUnaligned(fromByteOffset: ch &* 4, as: SIMD16<Int32>.self)
+            var acc0 = b, acc1 = b, acc2 = b, acc3 = b
+            var tap = ch
+            for ky in 0 ..< g.filterHeight {
+                var offset = origin &+ ky &* rowStep &+ ch
+                for _ in 0 ..< g.filterWidth {
+                    let w = widened(filter.loadUnaligned(fromByteOffset: tap &* 2, as: SIMD16<Int16>.self))
+                    acc0 &+= widened(source.loadUnaligned(fromByteOffset: offset, as: SIMD16<UInt8>.self)) &* w
+                    if four {
+                        acc1 &+= widened(source.loadUnaligned(fromByteOffset: offset &+ pixelStep, as: SIMD16<UInt8>.self)) &* w
+                        acc2 &+= widened(source.loadUnaligned(fromByteOffset: offset &+ 2 &* pixelStep, as: SIMD16<UInt8>.self)) &* w
+                        acc3 &+= widened(source.loadUnaligned(fromByteOffset: offset &+ 3 &* pixelStep, as: SIMD16<UInt8>.self)) &* w
                     }
-                    storeLowBytes(requantization.apply(acc, channel: ch), to: dst + ch, count: channels - ch)
-                    ch += 16
+                    offset &+= columnStep
+                    tap &+= cp
                 }
             }
+            storeLowBytes(requantization.apply(acc0, channel: ch), to: dst + ch, count: channels - ch)
+            if four {
+                storeLowBytes(requantization.apply(acc1, channel: ch), to: dst + channels + ch, count: channels - ch)
+                storeLowBytes(requantization.apply(acc2, channel: ch), to: dst + 2 * channels + ch, count: channels - ch)
+                storeLowBytes(requantization.apply(acc3, channel: ch), to: dst + 3 * channels + ch, count: channels - ch)
+            }
+            ch += 16
         }
     }
 }

@@ -35,6 +35,23 @@ func saturatingRoundingDoublingHighMul(_ a: SIMD16<Int32>, _ b: SIMD16<Int32>) -
     return result &- isMinimum
 }
 
+/// `saturatingRoundingDoublingHighMul` for multipliers other than `Int32.min`, the only value
+/// whose product can overflow: the same quotients with no saturation step. Each quotient is
+/// bits 31...62 of `a·b + 2^30`, moved into the low half of even words and the high half of
+/// odd words and blended (`vpmuldq`, `vpaddq`, shifts and one masked move).
+///
+/// Example: lanes `(1 << 30, 1 << 30)` → `1 << 29`; `(-5, 1 << 30)` → `-2` (−2.5 rounds up).
+@inline(always)
+func roundingDoublingHighMul(_ a: SIMD16<Int32>, _ b: SIMD16<Int32>) -> SIMD16<Int32> {
+    let a64 = unsafeBitCast(a, to: SIMD8<Int64>.self), b64 = unsafeBitCast(b, to: SIMD8<Int64>.self)
+    let half = SIMD8<Int64>(repeating: 1 << 30)
+    let even = ((a64 &<< 32) &>> 32) &* ((b64 &<< 32) &>> 32) &+ half
+    let odd = (a64 &>> 32) &* (b64 &>> 32) &+ half
+    let low = SIMD8<Int64>(repeating: 0xFFFF_FFFF)
+    let merged = ((even &>> 31) & low) | ((odd &<< 1) & ~low)
+    return unsafeBitCast(merged, to: SIMD16<Int32>.self)
+}
+
 /// `roundingDivideByPOT` lane by lane, with a per-lane exponent in `0...31`.
 ///
 /// Example: lanes `(5, 1)` → `3`, `(-5, 1)` → `-3`, `(-6, 2)` → `-2`.
@@ -64,6 +81,9 @@ struct ChannelRequantization: Sendable {
     let multipliers: PackedBuffer<Int32>
     let leftShifts: PackedBuffer<Int32>
     let rightShifts: PackedBuffer<Int32>
+    /// Some multiplier is `Int32.min`, whose square saturates: `apply` then takes the
+    /// saturating product.
+    let saturates: Bool
     let zeroPoint: Int32
     let minimum: Int32
     let maximum: Int32
@@ -82,6 +102,7 @@ struct ChannelRequantization: Sendable {
             leftShifts.pointer[c] = Int32(max(q.shift, 0) & 31)
             rightShifts.pointer[c] = Int32(max(-q.shift, 0))
         }
+        saturates = quantized.contains { $0.multiplier == Int32.min }
         self.zeroPoint = zeroPoint
         minimum = range.min
         maximum = range.max
@@ -94,9 +115,11 @@ struct ChannelRequantization: Sendable {
         let m = UnsafeRawPointer(multipliers.pointer + channel).loadUnaligned(as: SIMD16<Int32>.self)
         let left = UnsafeRawPointer(leftShifts.pointer + channel).loadUnaligned(as: SIMD16<Int32>.self)
         let right = UnsafeRawPointer(rightShifts.pointer + channel).loadUnaligned(as: SIMD16<Int32>.self)
-        let scaled = roundingDivideByPOT(saturatingRoundingDoublingHighMul(accumulators &<< left, m), right)
-        let low = SIMD16(repeating: minimum), high = SIMD16(repeating: maximum)
+        let x = accumulators &<< left
+        let product = saturates ? saturatingRoundingDoublingHighMul(x, m) : roundingDoublingHighMul(x, m)
+        let scaled = roundingDivideByPOT(product, right)
         let shifted = scaled &+ SIMD16(repeating: zeroPoint)
+        let low = SIMD16(repeating: minimum), high = SIMD16(repeating: maximum)
         return shifted.replacing(with: low, where: shifted .< low).replacing(with: high, where: shifted .> high)
     }
 

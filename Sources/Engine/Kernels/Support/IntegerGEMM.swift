@@ -2,10 +2,10 @@
 ///
 ///     C[m, n] = bias[n] + Σ_k (A[m, k] − a₀) · B[k, n]
 ///
-/// `A` holds activations as `UInt8` (int8 activations are stored offset by 128, so that every
-/// activation is a non-negative byte), one row per output pixel or batch; `a₀` is their zero
-/// point in the same encoding. `B` holds the weights minus their zero point, at most 9 bits
-/// (−255...255), packed at prepare time into panels of 16 columns of `Int16`:
+/// `A` holds activations as bytes, one row per output pixel or batch: `UInt8`, or `Int8` when
+/// the product is built with `signedActivations` (so int8 tensors need no re-encoding pass);
+/// `a₀` is their zero point in the same type. `B` holds the weights minus their zero point, at
+/// most 9 bits (−255...255), packed at prepare time into panels of 16 columns of `Int16`:
 /// `panel[p][k][j] = B[k, 16p + j]`. The zero-point term is folded into the bias once,
 /// `bias′[n] = bias[n] − a₀ · Σ_k B[k, n]`, so the inner loop is a pure dot product; in
 /// wrapping 32-bit arithmetic this equals TFLite's `Σ (w − w₀)(x − x₀) + bias` exactly.
@@ -15,18 +15,22 @@
 ///                            bias: { n in bias[n] })
 ///     gemm.multiply(patches, rows: 49, rowStride: 27, into: output)
 ///
-/// The micro-kernel computes a tile of 4 rows × 32 columns in sixteen-lane `Int32`
-/// accumulators: per `k` it sign-extends two rows of 16 `Int16` weights, broadcasts four
-/// zero-extended activations, and multiply-adds. Because every activation lane has its upper
-/// 17 bits clear, LLVM turns each multiply-add into one `vpdpwssd` on AVX-512 VNNI (16
-/// multiply-accumulates per instruction), `vpmaddwd` + `vpaddd` on AVX2, `pmaddwd` + `paddd`
-/// in a portable SSE2 build — never a call. (LLVM does not form the pairwise `pmaddwd` that
+/// The micro-kernel computes a tile of 4 rows × 64 columns in sixteen-lane `Int32`
+/// accumulators (sixteen of them; narrower tiles of 32 and 16 columns finish the panels): per
+/// `k` it sign-extends four rows of 16 `Int16` weights, broadcasts four zero-extended activations
+/// (`Int8` ones with their sign bit flipped, i.e. offset by 128, the offset folded into the
+/// bias), and multiply-adds. Because every activation lane has its upper 17 bits clear, LLVM
+/// turns each multiply-add into one `vpdpwssd` on AVX-512 VNNI (16 multiply-accumulates per
+/// instruction), `vpmaddwd` + `vpaddd` on AVX2, `pmaddwd` + `paddd` in a portable SSE2 build —
+/// never a call. (LLVM does not form the pairwise `pmaddwd` that
 /// would use all 32 halfword lanes from Swift SIMD code, hence one activation per lane.)
 /// - Complexity: `rows × columns × depth` multiply-adds, rounded up to whole 16-column panels.
 struct IntegerGEMM: Sendable {
     static let panelWidth = 16
     let columns: Int
     let depth: Int
+    /// Rows of `A` are `Int8` rather than `UInt8`.
+    let signedActivations: Bool
     let panelCount: Int
     /// `panelCount × depth × 16` weights.
     let panels: PackedBuffer<Int16>
@@ -35,10 +39,13 @@ struct IntegerGEMM: Sendable {
 
     /// Packs `weight(n, k)` (already minus the weight zero point, in −255...255) and folds
     /// `activationZeroPoint · Σ_k weight(n, k)` into `bias(n)`.
-    init(columns: Int, depth: Int, activationZeroPoint: Int32,
+    init(columns: Int, depth: Int, activationZeroPoint: Int32, signedActivations: Bool = false,
          weight: (_ column: Int, _ k: Int) -> Int32, bias: (_ column: Int) -> Int32) {
         self.columns = columns
         self.depth = depth
+        self.signedActivations = signedActivations
+        // The kernel reads int8 activations offset by 128; so is their zero point here.
+        let offsetZeroPoint = signedActivations ? activationZeroPoint &+ 128 : activationZeroPoint
         panelCount = (columns + Self.panelWidth - 1) / Self.panelWidth
         panels = PackedBuffer(count: panelCount * depth * Self.panelWidth, initializedTo: 0)
         self.bias = PackedBuffer(count: panelCount * Self.panelWidth, initializedTo: 0)
@@ -51,99 +58,153 @@ struct IntegerGEMM: Sendable {
                 panel[k * Self.panelWidth] = Int16(w)
                 sum &+= w
             }
-            self.bias.pointer[n] = bias(n) &- activationZeroPoint &* sum
+            self.bias.pointer[n] = bias(n) &- offsetZeroPoint &* sum
         }
     }
 
     /// Computes rows `0 ..< rows` of the product; row `m` of `A` starts at `a + m · rowStride`.
     /// Each row's result goes to `output` sixteen columns at a time.
     func multiply<Output: IntegerGEMMOutput>(_ a: UnsafePointer<UInt8>, rows: Int, rowStride: Int, into output: Output) {
+        if signedActivations {
+            multiplySigned(a, rows: rows, rowStride: rowStride, into: output)
+        } else {
+            multiplyUnsigned(a, rows: rows, rowStride: rowStride, into: output)
+        }
+    }
+
+    // One function per activation type, each small enough for LLVM to inline every load.
+    @inline(never)
+    private func multiplyUnsigned<Output: IntegerGEMMOutput>(_ a: UnsafePointer<UInt8>, rows: Int, rowStride: Int, into output: Output) {
+        multiply(a, rows: rows, rowStride: rowStride, signed: false, into: output)
+    }
+
+    @inline(never)
+    private func multiplySigned<Output: IntegerGEMMOutput>(_ a: UnsafePointer<UInt8>, rows: Int, rowStride: Int, into output: Output) {
+        multiply(a, rows: rows, rowStride: rowStride, signed: true, into: output)
+    }
+
+    @inline(always)
+    private func multiply<Output: IntegerGEMMOutput>(_ a: UnsafePointer<UInt8>, rows: Int, rowStride: Int, signed: Bool,
+                                                     into output: Output) {
         var panel = 0
         while panel < panelCount {
-            let wide = panel + 1 < panelCount
-            var row = 0
-            if wide {
-                while row + 4 <= rows {
-                    tile(a, rowStride: rowStride, row: row, panel: panel, fourRows: true, wide: true, output)
-                    row += 4
-                }
-                while row < rows {
-                    tile(a, rowStride: rowStride, row: row, panel: panel, fourRows: false, wide: true, output)
-                    row += 1
-                }
+            switch panelCount - panel {
+            case 4...:
+                multiplyPanels(a, rows: rows, rowStride: rowStride, panel: panel, width: 4, signed: signed, output)
+                panel += 4
+            case 2, 3:
+                multiplyPanels(a, rows: rows, rowStride: rowStride, panel: panel, width: 2, signed: signed, output)
                 panel += 2
-            } else {
-                while row + 4 <= rows {
-                    tile(a, rowStride: rowStride, row: row, panel: panel, fourRows: true, wide: false, output)
-                    row += 4
-                }
-                while row < rows {
-                    tile(a, rowStride: rowStride, row: row, panel: panel, fourRows: false, wide: false, output)
-                    row += 1
-                }
+            default:
+                multiplyPanels(a, rows: rows, rowStride: rowStride, panel: panel, width: 1, signed: signed, output)
                 panel += 1
             }
         }
     }
 
-    /// One micro-tile: 4 or 1 rows × 32 or 16 columns. The flags are constants at every call
-    /// site, so each inlined copy keeps only its own accumulators.
+    /// All rows of panels `panel ..< panel + width`: four rows per tile, then one.
+    @inline(always)
+    private func multiplyPanels<Output: IntegerGEMMOutput>(_ a: UnsafePointer<UInt8>, rows: Int, rowStride: Int, panel: Int,
+                                                           width: Int, signed: Bool, _ output: Output) {
+        var row = 0
+        while row + 4 <= rows {
+            tile(a, rowStride: rowStride, row: row, panel: panel, fourRows: true, width: width, signed: signed, output)
+            row += 4
+        }
+        while row < rows {
+            tile(a, rowStride: rowStride, row: row, panel: panel, fourRows: false, width: width, signed: signed, output)
+            row += 1
+        }
+    }
+
+    /// One micro-tile: 4 or 1 rows × 64, 32 or 16 columns (`width` panels). The arguments are
+    /// constants at every call site, so each inlined copy keeps only its own accumulators.
     @inline(always)
     private func tile<Output: IntegerGEMMOutput>(_ a: UnsafePointer<UInt8>, rowStride: Int, row: Int, panel: Int,
-                                                 fourRows: Bool, wide: Bool, _ output: Output) {
+                                                 fourRows: Bool, width: Int, signed: Bool, _ output: Output) {
         let panelBytes = depth * Self.panelWidth * MemoryLayout<Int16>.stride
         let w0 = UnsafeRawPointer(panels.pointer) + panel * panelBytes
-        let w1 = w0 + panelBytes
+        let w1 = w0 + panelBytes, w2 = w1 + panelBytes, w3 = w2 + panelBytes
         let biasRaw = UnsafeRawPointer(bias.pointer + panel * Self.panelWidth)
         let b0 = biasRaw.loadUnaligned(as: SIMD16<Int32>.self)
-        let b1 = wide ? biasRaw.loadUnaligned(fromByteOffset: 64, as: SIMD16<Int32>.self) : b0
-        var c00 = b0, c01 = b1, c10 = b0, c11 = b1, c20 = b0, c21 = b1, c30 = b0, c31 = b1
+        let b1 = width >= 2 ? biasRaw.loadUnaligned(fromByteOffset: 64, as: SIMD16<Int32>.self) : b0
+        let b2 = width == 4 ? biasRaw.loadUnaligned(fromByteOffset: 128, as: SIMD16<Int32>.self) : b0
+        let b3 = width == 4 ? biasRaw.loadUnaligned(fromByteOffset: 192, as: SIMD16<Int32>.self) : b0
+        var c00 = b0, c01 = b1, c02 = b2, c03 = b3
+        var c10 = b0, c11 = b1, c12 = b2, c13 = b3
+        var c20 = b0, c21 = b1, c22 = b2, c23 = b3
+        var c30 = b0, c31 = b1, c32 = b2, c33 = b3
         let r0 = a + row * rowStride
         let r1 = r0 + rowStride, r2 = r1 + rowStride, r3 = r2 + rowStride
         for k in 0 ..< depth {
             let v0 = widened(w0.loadUnaligned(fromByteOffset: k &* 32, as: SIMD16<Int16>.self))
-            let v1 = wide ? widened(w1.loadUnaligned(fromByteOffset: k &* 32, as: SIMD16<Int16>.self)) : v0
-            let x0 = SIMD16<Int32>(repeating: Int32(r0[k]))
+            let v1 = width >= 2 ? widened(w1.loadUnaligned(fromByteOffset: k &* 32, as: SIMD16<Int16>.self)) : v0
+            let v2 = width == 4 ? widened(w2.loadUnaligned(fromByteOffset: k &* 32, as: SIMD16<Int16>.self)) : v0
+            let v3 = width == 4 ? widened(w3.loadUnaligned(fromByteOffset: k &* 32, as: SIMD16<Int16>.self)) : v0
+            let x0 = activation(r0[k], signed: signed)
             c00 &+= v0 &* x0
-            if wide { c01 &+= v1 &* x0 }
+            if width >= 2 { c01 &+= v1 &* x0 }
+            if width == 4 { c02 &+= v2 &* x0; c03 &+= v3 &* x0 }
             if fourRows {
-                let x1 = SIMD16<Int32>(repeating: Int32(r1[k]))
-                let x2 = SIMD16<Int32>(repeating: Int32(r2[k]))
-                let x3 = SIMD16<Int32>(repeating: Int32(r3[k]))
+                let x1 = activation(r1[k], signed: signed)
+                let x2 = activation(r2[k], signed: signed)
+                let x3 = activation(r3[k], signed: signed)
                 c10 &+= v0 &* x1
                 c20 &+= v0 &* x2
                 c30 &+= v0 &* x3
-                if wide {
+                if width >= 2 {
                     c11 &+= v1 &* x1
                     c21 &+= v1 &* x2
                     c31 &+= v1 &* x3
                 }
+                if width == 4 {
+                    c12 &+= v2 &* x1; c13 &+= v3 &* x1
+                    c22 &+= v2 &* x2; c23 &+= v3 &* x2
+                    c32 &+= v2 &* x3; c33 &+= v3 &* x3
+                }
             }
         }
-        let column = panel * Self.panelWidth
-        output.store(c00, row: row, column: column)
-        if wide { output.store(c01, row: row, column: column + Self.panelWidth) }
+        storeRow(c00, c01, c02, c03, row: row, panel: panel, width: width, output)
         if fourRows {
-            output.store(c10, row: row + 1, column: column)
-            output.store(c20, row: row + 2, column: column)
-            output.store(c30, row: row + 3, column: column)
-            if wide {
-                output.store(c11, row: row + 1, column: column + Self.panelWidth)
-                output.store(c21, row: row + 2, column: column + Self.panelWidth)
-                output.store(c31, row: row + 3, column: column + Self.panelWidth)
-            }
+            storeRow(c10, c11, c12, c13, row: row + 1, panel: panel, width: width, output)
+            storeRow(c20, c21, c22, c23, row: row + 2, panel: panel, width: width, output)
+            storeRow(c30, c31, c32, c33, row: row + 3, panel: panel, width: width, output)
         }
+    }
+
+    @inline(always)
+    private func storeRow<Output: IntegerGEMMOutput>(_ c0: SIMD16<Int32>, _ c1: SIMD16<Int32>, _ c2: SIMD16<Int32>,
+                                                     _ c3: SIMD16<Int32>, row: Int, panel: Int, width: Int, _ output: Output) {
+        let column = panel * Self.panelWidth
+        output.store(c0, row: row, column: column)
+        if width >= 2 { output.store(c1, row: row, column: column + Self.panelWidth) }
+        if width == 4 {
+            output.store(c2, row: row, column: column + 2 * Self.panelWidth)
+            output.store(c3, row: row, column: column + 3 * Self.panelWidth)
+        }
+    }
+
+    /// One activation in every lane. An `Int8` is read offset by 128 (the sign bit flipped, a
+    /// scalar `xor`): zero-extended lanes give `vpdpwssd`, sign-extended ones `vpmulld`.
+    @inline(always)
+    private func activation(_ byte: UInt8, signed: Bool) -> SIMD16<Int32> {
+        SIMD16(repeating: Int32(signed ? byte ^ 0x80 : byte))
     }
 
     /// The plain triple loop the packed product is tested against: `C[m, n]` in row-major
     /// order, computed exactly as TFLite's reference kernels do.
     static func reference(_ a: UnsafePointer<UInt8>, rows: Int, rowStride: Int, columns: Int, depth: Int,
-                          activationZeroPoint: Int32, weight: (Int, Int) -> Int32, bias: (Int) -> Int32) -> [Int32] {
+                          activationZeroPoint: Int32, signedActivations: Bool = false,
+                          weight: (Int, Int) -> Int32, bias: (Int) -> Int32) -> [Int32] {
         var c = [Int32](repeating: 0, count: rows * columns)
         for m in 0 ..< rows {
             for n in 0 ..< columns {
                 var acc: Int32 = 0
-                for k in 0 ..< depth { acc &+= weight(n, k) &* (Int32(a[m * rowStride + k]) &- activationZeroPoint) }
+                for k in 0 ..< depth {
+                    let byte = a[m * rowStride + k]
+                    let x = signedActivations ? Int32(Int8(bitPattern: byte)) : Int32(byte)
+                    acc &+= weight(n, k) &* (x &- activationZeroPoint)
+                }
                 c[m * columns + n] = acc &+ bias(n)
             }
         }
