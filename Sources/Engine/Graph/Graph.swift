@@ -35,6 +35,7 @@ public final class Graph: Sendable {
         try self.init(file: MappedFile(data: data))
     }
 
+    /// Validates the model held by `file` (mapped or copied bytes).
     public init(file: MappedFile) throws(ModelError) {
         self.file = file
         let reader = ByteReader(file.bytes)

@@ -23,6 +23,7 @@ public enum FusedActivation: Sendable, Equatable {
     }
 }
 
+/// CONV_2D's options (strides and dilations in pixels).
 public struct Conv2DOptions: Sendable, Equatable {
     public var padding: Padding
     public var strideWidth: Int, strideHeight: Int
@@ -30,6 +31,7 @@ public struct Conv2DOptions: Sendable, Equatable {
     public var activation: FusedActivation
 }
 
+/// DEPTHWISE_CONV_2D's options; `depthMultiplier` is as stored (kernels derive it from the shapes).
 public struct DepthwiseConv2DOptions: Sendable, Equatable {
     public var padding: Padding
     public var strideWidth: Int, strideHeight: Int
@@ -38,6 +40,7 @@ public struct DepthwiseConv2DOptions: Sendable, Equatable {
     public var activation: FusedActivation
 }
 
+/// AVERAGE_POOL_2D's and MAX_POOL_2D's options.
 public struct Pool2DOptions: Sendable, Equatable {
     public var padding: Padding
     public var strideWidth: Int, strideHeight: Int
@@ -45,6 +48,7 @@ public struct Pool2DOptions: Sendable, Equatable {
     public var activation: FusedActivation
 }
 
+/// FULLY_CONNECTED's options.
 public struct FullyConnectedOptions: Sendable, Equatable {
     public var activation: FusedActivation
     /// 0 = default row-major weights; others (shuffled formats) are rejected at prepare.
@@ -52,11 +56,13 @@ public struct FullyConnectedOptions: Sendable, Equatable {
     public var keepNumDims: Bool
 }
 
+/// STRIDED_SLICE's bit masks (bit i refers to dimension i), as TFLite defines them.
 public struct StridedSliceOptions: Sendable, Equatable {
     public var beginMask: Int, endMask: Int, ellipsisMask: Int, newAxisMask: Int, shrinkAxisMask: Int
     public var offset: Bool
 }
 
+/// The coordinate flags of RESIZE_BILINEAR and RESIZE_NEAREST_NEIGHBOR.
 public struct ResizeBilinearOptions: Sendable, Equatable {
     public var alignCorners: Bool
     public var halfPixelCenters: Bool

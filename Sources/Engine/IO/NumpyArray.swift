@@ -41,6 +41,8 @@ public struct NumpyArray: Sendable, Equatable {
         }
     }
 
+    /// Reads a `.npy` file.
+    /// - Throws: a file-system error, or `FormatError` naming what is unsupported.
     public init(contentsOf url: URL) throws {
         try self.init(npy: Data(contentsOf: url))
     }

@@ -71,6 +71,8 @@ public final class Interpreter {
         return try tensor(tensorIndex)
     }
 
+    /// A snapshot of input `index` (in the subgraph's input order).
+    /// - Throws: `ModelError.invalidArgument` for an index out of range.
     public func input(at index: Int) throws(ModelError) -> Tensor {
         guard graph.inputs.indices.contains(index) else {
             throw .invalidArgument("input index \(index) out of range (the model has \(graph.inputs.count) inputs)")
@@ -78,6 +80,8 @@ public final class Interpreter {
         return try tensor(graph.inputs[index])
     }
 
+    /// A snapshot of output `index` (in the subgraph's output order), valid after `invoke`.
+    /// - Throws: `ModelError.invalidArgument` for an index out of range.
     public func output(at index: Int) throws(ModelError) -> Tensor {
         guard graph.outputs.indices.contains(index) else {
             throw .invalidArgument("output index \(index) out of range (the model has \(graph.outputs.count) outputs)")
@@ -98,6 +102,7 @@ public final class Interpreter {
 
 /// A snapshot of a tensor: its description and a copy of its bytes.
 public struct Tensor: Sendable, Equatable {
+    /// Tensor dimensions, as TensorFlowLiteSwift's `Tensor.Shape`.
     public struct Shape: Sendable, Equatable {
         public let dimensions: [Int]
         public var rank: Int { dimensions.count }

@@ -19,6 +19,8 @@ public final class Session {
     private var alignedConstants: [UnsafeMutableRawPointer] = []
     private let trace = ProcessInfo.processInfo.environment["SWIFTLITE_TRACE"] != nil
 
+    /// Allocates (and zeroes) the arena and scratch memory the plan asks for and points every tensor
+    /// at its place: arena offsets for activations, the mapped file for constants.
     public init(plan: Plan) {
         self.plan = plan
         arena = .allocate(byteCount: max(plan.arenaBytes, Plan.alignment), alignment: Plan.alignment)

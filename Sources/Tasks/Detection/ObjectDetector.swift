@@ -74,6 +74,8 @@ public final class ObjectDetector: @unchecked Sendable {
         }
     }
 
+    /// Detects objects in one image (image running mode). Boxes are in pixels of the upright image.
+    /// - Throws: `TaskError.invalidArgument` in another running mode or for a mirrored orientation.
     public func detect(image: Image) throws(TaskError) -> ObjectDetectorResult {
         try gate.checkMode(.image, method: "detect(image:)")
         return try run(image, timestamp: 0)

@@ -99,6 +99,7 @@ public struct TensorMetadata: Sendable {
 
 /// A file packed into the model (labels, vocabularies, ...).
 public struct AssociatedFile: Sendable, Equatable {
+    /// The schema's `AssociatedFileType`.
     public enum FileType: Int8, Sendable {
         case unknown = 0, descriptions, tensorAxisLabels, tensorValueLabels, tensorAxisScoreCalibration, vocabulary
     }
