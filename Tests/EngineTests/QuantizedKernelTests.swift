@@ -84,6 +84,50 @@ final class QuantizedKernelTests: XCTestCase {
         }
     }
 
+    // MARK: ADD and SUB
+
+    /// The same-shape vector path of 8-bit ADD and SUB against the per-element table path, over
+    /// random zero points, scales (equal ones included: a multiplier of exactly 0.5) and clamp
+    /// ranges, at lengths below, at and above the 16-lane width.
+    func testAdditiveElementwiseMatchesTablePath() {
+        var rng = KernelTestRandom(seed: 23)
+        let lengths = [1, 7, 15, 16, 17, 31, 32, 47, 300, 1001]
+        for trial in 0 ..< 60 {
+            let count = lengths[trial % lengths.count], subtract = trial % 3 == 1
+            checkAdditiveElementwise(Int8.self, count: count, subtract: subtract, equalScales: trial % 7 == 0, rng: &rng)
+            checkAdditiveElementwise(UInt8.self, count: count, subtract: subtract, equalScales: trial % 7 == 0, rng: &rng)
+        }
+    }
+
+    private func checkAdditiveElementwise<T: FixedWidthInteger & Sendable>(_: T.Type, count: Int, subtract: Bool, equalScales: Bool,
+                                                                           rng: inout KernelTestRandom) {
+        // AdditiveQuantized.prepare's derivation of the three multipliers.
+        let lhsScale = Float(Double.random(in: 0.001 ... 0.2, using: &rng))
+        let rhsScale = equalScales ? lhsScale : Float(Double.random(in: 0.001 ... 0.2, using: &rng))
+        let outputScale = Float(Double.random(in: 0.001 ... 0.4, using: &rng))
+        let twiceMax = Double(2 * max(lhsScale, rhsScale))
+        let lhsMultiplier = QuantizedMultiplier.smallerThanOneExp(Double(lhsScale) / twiceMax)!
+        let rhsMultiplier = QuantizedMultiplier.smallerThanOneExp(Double(rhsScale) / twiceMax)!
+        let outputMultiplier = QuantizedMultiplier.smallerThanOneExp(twiceMax / Double(Float(1 << AdditiveQuantized.leftShift) * outputScale))!
+        func randomValue() -> Int32 { Int32.random(in: Int32(T.min) ... Int32(T.max), using: &rng) }
+        let bounds = [randomValue(), randomValue()].sorted()
+        let range = count % 2 == 0 ? Int32(T.min) ... Int32(T.max) : bounds[0] ... bounds[1]
+        let kernel = AdditiveQuantizedKernel<T>(lhs: 0, rhs: 1, output: 2, broadcast: Broadcast([count], [count])!,
+                                                lhsZeroPoint: randomValue(), lhsMultiplier: lhsMultiplier,
+                                                rhsZeroPoint: randomValue(), rhsMultiplier: rhsMultiplier, subtract: subtract,
+                                                outputMultiplier: outputMultiplier, outputZeroPoint: randomValue(), range: range)
+        let x = (0 ..< count).map { _ in T(truncatingIfNeeded: rng.next()) }
+        let y = (0 ..< count).map { _ in T(truncatingIfNeeded: rng.next()) }
+        var z = [T](repeating: 0, count: count)
+        x.withUnsafeBufferPointer { xs in
+            y.withUnsafeBufferPointer { ys in
+                z.withUnsafeMutableBufferPointer { zs in kernel.elementwise(xs.baseAddress!, ys.baseAddress!, zs.baseAddress!, count: count) }
+            }
+        }
+        let expected = (0 ..< count).map { kernel.combined(x[$0], y[$0]) }
+        XCTAssertEqual(z, expected, "\(T.self) \(subtract ? "SUB" : "ADD") ×\(count) scales \(lhsScale), \(rhsScale) → \(outputScale), range \(range)")
+    }
+
     // MARK: Prepare-time rules
 
     func testRejectsQuantizationTFLiteRejects() {

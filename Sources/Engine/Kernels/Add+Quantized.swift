@@ -28,51 +28,110 @@ enum AdditiveQuantized {
             throw context.unsupported("input scales \(lhsQ.scale), \(rhsQ.scale) and output scale \(outputQ.scale) need a rescaling multiplier ≥ 1")
         }
         let range = try context.integerActivationRange(activation, output: output, outputQ)
-
-        func table<T: FixedWidthInteger>(_: T.Type, _ zeroPoint: Int32, _ multiplier: QuantizedMultiplier,
-                                         negated: Bool) -> PackedBuffer<Int32> {
-            byteIndexedTable(T.self) { x in
-                // |x − zp| ≤ 255, so the shifted value and the product stay far inside Int32.
-                let scaled = multiplyByQuantizedMultiplierSmallerThanOneExp((x - zeroPoint) << leftShift, multiplier)
-                return negated ? -scaled : scaled
-            }
-        }
         let (l, r, o) = (context.node.inputs[0], context.node.inputs[1], context.node.outputs[0])
         if lhs.dataType == .int8 {
             return AdditiveQuantizedKernel<Int8>(lhs: l, rhs: r, output: o, broadcast: broadcast,
-                                                 lhsTable: table(Int8.self, lhsQ.zeroPoint, lhsMultiplier, negated: false),
-                                                 rhsTable: table(Int8.self, rhsQ.zeroPoint, rhsMultiplier, negated: subtract),
+                                                 lhsZeroPoint: lhsQ.zeroPoint, lhsMultiplier: lhsMultiplier,
+                                                 rhsZeroPoint: rhsQ.zeroPoint, rhsMultiplier: rhsMultiplier, subtract: subtract,
                                                  outputMultiplier: outputMultiplier, outputZeroPoint: outputQ.zeroPoint, range: range)
         }
         return AdditiveQuantizedKernel<UInt8>(lhs: l, rhs: r, output: o, broadcast: broadcast,
-                                              lhsTable: table(UInt8.self, lhsQ.zeroPoint, lhsMultiplier, negated: false),
-                                              rhsTable: table(UInt8.self, rhsQ.zeroPoint, rhsMultiplier, negated: subtract),
+                                              lhsZeroPoint: lhsQ.zeroPoint, lhsMultiplier: lhsMultiplier,
+                                              rhsZeroPoint: rhsQ.zeroPoint, rhsMultiplier: rhsMultiplier, subtract: subtract,
                                               outputMultiplier: outputMultiplier, outputZeroPoint: outputQ.zeroPoint, range: range)
     }
 }
 
-/// 8-bit ADD or SUB: each operand's rescaled value comes from a 256-entry table (SUB's right
-/// table is negated, which is exact), the two are added and rescaled to the output.
+/// 8-bit ADD or SUB. Broadcasting operands go element by element: each operand's rescaled value
+/// comes from a 256-entry table (SUB's right table is negated, which is exact), the two are added
+/// and rescaled to the output. Same-shape operands (MobileNet's residual adds) take sixteen
+/// elements per step through the same arithmetic in vector lanes, the tail through the tables.
 struct AdditiveQuantizedKernel<T: FixedWidthInteger & Sendable>: Kernel {
     let lhs: Int, rhs: Int, output: Int
     let broadcast: Broadcast
+    let lhsZeroPoint: Int32, rhsZeroPoint: Int32
+    let lhsMultiplier: QuantizedMultiplier, rhsMultiplier: QuantizedMultiplier
+    let subtract: Bool
     let lhsTable: PackedBuffer<Int32>, rhsTable: PackedBuffer<Int32>
     let outputMultiplier: QuantizedMultiplier
     let outputZeroPoint: Int32
     let range: ClosedRange<Int32>
+
+    init(lhs: Int, rhs: Int, output: Int, broadcast: Broadcast,
+         lhsZeroPoint: Int32, lhsMultiplier: QuantizedMultiplier, rhsZeroPoint: Int32, rhsMultiplier: QuantizedMultiplier,
+         subtract: Bool, outputMultiplier: QuantizedMultiplier, outputZeroPoint: Int32, range: ClosedRange<Int32>) {
+        precondition(T.bitWidth == 8, "additive kernels take 8-bit operands")
+        (self.lhs, self.rhs, self.output, self.broadcast) = (lhs, rhs, output, broadcast)
+        (self.lhsZeroPoint, self.lhsMultiplier, self.rhsZeroPoint, self.rhsMultiplier) = (lhsZeroPoint, lhsMultiplier, rhsZeroPoint, rhsMultiplier)
+        self.subtract = subtract
+        lhsTable = byteIndexedTable(T.self) { x in Self.rescaled(x, lhsZeroPoint, lhsMultiplier) }
+        rhsTable = byteIndexedTable(T.self) { x in
+            let scaled = Self.rescaled(x, rhsZeroPoint, rhsMultiplier)
+            return subtract ? -scaled : scaled
+        }
+        (self.outputMultiplier, self.outputZeroPoint, self.range) = (outputMultiplier, outputZeroPoint, range)
+    }
+
+    /// One operand moved to the common scale: `(x − zp) · 2^20`, times its multiplier.
+    static func rescaled(_ x: Int32, _ zeroPoint: Int32, _ multiplier: QuantizedMultiplier) -> Int32 {
+        // |x − zp| ≤ 255, so the shifted value and the product stay far inside Int32.
+        multiplyByQuantizedMultiplierSmallerThanOneExp((x - zeroPoint) << AdditiveQuantized.leftShift, multiplier)
+    }
 
     // Kernels run behind `any Kernel`, whose witness would be the unspecialised generic code;
     // these make it jump to the 8-bit specialisations.
     @_specialize(where T == Int8)
     @_specialize(where T == UInt8)
     func eval(_ memory: TensorMemory) {
-        let a = lhsTable.pointer, b = rhsTable.pointer
-        let multiplier = outputMultiplier, zeroPoint = outputZeroPoint
-        let lower = range.lowerBound, upper = range.upperBound
-        broadcast.apply(memory.input(lhs, as: T.self), memory.input(rhs, as: T.self), memory.output(output, as: T.self)) { x, y in
-            let sum = a[Int(UInt8(truncatingIfNeeded: x))] &+ b[Int(UInt8(truncatingIfNeeded: y))]
-            let value = multiplyByQuantizedMultiplierSmallerThanOneExp(sum, multiplier) &+ zeroPoint
-            return T(truncatingIfNeeded: min(max(value, lower), upper))
+        let x = memory.input(lhs, as: T.self), y = memory.input(rhs, as: T.self), z = memory.output(output, as: T.self)
+        if broadcast.isElementwise { return elementwise(x, y, z, count: broadcast.outputCount) }
+        broadcast.apply(x, y, z) { a, b in combined(a, b) }
+    }
+
+    /// `lhs ⊕ rhs` for one pair of elements, through the tables: the reference the vector path
+    /// is tested against.
+    @inline(__always)
+    func combined(_ x: T, _ y: T) -> T {
+        let sum = lhsTable.pointer[Int(UInt8(truncatingIfNeeded: x))] &+ rhsTable.pointer[Int(UInt8(truncatingIfNeeded: y))]
+        let value = multiplyByQuantizedMultiplierSmallerThanOneExp(sum, outputMultiplier) &+ outputZeroPoint
+        return T(truncatingIfNeeded: min(max(value, range.lowerBound), range.upperBound))
+    }
+
+    /// Same-shape operands, sixteen elements per step, the last `count % 16` through `combined`.
+    ///
+    /// Every lane computes what the tables hold: `(x − zp) << 20` is within ±2^28 and the sum of
+    /// two rescaled operands within ±2^29, so neither product is Int32.min × Int32.min and the
+    /// non-saturating `roundingDoublingHighMul` gives the saturating helper's result.
+    @_specialize(where T == Int8)
+    @_specialize(where T == UInt8)
+    func elementwise(_ x: UnsafePointer<T>, _ y: UnsafePointer<T>, _ z: UnsafeMutablePointer<T>, count: Int) {
+        let a = UnsafeRawPointer(x), b = UnsafeRawPointer(y)
+        let out = UnsafeMutableRawPointer(z).assumingMemoryBound(to: UInt8.self)
+        let lhsOffset = SIMD16<Int32>(repeating: lhsZeroPoint), rhsOffset = SIMD16<Int32>(repeating: rhsZeroPoint)
+        let lhsM = SIMD16<Int32>(repeating: lhsMultiplier.multiplier), rhsM = SIMD16<Int32>(repeating: rhsMultiplier.multiplier)
+        let shift = Int32(AdditiveQuantized.leftShift)
+        let lhsShift = SIMD16<Int32>(repeating: Int32(-lhsMultiplier.shift))
+        let rhsShift = SIMD16<Int32>(repeating: Int32(-rhsMultiplier.shift))
+        let outM = SIMD16<Int32>(repeating: outputMultiplier.multiplier)
+        let outShift = SIMD16<Int32>(repeating: Int32(-outputMultiplier.shift))
+        let outOffset = SIMD16<Int32>(repeating: outputZeroPoint)
+        let low = SIMD16<Int32>(repeating: range.lowerBound), high = SIMD16<Int32>(repeating: range.upperBound)
+        // All ones for SUB: `(v ^ negate) − negate` is then −v, else v.
+        let negate = SIMD16<Int32>(repeating: subtract ? -1 : 0)
+        let end = count & ~15
+        var i = 0
+        while i < end {
+            let u = T.isSigned ? widened(a.loadUnaligned(fromByteOffset: i, as: SIMD16<Int8>.self))
+                               : widened(a.loadUnaligned(fromByteOffset: i, as: SIMD16<UInt8>.self))
+            let v = T.isSigned ? widened(b.loadUnaligned(fromByteOffset: i, as: SIMD16<Int8>.self))
+                               : widened(b.loadUnaligned(fromByteOffset: i, as: SIMD16<UInt8>.self))
+            let su = roundingDivideByPOT(roundingDoublingHighMul((u &- lhsOffset) &<< shift, lhsM), lhsShift)
+            let sv = roundingDivideByPOT(roundingDoublingHighMul((v &- rhsOffset) &<< shift, rhsM), rhsShift)
+            let sum = su &+ ((sv ^ negate) &- negate)
+            let q = roundingDivideByPOT(roundingDoublingHighMul(sum, outM), outShift) &+ outOffset
+            storeLowBytes(q.replacing(with: low, where: q .< low).replacing(with: high, where: q .> high), to: out + i, count: 16)
+            i &+= 16
         }
+        for j in end ..< count { z[j] = combined(x[j], y[j]) }
     }
 }

@@ -12,6 +12,14 @@ func widened(_ v: SIMD16<Int16>) -> SIMD16<Int32> {
     return result
 }
 
+/// Sign-extends sixteen `Int8` lanes.
+@inline(always)
+func widened(_ v: SIMD16<Int8>) -> SIMD16<Int32> {
+    var result = SIMD16<Int32>()
+    for lane in 0 ..< 16 { result[lane] = Int32(v[lane]) }
+    return result
+}
+
 /// Zero-extends sixteen `UInt8` lanes.
 @inline(always)
 func widened(_ v: SIMD16<UInt8>) -> SIMD16<Int32> {
