@@ -9,7 +9,8 @@
 /// buffer can contain cycles: the reader is lazy and never follows references on its own.)
 ///
 /// ```swift
-/// let options = try FlexBuffer.root(node.customOptions!.bytes).map()
+/// guard let blob = node.customOptions else { return }
+/// let options = try FlexBuffer.root(blob.bytes).map()
 /// let maxDetections = try options.value(forKey: "max_detections")?.int() ?? 10
 /// ```
 ///

@@ -22,7 +22,7 @@ public struct Table: Sendable {
         self.vtableSize = size
     }
 
-    /// The root table of a buffer, optionally checking the 4-byte file identifier.
+    /// The root table of a buffer (the caller checks any file identifier).
     public static func root(of reader: ByteReader) throws(FlatBufferError) -> Table {
         let offset = Int(try reader.load(UInt32.self, at: 0))
         return try Table(reader: reader, position: offset)

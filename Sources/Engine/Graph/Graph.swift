@@ -23,6 +23,9 @@ public final class Graph: Sendable {
     /// Named metadata buffers (e.g. `TFLITE_METADATA`, `min_runtime_version`).
     public let metadata: [(name: String, data: ConstantData)]
     public let subgraphCount: Int
+    /// 16-byte-aligned copies of constants that the file stores misaligned (rare: writers align
+    /// buffers), made once at load so kernels and sessions can read every constant in place.
+    private let alignedCopies = AlignedCopies()
 
     /// Maps and validates the model at `path`.
     /// - Throws: `ModelError` naming the problem.
@@ -46,7 +49,7 @@ public final class Graph: Sendable {
             let subgraphs = try model.subgraphs
             guard let main = subgraphs.first else { throw ModelError.malformed("the model has no subgraph") }
             subgraphCount = subgraphs.count
-            let buffers = try Self.readBuffers(model, reader)
+            let buffers = try Self.readBuffers(model, reader, copies: alignedCopies)
             let schemaTensors = try main.tensors
             var tensors = [TensorDescriptor]()
             tensors.reserveCapacity(schemaTensors.count)
@@ -78,7 +81,7 @@ public final class Graph: Sendable {
     nonisolated(unsafe) private static let emptyConstant = UnsafeRawPointer(UnsafeMutableRawPointer.allocate(byteCount: 16, alignment: 16))
 
     /// Every buffer's bytes, inside the flatbuffer or (for large models) at `offset` in the file.
-    private static func readBuffers(_ model: SchemaModel, _ reader: ByteReader) throws -> [ConstantData?] {
+    private static func readBuffers(_ model: SchemaModel, _ reader: ByteReader, copies: AlignedCopies) throws -> [ConstantData?] {
         guard let vector = try model.buffers else { return [] }
         return try vector.tables().enumerated().map { i, table in
             let buffer = SchemaBuffer(table: table)
@@ -88,9 +91,9 @@ public final class Graph: Sendable {
                 guard offset <= UInt64(reader.count), size <= UInt64(reader.count) - offset else {
                     throw ModelError.malformed("buffer \(i) at offset \(offset) size \(size) lies outside the \(reader.count)-byte file")
                 }
-                return ConstantData(bytes: try reader.slice(Int(offset), Int(size)))
+                return copies.aligned(try reader.slice(Int(offset), Int(size)))
             }
-            return try buffer.data.map(ConstantData.init)
+            return try buffer.data.map(copies.aligned)
         }
     }
 
@@ -196,4 +199,21 @@ public final class Graph: Sendable {
             throw .invalidGraph("graph output tensor \(t) '\(tensors[t].name)' is never produced")
         }
     }
+}
+
+/// Owns the aligned copies of misaligned constant buffers for the lifetime of a `Graph`.
+final class AlignedCopies: @unchecked Sendable {
+    private var copies: [UnsafeMutableRawPointer] = []
+
+    /// `bytes` itself when it is 16-byte aligned, else an aligned copy owned by this object.
+    /// Only called while the graph is being loaded, from one thread.
+    func aligned(_ bytes: UnsafeRawBufferPointer) -> ConstantData {
+        guard let base = bytes.baseAddress, Int(bitPattern: base) % 16 != 0 else { return ConstantData(bytes: bytes) }
+        let copy = UnsafeMutableRawPointer.allocate(byteCount: bytes.count, alignment: 16)
+        copy.copyMemory(from: base, byteCount: bytes.count)
+        copies.append(copy)
+        return ConstantData(bytes: UnsafeRawBufferPointer(start: copy, count: bytes.count))
+    }
+
+    deinit { copies.forEach { $0.deallocate() } }
 }

@@ -6,18 +6,12 @@
 public struct ConstantData: @unchecked Sendable {
     public let bytes: UnsafeRawBufferPointer
 
-    /// The bytes as a typed buffer. The model loader has checked that the byte count matches the
-    /// tensor, and kernels only call this for the tensor's own element type.
+    /// The bytes as a typed buffer. The loader has checked that the byte count matches the tensor and
+    /// aligned every constant to 16 bytes; kernels only call this for the tensor's own element type.
     public func elements<T>(as type: T.Type) -> UnsafeBufferPointer<T> {
         precondition(bytes.count % MemoryLayout<T>.stride == 0)
-        let count = bytes.count / MemoryLayout<T>.stride
-        if Int(bitPattern: bytes.baseAddress) % MemoryLayout<T>.alignment == 0 {
-            return UnsafeBufferPointer(start: bytes.baseAddress?.assumingMemoryBound(to: T.self), count: count)
-        }
-        // Misaligned constants (possible in hand-made files): copy once, kept alive for the process.
-        let copy = UnsafeMutableBufferPointer<T>.allocate(capacity: count)
-        UnsafeMutableRawBufferPointer(copy).copyMemory(from: bytes)
-        return UnsafeBufferPointer(copy)
+        return UnsafeBufferPointer(start: bytes.baseAddress?.assumingMemoryBound(to: T.self),
+                                   count: bytes.count / MemoryLayout<T>.stride)
     }
 
     /// The elements copied into an array.

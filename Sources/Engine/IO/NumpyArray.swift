@@ -117,9 +117,16 @@ public struct NumpyArray: Sendable, Equatable {
         // Pad with spaces so the data starts on a 64-byte boundary, ending the header with '\n'.
         let unpadded = 10 + header.utf8.count + 1
         header += String(repeating: " ", count: (64 - unpadded % 64) % 64) + "\n"
-        var out = Data([0x93] + Array("NUMPY".utf8) + [1, 0])
         let length = header.utf8.count
-        out.append(contentsOf: [UInt8(length & 0xff), UInt8(length >> 8)])
+        var out: Data
+        if length <= 0xFFFF {
+            out = Data([0x93] + Array("NUMPY".utf8) + [1, 0])
+            out.append(contentsOf: [UInt8(length & 0xff), UInt8(length >> 8)])
+        } else {
+            // Version 2.0: a 4-byte header length (only very high ranks need it).
+            out = Data([0x93] + Array("NUMPY".utf8) + [2, 0])
+            out.append(contentsOf: (0 ..< 4).map { UInt8(truncatingIfNeeded: length >> (8 * $0)) })
+        }
         out.append(contentsOf: Array(header.utf8))
         out.append(data)
         return out
@@ -128,7 +135,8 @@ public struct NumpyArray: Sendable, Equatable {
     /// The elements converted to `Float` (for comparisons).
     public func floats() -> [Float] {
         data.withUnsafeBytes { raw -> [Float] in
-            let n = elementCount
+            // The memberwise initialiser does not validate: never read past the data.
+            let n = Swift.min(shape.allSatisfy { $0 >= 0 } ? elementCount : 0, raw.count / Swift.max(dataType.byteSize ?? 1, 1))
             func load<T>(_ t: T.Type, _ f: (T) -> Float) -> [Float] {
                 (0 ..< n).map { f(raw.loadUnaligned(fromByteOffset: $0 * MemoryLayout<T>.size, as: T.self)) }
             }

@@ -141,14 +141,10 @@ enum DetectionPostProcess {
         return values
     }
 
-    /// Per-tensor scale and zero point of a uint8 input.
+    /// Per-tensor scale and zero point of a uint8 input (zero point checked to lie in 0...255).
     static func quantization(_ context: PrepareContext, _ tensor: TensorDescriptor, role: String) throws(ModelError) -> (scale: Float, zeroPoint: Int32) {
-        guard let q = tensor.quantization, !q.scales.isEmpty else {
-            throw context.invalid("\(role) '\(tensor.name)' are uint8 without quantization parameters")
-        }
-        guard !q.isPerChannel else { throw context.unsupported("\(role) '\(tensor.name)' are quantized per channel") }
-        guard let zeroPoint = Int32(exactly: q.zeroPoint) else { throw context.invalid("\(role) '\(tensor.name)' zero point \(q.zeroPoint) out of range") }
-        return (q.scale, zeroPoint)
+        let q = try context.affineQuantization(of: tensor, role: role)
+        return (q.scale, q.zeroPoint)
     }
 
     /// `(q − zeroPoint) · scale` in float, which equals TFLite's float and double formulations

@@ -19,6 +19,11 @@ extension Softmax {
         default:
             throw context.unsupported("\(input.dataType) input with \(output.dataType) output")
         }
+        // The row sum is accumulated in Q12.19: 4096 or more elements can overflow it (TFLite
+        // checks and aborts at run time); reject such rows up front.
+        guard depth < 4096 else {
+            throw context.unsupported("softmax over \(depth) elements: rows of 4096 or more overflow the Q12.19 sum of TFLite's fixed-point softmax")
+        }
         guard let softmax = QuantizedSoftmax(beta: beta, inputScale: inputQ.scale) else {
             throw context.unsupported("beta \(beta) × input scale \(inputQ.scale) is too small for the fixed-point softmax")
         }

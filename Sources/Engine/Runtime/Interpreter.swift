@@ -15,7 +15,8 @@ import Foundation
 public final class Interpreter {
     /// Interpreter options.
     public struct Options: Sendable {
-        /// Threads for GEMM (OpenBLAS); nil leaves the library's default.
+        /// Threads for OpenBLAS (FULLY_CONNECTED); nil leaves the library's default. OpenBLAS's setting
+        /// is process-wide, so the last interpreter created with a value sets it for all.
         public var threadCount: Int?
         /// Keep every intermediate tensor readable after `invoke` (no memory reuse).
         public var preserveAllTensors = false

@@ -62,6 +62,9 @@ public final class Plan: Sendable {
         self.steps = steps
         self.scratchBytes = scratch
         (arenaOffsets, arenaBytes) = Self.planArena(graph: graph, tensors: tensors, preserveAll: preserveAllTensors)
+        guard arenaBytes <= maxTensorBytes, scratchBytes <= maxTensorBytes else {
+            throw .invalidGraph("the activations need \(arenaBytes) bytes and \(scratchBytes) bytes of scratch; the limit is \(maxTensorBytes) each")
+        }
     }
 
     /// Places every non-constant tensor in one arena, reusing memory between tensors whose

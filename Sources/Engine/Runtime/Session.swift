@@ -6,7 +6,7 @@ import Foundation
 ///
 /// ```swift
 /// let session = Session(plan: plan)
-/// try session.copyInput(bytes, at: 0)
+/// try session.copy(bytes, toTensor: plan.graph.inputs[0])
 /// session.invoke()
 /// let scores = session.bytes(ofTensor: plan.graph.outputs[0])
 /// ```
@@ -15,8 +15,6 @@ public final class Session {
     private let arena: UnsafeMutableRawPointer
     private let scratch: UnsafeMutableRawPointer
     private let addresses: UnsafeMutablePointer<UnsafeMutableRawPointer>
-    /// Copies of constants that were not aligned in the file.
-    private var alignedConstants: [UnsafeMutableRawPointer] = []
     private let trace = ProcessInfo.processInfo.environment["SWIFTLITE_TRACE"] != nil
 
     /// Allocates (and zeroes) the arena and scratch memory the plan asks for and points every tensor
@@ -30,15 +28,9 @@ public final class Session {
         for t in plan.tensors {
             if let offset = plan.arenaOffsets[t.index] {
                 addresses[t.index] = arena + offset
-            } else if let constant = t.constantData, let base = constant.bytes.baseAddress {
-                if Int(bitPattern: base) % 16 == 0 {
-                    addresses[t.index] = UnsafeMutableRawPointer(mutating: base)
-                } else {
-                    let copy = UnsafeMutableRawPointer.allocate(byteCount: constant.bytes.count, alignment: 16)
-                    copy.copyMemory(from: base, byteCount: constant.bytes.count)
-                    alignedConstants.append(copy)
-                    addresses[t.index] = copy
-                }
+            } else if let base = t.constantData?.bytes.baseAddress {
+                // Constants are read in place (the loader aligned them); kernels never write them.
+                addresses[t.index] = UnsafeMutableRawPointer(mutating: base)
             } else {
                 addresses[t.index] = arena  // unused tensor: never read or written
             }
@@ -49,7 +41,6 @@ public final class Session {
         arena.deallocate()
         scratch.deallocate()
         addresses.deallocate()
-        alignedConstants.forEach { $0.deallocate() }
     }
 
     /// Runs every operator in order.
@@ -80,8 +71,9 @@ public final class Session {
         }
     }
 
-    /// The bytes of tensor `index` (valid until the next `invoke`).
+    /// The bytes of tensor `index` (valid until the next `invoke`); empty for an index out of range.
     public func bytes(ofTensor index: Int) -> UnsafeRawBufferPointer {
+        guard plan.tensors.indices.contains(index) else { return UnsafeRawBufferPointer(start: nil, count: 0) }
         let t = plan.tensors[index]
         return UnsafeRawBufferPointer(start: addresses[index], count: t.byteCount)
     }

@@ -42,6 +42,12 @@ public final class ObjectDetector: @unchecked Sendable {
         guard boxes.shape.count == 3, boxes.shape.last == 4, boxes.dataType == .float32 else {
             throw .unsupportedModel("output 0 '\(boxes.name)' has shape \(boxes.shape), expected boxes [1, N, 4] float32")
         }
+        for (i, role) in [(1, "classes"), (2, "scores"), (3, "count")] {
+            let t = model.outputDescriptor(i)
+            guard [.float32, .uint8, .int8].contains(t.dataType) else {
+                throw .unsupportedModel("output \(i) '\(t.name)' (\(role)) has type \(t.dataType), expected float32 or 8-bit quantized")
+            }
+        }
         var labels = try model.metadataLabels(output: 1, type: .tensorValueLabels, locale: options.displayNamesLocale)
         if labels == nil, let path = options.labelsPath { labels = try Labels(contentsOf: path) }
         if var l = labels, l.names.first == "???" {

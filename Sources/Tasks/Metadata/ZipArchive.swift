@@ -91,6 +91,10 @@ struct ZipArchive {
     /// Raw-deflate decompression through zlib.
     private static func inflate(_ input: [UInt8], expectedSize: Int, name: String) throws -> [UInt8] {
         guard expectedSize <= 1 << 30 else { throw Failure.unsupported("'\(name)' is larger than 1 GiB") }
+        // Deflate expands at most ~1032×; a larger claimed size is a corrupt header, not a reason to allocate.
+        guard expectedSize <= input.count * 1032 + 64 else {
+            throw Failure.malformed("'\(name)' claims \(expectedSize) bytes from \(input.count) compressed bytes")
+        }
         var output = [UInt8](repeating: 0, count: max(expectedSize, 1))
         var stream = z_stream()
         guard inflateInit2_(&stream, -MAX_WBITS, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size)) == Z_OK else {
