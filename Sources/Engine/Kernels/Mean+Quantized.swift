@@ -47,17 +47,7 @@ struct MeanQuantized<T: FixedWidthInteger & Sendable>: Kernel {
 
     init(_ r: Mean.Reduction, multiplier: QuantizedMultiplier, inputZeroPoint: Int32, outputZeroPoint: Int32,
          input: Int, output: Int) {
-        var extents = [Int](), reduced = [Bool]()
-        for (axis, extent) in r.inputShape.enumerated() where extent != 1 {
-            let isReduced = r.axes.contains(axis)
-            if let last = reduced.last, last == isReduced {
-                extents[extents.count - 1] *= extent
-            } else {
-                extents.append(extent)
-                reduced.append(isReduced)
-            }
-        }
-        if extents.isEmpty { extents = [1]; reduced = [false] }
+        let (extents, reduced) = r.mergedDimensions()
         var outputStrides = [Int](repeating: 0, count: extents.count), stride = 1
         for d in extents.indices.reversed() where !reduced[d] {
             outputStrides[d] = stride

@@ -14,6 +14,23 @@ enum Mean {
         var outputShape: [Int]
         /// Input elements averaged into each output element.
         var count: Int
+
+        /// The input with size-1 dimensions dropped and neighbouring dimensions that are both reduced
+        /// or both kept merged, outermost first; never empty. `[1, H, W, C]` over axes 1 and 2 becomes
+        /// `([H·W, C], [true, false])`.
+        func mergedDimensions() -> (extents: [Int], reduced: [Bool]) {
+            var extents = [Int](), reduced = [Bool]()
+            for (axis, extent) in inputShape.enumerated() where extent != 1 {
+                let isReduced = axes.contains(axis)
+                if let last = reduced.last, last == isReduced {
+                    extents[extents.count - 1] *= extent
+                } else {
+                    extents.append(extent)
+                    reduced.append(isReduced)
+                }
+            }
+            return extents.isEmpty ? ([1], [false]) : (extents, reduced)
+        }
     }
 
     static func prepare(_ context: inout PrepareContext) throws(ModelError) -> any Kernel {
@@ -66,17 +83,7 @@ struct MeanFloat32: Kernel {
     let input: Int, output: Int
 
     init(_ r: Mean.Reduction, input: Int, output: Int) {
-        var extents = [Int](), reduced = [Bool]()
-        for (axis, extent) in r.inputShape.enumerated() where extent != 1 {
-            let isReduced = r.axes.contains(axis)
-            if let last = reduced.last, last == isReduced {
-                extents[extents.count - 1] *= extent
-            } else {
-                extents.append(extent)
-                reduced.append(isReduced)
-            }
-        }
-        if extents.isEmpty { extents = [1]; reduced = [false] }
+        let (extents, reduced) = r.mergedDimensions()
         var inputStrides = [Int](repeating: 0, count: extents.count), outputStrides = inputStrides
         var inputStride = 1, outputStride = 1
         for d in extents.indices.reversed() {
