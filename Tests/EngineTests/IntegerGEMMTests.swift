@@ -41,6 +41,37 @@ final class IntegerGEMMTests: XCTestCase {
         }
     }
 
+    /// Narrow products run in taller tiles (16 rows of one panel, 8 rows of two): row counts
+    /// below, at and above those heights, so the 4-row and 1-row tiles finish each run of them,
+    /// and column counts that end in each tile width.
+    func testTallTilesMatchReference() {
+        var rng = KernelTestRandom(seed: 3)
+        for columns in [1, 16, 17, 24, 32, 33, 48, 80] {
+            for rows in [7, 8, 9, 15, 16, 17, 21, 31, 32, 37] {
+                let depth = [1, 5, 16, 27][(columns + rows) % 4]
+                let rowStride = depth + rows % 2
+                let a = (0 ..< rows * rowStride).map { _ in UInt8.random(in: 0 ... 255, using: &rng) }
+                let weights = (0 ..< columns * depth).map { i -> Int32 in
+                    i % 5 == 0 ? (i % 2 == 0 ? 255 : -255) : Int32.random(in: -255 ... 255, using: &rng)
+                }
+                let bias = (0 ..< columns).map { _ in Int32.random(in: -100_000 ... 100_000, using: &rng) }
+                let signed = rows % 2 == 0
+                let zeroPoint = Int32.random(in: 0 ... 255, using: &rng) - (signed ? 128 : 0)
+                let gemm = IntegerGEMM(columns: columns, depth: depth, activationZeroPoint: zeroPoint, signedActivations: signed,
+                                       weight: { weights[$0 * depth + $1] }, bias: { bias[$0] })
+                var actual = [Int32](repeating: -1, count: rows * columns)
+                actual.withUnsafeMutableBufferPointer { out in
+                    gemm.multiply(a, rows: rows, rowStride: rowStride,
+                                  into: AccumulatorGEMMOutput(base: out.baseAddress!, rowStride: columns, columns: columns))
+                }
+                let expected = IntegerGEMM.reference(a, rows: rows, rowStride: rowStride, columns: columns, depth: depth,
+                                                     activationZeroPoint: zeroPoint, signedActivations: signed,
+                                                     weight: { weights[$0 * depth + $1] }, bias: { bias[$0] })
+                XCTAssertEqual(actual, expected, "rows \(rows), columns \(columns), depth \(depth), signed \(signed)")
+            }
+        }
+    }
+
     func testRequantizedOutputMatchesScalarStage() {
         var rng = KernelTestRandom(seed: 2)
         for columns in columnCounts {

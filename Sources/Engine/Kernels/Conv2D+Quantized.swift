@@ -24,7 +24,7 @@ struct Conv2DQuantized: Kernel {
     let zeroPointByte: UInt8
     let gemm: IntegerGEMM
     let requantization: ChannelRequantization
-    /// Output pixels whose patches are laid out at once (a block of about 64 KiB).
+    /// Output pixels whose patches are laid out at once (a block of about 64 KiB, a multiple of 16).
     let rowsPerBlock: Int
 
     /// True when the input itself is the patch matrix: no im2col.
@@ -55,7 +55,8 @@ struct Conv2DQuantized: Kernel {
         geometry = g
         input = context.node.inputs[Conv2D.input]
         output = context.node.outputs[Conv2D.output]
-        rowsPerBlock = max(4, min(g.outputHeight * g.outputWidth, (1 << 16) / max(depth, 1)) / 4 * 4)
+        // Whole 16-row tiles where the product takes them (see `IntegerGEMM`).
+        rowsPerBlock = max(16, min(g.outputHeight * g.outputWidth, (1 << 16) / max(depth, 1)) / 16 * 16)
         if !g.isPointwise {
             context.requestScratch(bytes: rowsPerBlock * depth)
         }

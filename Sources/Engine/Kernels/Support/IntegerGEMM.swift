@@ -16,7 +16,8 @@
 ///     gemm.multiply(patches, rows: 49, rowStride: 27, into: output)
 ///
 /// The micro-kernel computes a tile of 4 rows × 64 columns in sixteen-lane `Int32`
-/// accumulators (sixteen of them; narrower tiles of 32 and 16 columns finish the panels): per
+/// accumulators (sixteen of them; narrower tiles of 32 and 16 columns finish the panels, 8 and
+/// 16 rows tall so they too keep sixteen independent accumulators, then 4 and 1 rows): per
 /// `k` it sign-extends four rows of 16 `Int16` weights, broadcasts four zero-extended activations
 /// (`Int8` ones with their sign bit flipped, i.e. offset by 128, the offset folded into the
 /// bias), and multiply-adds. Because every activation lane has its upper 17 bits clear, LLVM
@@ -107,6 +108,14 @@ struct IntegerGEMM: Sendable {
     private func multiplyPanels<Output: IntegerGEMMOutput>(_ a: UnsafePointer<UInt8>, rows: Int, rowStride: Int, panel: Int,
                                                            width: Int, signed: Bool, _ output: Output) {
         var row = 0
+        // Narrow panels take taller tiles (16 accumulators either way), so each weight load
+        // serves more rows and enough independent `vpdpwssd` chains hide its latency.
+        if width < 4 {
+            while row + 16 / width <= rows {
+                tallTile(a, rowStride: rowStride, row: row, panel: panel, width: width, signed: signed, output)
+                row += 16 / width
+            }
+        }
         while row + 4 <= rows {
             tile(a, rowStride: rowStride, row: row, panel: panel, fourRows: true, width: width, signed: signed, output)
             row += 4
@@ -169,6 +178,81 @@ struct IntegerGEMM: Sendable {
             storeRow(c10, c11, c12, c13, row: row + 1, panel: panel, width: width, output)
             storeRow(c20, c21, c22, c23, row: row + 2, panel: panel, width: width, output)
             storeRow(c30, c31, c32, c33, row: row + 3, panel: panel, width: width, output)
+        }
+    }
+
+    /// A tile of 16 rows × 16 columns (`width` 1) or 8 rows × 32 columns (`width` 2).
+    /// Accumulator `j` holds row `j / width`, panel `j % width`; `width` is a constant at
+    /// both call sites, so every selection below folds away.
+    @inline(always)
+    private func tallTile<Output: IntegerGEMMOutput>(_ a: UnsafePointer<UInt8>, rowStride: Int, row: Int, panel: Int,
+                                                     width: Int, signed: Bool, _ output: Output) {
+        let panelBytes = depth * Self.panelWidth * MemoryLayout<Int16>.stride
+        let w0 = UnsafeRawPointer(panels.pointer) + panel * panelBytes
+        let w1 = w0 + panelBytes
+        let biasRaw = UnsafeRawPointer(bias.pointer + panel * Self.panelWidth)
+        let b0 = biasRaw.loadUnaligned(as: SIMD16<Int32>.self)
+        let b1 = width == 2 ? biasRaw.loadUnaligned(fromByteOffset: 64, as: SIMD16<Int32>.self) : b0
+        let r0 = a + row * rowStride
+        var c0 = b0, c1 = (width == 2 ? b1 : b0), c2 = b0, c3 = (width == 2 ? b1 : b0)
+        var c4 = b0, c5 = (width == 2 ? b1 : b0), c6 = b0, c7 = (width == 2 ? b1 : b0)
+        var c8 = b0, c9 = (width == 2 ? b1 : b0), c10 = b0, c11 = (width == 2 ? b1 : b0)
+        var c12 = b0, c13 = (width == 2 ? b1 : b0), c14 = b0, c15 = (width == 2 ? b1 : b0)
+        for k in 0 ..< depth {
+            let v0 = widened(w0.loadUnaligned(fromByteOffset: k &* 32, as: SIMD16<Int16>.self))
+            let v1 = width == 2 ? widened(w1.loadUnaligned(fromByteOffset: k &* 32, as: SIMD16<Int16>.self)) : v0
+            c0 &+= v0 &* activation(r0[(width == 2 ? 0 : 0) &* rowStride &+ k], signed: signed)
+            c1 &+= (width == 2 ? v1 : v0) &* activation(r0[(width == 2 ? 0 : 1) &* rowStride &+ k], signed: signed)
+            c2 &+= v0 &* activation(r0[(width == 2 ? 1 : 2) &* rowStride &+ k], signed: signed)
+            c3 &+= (width == 2 ? v1 : v0) &* activation(r0[(width == 2 ? 1 : 3) &* rowStride &+ k], signed: signed)
+            c4 &+= v0 &* activation(r0[(width == 2 ? 2 : 4) &* rowStride &+ k], signed: signed)
+            c5 &+= (width == 2 ? v1 : v0) &* activation(r0[(width == 2 ? 2 : 5) &* rowStride &+ k], signed: signed)
+            c6 &+= v0 &* activation(r0[(width == 2 ? 3 : 6) &* rowStride &+ k], signed: signed)
+            c7 &+= (width == 2 ? v1 : v0) &* activation(r0[(width == 2 ? 3 : 7) &* rowStride &+ k], signed: signed)
+            c8 &+= v0 &* activation(r0[(width == 2 ? 4 : 8) &* rowStride &+ k], signed: signed)
+            c9 &+= (width == 2 ? v1 : v0) &* activation(r0[(width == 2 ? 4 : 9) &* rowStride &+ k], signed: signed)
+            c10 &+= v0 &* activation(r0[(width == 2 ? 5 : 10) &* rowStride &+ k], signed: signed)
+            c11 &+= (width == 2 ? v1 : v0) &* activation(r0[(width == 2 ? 5 : 11) &* rowStride &+ k], signed: signed)
+            c12 &+= v0 &* activation(r0[(width == 2 ? 6 : 12) &* rowStride &+ k], signed: signed)
+            c13 &+= (width == 2 ? v1 : v0) &* activation(r0[(width == 2 ? 6 : 13) &* rowStride &+ k], signed: signed)
+            c14 &+= v0 &* activation(r0[(width == 2 ? 7 : 14) &* rowStride &+ k], signed: signed)
+            c15 &+= (width == 2 ? v1 : v0) &* activation(r0[(width == 2 ? 7 : 15) &* rowStride &+ k], signed: signed)
+        }
+        let column = panel * Self.panelWidth
+        if width == 2 {
+            output.store(c0, row: row + 0, column: column)
+            output.store(c1, row: row + 0, column: column + Self.panelWidth)
+            output.store(c2, row: row + 1, column: column)
+            output.store(c3, row: row + 1, column: column + Self.panelWidth)
+            output.store(c4, row: row + 2, column: column)
+            output.store(c5, row: row + 2, column: column + Self.panelWidth)
+            output.store(c6, row: row + 3, column: column)
+            output.store(c7, row: row + 3, column: column + Self.panelWidth)
+            output.store(c8, row: row + 4, column: column)
+            output.store(c9, row: row + 4, column: column + Self.panelWidth)
+            output.store(c10, row: row + 5, column: column)
+            output.store(c11, row: row + 5, column: column + Self.panelWidth)
+            output.store(c12, row: row + 6, column: column)
+            output.store(c13, row: row + 6, column: column + Self.panelWidth)
+            output.store(c14, row: row + 7, column: column)
+            output.store(c15, row: row + 7, column: column + Self.panelWidth)
+        } else {
+            output.store(c0, row: row + 0, column: column)
+            output.store(c1, row: row + 1, column: column)
+            output.store(c2, row: row + 2, column: column)
+            output.store(c3, row: row + 3, column: column)
+            output.store(c4, row: row + 4, column: column)
+            output.store(c5, row: row + 5, column: column)
+            output.store(c6, row: row + 6, column: column)
+            output.store(c7, row: row + 7, column: column)
+            output.store(c8, row: row + 8, column: column)
+            output.store(c9, row: row + 9, column: column)
+            output.store(c10, row: row + 10, column: column)
+            output.store(c11, row: row + 11, column: column)
+            output.store(c12, row: row + 12, column: column)
+            output.store(c13, row: row + 13, column: column)
+            output.store(c14, row: row + 14, column: column)
+            output.store(c15, row: row + 15, column: column)
         }
     }
 
