@@ -9,7 +9,7 @@ extension ResizeBilinear {
         let input = try context.input(Self.input), output = try context.output(Self.output)
         let (i, o) = (context.node.inputs[Self.input], context.node.outputs[Self.output])
         if input.dataType == .uint8 {
-            return ResizeBilinearUInt8(input: i, output: o, inputShape: input.shape,
+            return ResizeBilinearFloatPath<UInt8>(input: i, output: o, inputShape: input.shape,
                                        rows: samples(input: input.shape[1], output: output.shape[1], options),
                                        columns: samples(input: input.shape[2], output: output.shape[2], options))
         }
@@ -65,42 +65,6 @@ struct ResizeBilinearInt8: Kernel {
                         // Division truncates toward zero: with the signed offset this rounds half away.
                         let rounded = (sum + (sum > 0 ? half : -half)) / (1 << 20)
                         out[c] = Int8(truncatingIfNeeded: rounded)
-                    }
-                    out += channels
-                }
-            }
-        }
-    }
-}
-
-/// uint8 bilinear resize through TFLite's float kernel.
-struct ResizeBilinearUInt8: Kernel {
-    let input: Int, output: Int
-    let inputShape: [Int]
-    let rows: [ResizeBilinear.Sample], columns: [ResizeBilinear.Sample]
-
-    func eval(_ memory: TensorMemory) {
-        let (batches, height, width, channels) = (inputShape[0], inputShape[1], inputShape[2], inputShape[3])
-        let source = memory.input(input, as: UInt8.self)
-        var out = memory.output(output, as: UInt8.self)
-        for b in 0 ..< batches {
-            let image = source + b * height * width * channels
-            for row in rows {
-                let dy = row.position - Float(row.lower)
-                let top = image + row.lower * width * channels, bottom = image + row.upper * width * channels
-                for column in columns {
-                    let dx = column.position - Float(column.lower)
-                    let p00 = top + column.lower * channels, p01 = top + column.upper * channels
-                    let p10 = bottom + column.lower * channels, p11 = bottom + column.upper * channels
-                    for c in 0 ..< channels {
-                        // The reference kernel's expression, term by term and left to right.
-                        var value = Float(p00[c]) * (1 - dy) * (1 - dx)
-                        value += Float(p10[c]) * dy * (1 - dx)
-                        value += Float(p01[c]) * (1 - dy) * dx
-                        value += Float(p11[c]) * dy * dx
-                        value += 0.5
-                        // C++ converts to uint8 through a 32-bit truncation.
-                        out[c] = UInt8(truncatingIfNeeded: truncatingToInt32LikeX86(value))
                     }
                     out += channels
                 }

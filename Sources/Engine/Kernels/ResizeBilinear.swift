@@ -36,7 +36,7 @@ enum ResizeBilinear {
         let columns = samples(input: input.shape[2], output: size[1], options)
         switch input.dataType {
         case .float32:
-            return ResizeBilinearFloat32(input: context.node.inputs[Self.input], output: context.node.outputs[Self.output],
+            return ResizeBilinearFloatPath<Float>(input: context.node.inputs[Self.input], output: context.node.outputs[Self.output],
                                          inputShape: input.shape, rows: rows, columns: columns)
         case .uint8, .int8:
             return try prepareQuantized(&context, options: options)
@@ -58,15 +58,39 @@ enum ResizeBilinear {
     }
 }
 
-struct ResizeBilinearFloat32: Kernel {
+/// Element types that TFLite's reference RESIZE_BILINEAR interpolates in float: float32 itself,
+/// and uint8 (read as float, rounded back by adding 0.5 and truncating like the C++ conversion).
+protocol FloatInterpolated {
+    var interpolationValue: Float { get }
+    static func fromInterpolated(_ value: Float) -> Self
+}
+
+extension Float: FloatInterpolated {
+    @inline(__always) var interpolationValue: Float { self }
+    @inline(__always) static func fromInterpolated(_ value: Float) -> Float { value }
+}
+
+extension UInt8: FloatInterpolated {
+    @inline(__always) var interpolationValue: Float { Float(self) }
+    /// C++ converts to uint8 through a 32-bit truncation.
+    @inline(__always) static func fromInterpolated(_ value: Float) -> UInt8 {
+        UInt8(truncatingIfNeeded: truncatingToInt32LikeX86(value + 0.5))
+    }
+}
+
+/// Bilinear resizing in float arithmetic (float32, and uint8 as the reference kernel does it).
+struct ResizeBilinearFloatPath<T: FloatInterpolated>: Kernel {
     let input: Int, output: Int
     let inputShape: [Int]
     let rows: [ResizeBilinear.Sample], columns: [ResizeBilinear.Sample]
 
+    // Kernels run behind `any Kernel`; these make the witness jump to the specialisations.
+    @_specialize(where T == Float)
+    @_specialize(where T == UInt8)
     func eval(_ memory: TensorMemory) {
         let (batches, height, width, channels) = (inputShape[0], inputShape[1], inputShape[2], inputShape[3])
-        let source = memory.input(input, as: Float.self)
-        var out = memory.output(output, as: Float.self)
+        let source = memory.input(input, as: T.self)
+        var out = memory.output(output, as: T.self)
         for b in 0 ..< batches {
             let image = source + b * height * width * channels
             for row in rows {
@@ -78,11 +102,11 @@ struct ResizeBilinearFloat32: Kernel {
                     let p10 = bottom + column.lower * channels, p11 = bottom + column.upper * channels
                     // The reference kernel's expression, term by term and left to right.
                     for c in 0 ..< channels {
-                        let a = p00[c] * (1 - dy) * (1 - dx)
-                        let b = p10[c] * dy * (1 - dx)
-                        let d = p01[c] * (1 - dy) * dx
-                        let e = p11[c] * dy * dx
-                        out[c] = a + b + d + e
+                        let a = p00[c].interpolationValue * (1 - dy) * (1 - dx)
+                        let b = p10[c].interpolationValue * dy * (1 - dx)
+                        let d = p01[c].interpolationValue * (1 - dy) * dx
+                        let e = p11[c].interpolationValue * dy * dx
+                        out[c] = T.fromInterpolated(a + b + d + e)
                     }
                     out += channels
                 }
