@@ -21,7 +21,6 @@ public final class ImageClassifier: @unchecked Sendable {
     private let heads: [(name: String?, labels: Labels?, classes: Int)]
     private let filter: ResultFilter
     private let gate: StreamGate
-    private let liveQueue = DispatchQueue(label: "swiftlite.image-classifier.live")
 
     /// Creates a classifier.
     /// - Throws: `TaskError.invalidOptions` (allow and deny lists both set, maxResults 0, ...),
@@ -78,15 +77,8 @@ public final class ImageClassifier: @unchecked Sendable {
     public func classifyAsync(image: Image, timestampInMilliseconds: Int, regionOfInterest: RegionOfInterest = .full) throws(TaskError) {
         try gate.checkMode(.liveStream, method: "classifyAsync(image:timestampInMilliseconds:)")
         try gate.advance(to: timestampInMilliseconds)
-        guard gate.tryBegin() else { return }
-        liveQueue.async { [self] in
-            defer { gate.end() }
-            let result: Result<ImageClassifierResult, TaskError>
-            do throws(TaskError) { result = .success(try run(image, region: regionOfInterest, timestamp: timestampInMilliseconds)) } catch {
-                result = .failure(error)
-            }
-            options.resultListener?(result, image, timestampInMilliseconds)
-        }
+        gate.submit({ [self] () throws(TaskError) in try run(image, region: regionOfInterest, timestamp: timestampInMilliseconds) },
+                    deliver: { [self] result in options.resultListener?(result, image, timestampInMilliseconds) })
     }
 
     private func run(_ image: Image, region: RegionOfInterest, timestamp: Int) throws(TaskError) -> ImageClassifierResult {

@@ -7,6 +7,8 @@ import Synchronization
 final class StreamGate: Sendable {
     let mode: RunningMode
     private let state = Mutex<(lastTimestamp: Int?, busy: Bool)>((nil, false))
+    /// Where live-stream frames run and their results are delivered, one at a time.
+    private let queue = DispatchQueue(label: "swiftlite.live-stream")
 
     init(mode: RunningMode) { self.mode = mode }
 
@@ -30,7 +32,7 @@ final class StreamGate: Sendable {
     }
 
     /// Marks a frame in flight; false if one already is (the caller drops the frame).
-    func tryBegin() -> Bool {
+    private func tryBegin() -> Bool {
         state.withLock { s in
             if s.busy { return false }
             s.busy = true
@@ -38,5 +40,18 @@ final class StreamGate: Sendable {
         }
     }
 
-    func end() { state.withLock { $0.busy = false } }
+    private func end() { state.withLock { $0.busy = false } }
+
+    /// Runs a live-stream frame's `work` on the serial queue and passes its result to `deliver` —
+    /// unless a frame is still in flight, in which case this one is dropped.
+    func submit<R>(_ work: @escaping @Sendable () throws(TaskError) -> R,
+                   deliver: @escaping @Sendable (Result<R, TaskError>) -> Void) {
+        guard tryBegin() else { return }
+        queue.async { [self] in
+            defer { end() }
+            let result: Result<R, TaskError>
+            do throws(TaskError) { result = .success(try work()) } catch { result = .failure(error) }
+            deliver(result)
+        }
+    }
 }

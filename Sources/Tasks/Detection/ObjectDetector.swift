@@ -22,7 +22,6 @@ public final class ObjectDetector: @unchecked Sendable {
     private let labels: Labels?
     private let filter: ResultFilter
     private let gate: StreamGate
-    private let liveQueue = DispatchQueue(label: "swiftlite.object-detector.live")
 
     /// Creates a detector.
     /// - Throws: `TaskError.invalidOptions`, `TaskError.model`, `TaskError.unsupportedModel` when the
@@ -99,13 +98,8 @@ public final class ObjectDetector: @unchecked Sendable {
     public func detectAsync(image: Image, timestampInMilliseconds: Int) throws(TaskError) {
         try gate.checkMode(.liveStream, method: "detectAsync(image:timestampInMilliseconds:)")
         try gate.advance(to: timestampInMilliseconds)
-        guard gate.tryBegin() else { return }
-        liveQueue.async { [self] in
-            defer { gate.end() }
-            let result: Result<ObjectDetectorResult, TaskError>
-            do throws(TaskError) { result = .success(try run(image, timestamp: timestampInMilliseconds)) } catch { result = .failure(error) }
-            options.resultListener?(result, image, timestampInMilliseconds)
-        }
+        gate.submit({ [self] () throws(TaskError) in try run(image, timestamp: timestampInMilliseconds) },
+                    deliver: { [self] result in options.resultListener?(result, image, timestampInMilliseconds) })
     }
 
     private func run(_ image: Image, timestamp: Int) throws(TaskError) -> ObjectDetectorResult {
