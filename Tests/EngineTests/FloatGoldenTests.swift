@@ -11,8 +11,8 @@ final class FloatGoldenTests: XCTestCase {
 }
 
 /// Runs every case of a golden suite, printing one line per case, and fails on any case outside
-/// its tolerance. Exact suites (tolerance 0) require identical bytes. A case whose manifest entry
-/// says what it `needs` is skipped (with a note) while the engine reports an operator unsupported.
+/// its tolerance. Exact suites (tolerance 0) require identical bytes. Every case must run: an
+/// unsupported operator is a failure, never a skip.
 func checkSuite(_ suite: URL, file: StaticString = #filePath, line: UInt = #line) throws {
     guard FileManager.default.fileExists(atPath: suite.appendingPathComponent("manifest.json").path) else {
         XCTFail("golden suite \(suite.path) has no manifest.json", file: file, line: line)
@@ -46,19 +46,10 @@ func checkSuite(_ suite: URL, file: StaticString = #filePath, line: UInt = #line
             print("  \(failed ? "FAIL" : "ok  ") \(c.name) [\(c.ops.joined(separator: ","))] rel=\(String(format: "%.3g", worst)) tol=\(c.tolerance) \(summary.joined(separator: " "))")
         } catch let skip as XCTSkip {
             throw skip
-        } catch let error as ModelError where c.needs != nil && error.isUnsupportedOperator {
-            print("  skip \(c.name): needs \(c.needs!) — \(error)")
         } catch {
             failures.append("\(c.name): \(error)")
             print("  FAIL \(c.name): \(error)")
         }
     }
     XCTAssert(failures.isEmpty, "\(failures.count) of \(cases.count) cases failed:\n" + failures.joined(separator: "\n"), file: file, line: line)
-}
-
-private extension ModelError {
-    var isUnsupportedOperator: Bool {
-        if case .unsupportedOperator = self { return true }
-        return false
-    }
 }

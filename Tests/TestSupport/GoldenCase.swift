@@ -11,9 +11,6 @@ public struct GoldenCase {
     /// Allowed max |ours − reference| relative to max(1, max |reference|); 0 means bit-exact.
     public let tolerance: Double
     public let directory: URL
-    /// What the case needs beyond the operator under test (e.g. "quantized"), from the manifest's
-    /// optional `needs` field; such a case is skipped while the engine reports it unsupported.
-    public let needs: String?
 
     /// The case's `model` entry when the model is not stored with the case: a path relative to the
     /// repository root (`Models/...`) or into the shared data (`../shared/...`).
@@ -46,7 +43,7 @@ public struct GoldenCase {
             GoldenCase(name: entry["name"] as? String ?? "?", ops: entry["ops"] as? [String] ?? [],
                        tolerance: (entry["tolerance"] as? NSNumber)?.doubleValue ?? 0,
                        directory: suite.appendingPathComponent(entry["name"] as? String ?? "?"),
-                       needs: entry["needs"] as? String, modelReference: entry["model"] as? String)
+                       modelReference: entry["model"] as? String)
         }
         return (manifest["origin"] as? [String: Any] ?? [:], cases)
     }
