@@ -77,7 +77,8 @@ public final class Graph: Sendable {
         try validateGraph()
     }
 
-    /// A valid address for zero-byte constants (never read or written; allocated once).
+    /// A valid address for zero-byte constants (allocated once). Only constants point here, and
+    /// `validateGraph` guarantees no operator writes a constant.
     nonisolated(unsafe) private static let emptyConstant = UnsafeRawPointer(UnsafeMutableRawPointer.allocate(byteCount: 16, alignment: 16))
 
     /// Every buffer's bytes, inside the flatbuffer or (for large models) at `offset` in the file.
@@ -109,14 +110,18 @@ public final class Graph: Sendable {
         }
         var constant: ConstantData?
         let b = try t.buffer
+        let isVariable = try t.isVariable
         if b != 0 {
             guard buffers.indices.contains(b) else { throw fail("buffer index \(b) out of range (\(buffers.count) buffers)") }
             if let data = buffers[b], data.bytes.count > 0 {
+                // TFLite refuses these too ("a variable tensor with buffer"): a variable is state
+                // that operators write, so it lives in the arena, never in the file.
+                guard !isVariable else { throw fail("variable tensor with constant data (\(data.bytes.count) bytes) is not supported") }
                 guard type == .string || data.bytes.count == bytes else {
                     throw fail("constant holds \(data.bytes.count) bytes, shape \(shape) of \(type) needs \(bytes)")
                 }
                 constant = data
-            } else if bytes == 0 {
+            } else if bytes == 0 && !isVariable {
                 // A constant with no elements (e.g. an empty axis list) has an empty buffer.
                 constant = ConstantData(bytes: UnsafeRawBufferPointer(start: Self.emptyConstant, count: 0))
             }
@@ -141,7 +146,7 @@ public final class Graph: Sendable {
         }
         return TensorDescriptor(index: index, name: name, dataType: type, shape: shape,
                                 shapeSignature: try t.shapeSignature, quantization: quantization,
-                                isVariable: try t.isVariable, constantData: constant)
+                                isVariable: isVariable, constantData: constant)
     }
 
     private static func readNodes(_ subgraph: SchemaSubGraph, codes: [SchemaOperatorCode], tensorCount: Int) throws -> [Node] {
@@ -189,6 +194,9 @@ public final class Graph: Sendable {
                 throw .invalidGraph("operator \(node.index) (\(node.opName)) reads tensor \(t) '\(tensors[t].name)' but \(why)")
             }
             for t in node.outputs {
+                guard !tensors[t].isConstant else {
+                    throw .invalidGraph("operator \(node.index) (\(node.opName)) writes tensor \(t) '\(tensors[t].name)', which is a constant")
+                }
                 guard !available[t] || tensors[t].isVariable else {
                     throw .invalidGraph("operator \(node.index) (\(node.opName)) writes tensor \(t) '\(tensors[t].name)', which is already a graph input, constant or another operator's output")
                 }

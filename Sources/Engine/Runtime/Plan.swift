@@ -51,6 +51,11 @@ public final class Plan: Sendable {
             }
             var context = PrepareContext(node: node, tensors: tensors)
             let kernel = try prepare(&context)
+            // Kernels write exactly the shapes their prepare decided; an output left at the
+            // model's declared shape would let a lying model size the memory that eval writes.
+            for slot in node.outputs.indices where !context.sizedOutputs.contains(slot) {
+                throw .invalidOperator(op: node.opName, index: node.index, reason: "prepare did not size output \(slot) (an engine bug)")
+            }
             tensors = context.tensors
             scratch = max(scratch, context.scratchBytes)
             steps.append(Step(node: node, kernel: kernel))

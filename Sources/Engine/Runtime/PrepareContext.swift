@@ -5,6 +5,8 @@ struct PrepareContext {
     var tensors: [TensorDescriptor]
     /// Scratch bytes this operator needs during `eval`.
     private(set) var scratchBytes = 0
+    /// Output slots whose shape this operator's prepare has set (each must be, see `Plan`).
+    private(set) var sizedOutputs = Set<Int>()
 
     init(node: Node, tensors: [TensorDescriptor]) {
         self.node = node
@@ -70,10 +72,19 @@ struct PrepareContext {
     /// Sets the shape of output `slot` (replacing the model's declared shape, as TFLite does).
     mutating func setOutputShape(_ slot: Int, _ shape: [Int]) throws(ModelError) {
         let t = try output(slot)
+        // Graph validation keeps constants out of every operator's outputs; a resized constant
+        // would be written past its bytes, so check again where the size is decided.
+        guard !t.isConstant else { throw invalid("output \(slot) ('\(t.name)') is a constant") }
+        // A variable may be written by several operators, each prepared against its shape; the
+        // arena holds it at one size, so no operator may change it.
+        guard !t.isVariable || shape == t.shape else {
+            throw invalid("output \(slot) ('\(t.name)') is a variable of shape \(t.shape); the operator would make it \(shape)")
+        }
         guard checkedByteCount(shape, elementSize: t.dataType.byteSize ?? 1) != nil else {
             throw invalid("output shape \(shape) is negative or too large")
         }
         tensors[t.index].shape = shape
+        sizedOutputs.insert(slot)
     }
 
     /// Reserves `bytes` of scratch memory for `eval` (the largest request of any operator is shared).
