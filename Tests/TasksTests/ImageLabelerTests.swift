@@ -121,4 +121,47 @@ final class ImageLabelerTests: XCTestCase {
         }
         assertTaskError(try LocalModel(manifestFolder: "/nonexistent/automl"), "invalidOptions", isInvalidOptions)
     }
+
+    // MARK: - Files stay inside the folder
+
+    /// A manifest may only name files inside its folder (the hardening issue's path traversal:
+    /// `labelsFile: ../../../../etc/passwd` used to print the password file as labels). Absent,
+    /// absolute, `..` and linked-out names give one message, so nothing outside can be probed.
+    func testManifestCannotNameFilesOutsideItsFolder() throws {
+        let outside = try TaskFixtures.temporaryDirectory(self)
+        let secret = outside.appendingPathComponent("secret.txt")
+        try "root:x:0:0\n".write(to: secret, atomically: true, encoding: .utf8)
+        let names = ["../../../../etc/passwd", "/etc/passwd", "../" + outside.lastPathComponent + "/secret.txt",
+                     secret.path, "link.txt", "linkdir/secret.txt", "nothing-here.txt", "../nothing-here.txt", "."]
+        for field in ["labelsFile", "modelFile"] {
+            var messages = Set<String>()
+            for name in names {
+                let other = field == "labelsFile" ? #""modelFile": "model.tflite""# : #""labelsFile": "dict.txt""#
+                let path = try folder(manifest: #"{"\#(field)": "\#(name)", \#(other)}"#)
+                try FileManager.default.createSymbolicLink(atPath: path + "/link.txt", withDestinationPath: secret.path)
+                try FileManager.default.createSymbolicLink(atPath: path + "/linkdir", withDestinationPath: outside.path)
+                do {
+                    let model = try LocalModel(manifestFolder: path)
+                    XCTFail("\(field) '\(name)': accepted as \(model)")
+                } catch {
+                    guard case .invalidOptions(let message) = error else { return XCTFail("\(field) '\(name)': \(error)") }
+                    XCTAssertFalse(message.contains(outside.path) && !name.contains(outside.path), message)
+                    messages.insert(message.replacingOccurrences(of: path, with: "FOLDER").replacingOccurrences(of: "'\(name)'", with: "'NAME'"))
+                }
+            }
+            XCTAssertEqual(messages.count, 1, "\(field): the refusals differ, so they tell what exists: \(messages)")
+        }
+    }
+
+    /// Names inside the folder, in a subfolder or through a link that stays inside, are fine.
+    func testManifestMayNameFilesInSubfolders() throws {
+        let path = try folder(manifest: #"{"modelFile": "sub/../model.tflite", "labelsFile": "labels/dict.txt"}"#)
+        try? FileManager.default.removeItem(atPath: path + "/manifest.json")
+        try #"{"modelFile": "./model.tflite", "labelsFile": "labels/dict.txt"}"#.write(toFile: path + "/manifest.json", atomically: true, encoding: .utf8)
+        try FileManager.default.createDirectory(atPath: path + "/labels", withIntermediateDirectories: false)
+        try FileManager.default.moveItem(atPath: path + "/dict.txt", toPath: path + "/labels/dict.txt")
+        let model = try LocalModel(manifestPath: path + "/manifest.json")
+        XCTAssertTrue(model.labelsPath?.hasSuffix("/labels/dict.txt") ?? false, "\(model)")
+        XCTAssertEqual(try LocalModel(manifestFolder: path), model)
+    }
 }

@@ -11,8 +11,12 @@ public enum Annotator {
             let i = (y * w + x) * 3
             pixels[i] = color.0; pixels[i + 1] = color.1; pixels[i + 2] = color.2
         }
+        /// Fills the rectangle `x0 ..< x1` × `y0 ..< y1` clipped to the image; a rectangle wholly
+        /// outside (a label running past an edge) or inverted draws nothing.
         func fill(_ x0: Int, _ y0: Int, _ x1: Int, _ y1: Int, _ color: (UInt8, UInt8, UInt8)) {
-            for y in max(0, y0) ..< min(h, y1) { for x in max(0, x0) ..< min(w, x1) { plot(x, y, color) } }
+            let left = max(0, x0), right = min(w, x1), top = max(0, y0), bottom = min(h, y1)
+            guard left < right, top < bottom else { return }
+            for y in top ..< bottom { for x in left ..< right { plot(x, y, color) } }
         }
         for (n, d) in detections.enumerated() {
             let color = palette[n % palette.count]

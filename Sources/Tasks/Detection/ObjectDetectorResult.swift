@@ -11,6 +11,11 @@ public struct Detection: Sendable, Equatable, Codable {
     public var boundingBox: BoundingBox
     /// The object's categories, best first (one for SSD models).
     public var categories: [Category]
+
+    public init(boundingBox: BoundingBox, categories: [Category]) {
+        self.boundingBox = boundingBox
+        self.categories = categories
+    }
 }
 
 /// What `ObjectDetector` returns for one image: detections sorted by score, best first.

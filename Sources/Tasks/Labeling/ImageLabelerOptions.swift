@@ -31,12 +31,24 @@ public struct LocalModel: Sendable, Equatable {
     /// An AutoML Vision Edge folder: reads `manifest.json`
     /// (`{"modelFile": "model.tflite", "labelsFile": "dict.txt", "modelType": "IMAGE_LABELING"}`).
     /// - Throws: `TaskError.invalidOptions` when the manifest is missing, is not JSON, lacks
-    ///   `modelFile`/`labelsFile`, or names files that do not exist.
+    ///   `modelFile`/`labelsFile`, or names a file that is not inside the folder (see
+    ///   `init(manifestPath:)`).
     public init(manifestFolder folder: String) throws(TaskError) {
-        let dir = URL(fileURLWithPath: folder)
-        let manifestURL = dir.appendingPathComponent("manifest.json")
+        try self.init(manifestPath: URL(fileURLWithPath: folder).appendingPathComponent("manifest.json").path)
+    }
+
+    /// An AutoML Vision Edge export by the path of its `manifest.json` (ML Kit's
+    /// `AutoMLImageLabelerLocalModel(manifestPath:)`).
+    ///
+    /// The manifest names its model and label files relative to its own folder. A name that is
+    /// absolute, contains `..`, or resolves (through symbolic links) outside that folder is refused
+    /// with the same message as a missing file, so a manifest cannot read, or probe for, files
+    /// elsewhere on the machine.
+    /// - Throws: `TaskError.invalidOptions` naming the manifest and the field.
+    public init(manifestPath: String) throws(TaskError) {
+        let manifestURL = URL(fileURLWithPath: manifestPath)
         guard let data = FileManager.default.contents(atPath: manifestURL.path) else {
-            throw .invalidOptions("AutoML folder '\(folder)' has no readable manifest.json")
+            throw .invalidOptions("AutoML manifest '\(manifestPath)' is not readable")
         }
         guard let json = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] else {
             throw .invalidOptions("\(manifestURL.path) is not a JSON object")
@@ -50,11 +62,28 @@ public struct LocalModel: Sendable, Equatable {
         if let type = json["modelType"] as? String, type != "IMAGE_LABELING" {
             throw .invalidOptions("\(manifestURL.path) has modelType \"\(type)\", expected \"IMAGE_LABELING\"")
         }
-        modelPath = dir.appendingPathComponent(modelFile).path
-        labelsPath = dir.appendingPathComponent(labelsFile).path
-        for path in [modelPath, labelsPath!] where !FileManager.default.fileExists(atPath: path) {
-            throw .invalidOptions("\(manifestURL.path) names '\(path)', which does not exist")
-        }
+        let folder = manifestURL.deletingLastPathComponent().path
+        modelPath = try Self.file(modelFile, field: "modelFile", inside: folder, manifest: manifestURL.path)
+        labelsPath = try Self.file(labelsFile, field: "labelsFile", inside: folder, manifest: manifestURL.path)
+    }
+
+    /// The real path of `name` when it is a regular file inside `folder`; otherwise one error for
+    /// every reason (absent, absolute, `..`, a link out), which therefore reveals nothing outside.
+    private static func file(_ name: String, field: String, inside folder: String, manifest: String) throws(TaskError) -> String {
+        let refusal = TaskError.invalidOptions("\(manifest): \"\(field)\" '\(name)' is not a file inside the manifest's folder")
+        let components = name.split(separator: "/", omittingEmptySubsequences: false)
+        guard !name.hasPrefix("/"), !name.contains("\0"), !components.contains("..") else { throw refusal }
+        guard let root = realPath(folder), let resolved = realPath(folder + "/" + name),
+              resolved.hasPrefix(root.hasSuffix("/") ? root : root + "/") else { throw refusal }
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: resolved, isDirectory: &isDirectory), !isDirectory.boolValue else { throw refusal }
+        return resolved
+    }
+
+    private static func realPath(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
     }
 }
 
