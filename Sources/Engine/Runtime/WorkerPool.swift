@@ -223,3 +223,46 @@ struct WorkPartition {
         return min(start, count) ..< min(end, count)
     }
 }
+
+/// What one parallel operator pays for its threads, measured on an empty body (nanoseconds per
+/// dispatch: the median, which is the typical cost, and the mean, which includes the times a
+/// worker was preempted by another process on a busy machine).
+public struct DispatchOverhead: Sendable {
+    /// Dispatches that follow one another (the workers spinning), as between the operators of
+    /// one invocation.
+    public let backToBackMedian: Double, backToBackMean: Double
+    /// Dispatches after the workers have parked (the first operator of an invocation that
+    /// follows a pause).
+    public let afterPauseMedian: Double, afterPauseMean: Double
+
+    /// Times `dispatches` dispatches of `threadCount` empty tasks on a fresh pool, back to back,
+    /// and a few each after a pause long enough for the workers to park.
+    public static func measure(threadCount: Int, dispatches: Int = 20_000) throws(ModelError) -> DispatchOverhead {
+        try Session.validate(threadCount: threadCount)
+        let pool = WorkerPool(threadCount: threadCount, minimumWork: 0)
+        defer { pool.shutdown() }
+        func now() -> UInt64 {
+            var time = timespec()
+            clock_gettime(CLOCK_MONOTONIC, &time)
+            return UInt64(time.tv_sec) &* 1_000_000_000 &+ UInt64(time.tv_nsec)
+        }
+        let sink = Atomic<Int>(0)
+        func once() -> Double {
+            let start = now()
+            pool.run(tasks: threadCount) { task, _ in sink.wrappingAdd(task, ordering: .relaxed) }
+            return Double(now() - start)
+        }
+        for _ in 0 ..< 100 { _ = once() }
+        var hot = [Double](repeating: 0, count: max(1, dispatches))
+        for k in hot.indices { hot[k] = once() }
+        var cold = [Double](repeating: 0, count: max(1, min(200, dispatches / 50)))
+        for k in cold.indices {
+            usleep(2_000)
+            cold[k] = once()
+        }
+        hot.sort()
+        cold.sort()
+        return DispatchOverhead(backToBackMedian: hot[hot.count / 2], backToBackMean: hot.reduce(0, +) / Double(hot.count),
+                                afterPauseMedian: cold[cold.count / 2], afterPauseMean: cold.reduce(0, +) / Double(cold.count))
+    }
+}
