@@ -33,6 +33,7 @@ struct BenchCommand: Command {
         let interpreter = try Interpreter(modelPath: path, options: .init(threadCount: threads))
         try interpreter.allocateTensors()
         let loadMillis = Double(DispatchTime.now().uptimeNanoseconds - loadStart) / 1e6
+        let preparedPeak = ResidentMemory.peakBytes(), prepared = ResidentMemory.residentBytes()
         try fillInputs(interpreter)
         for _ in 0 ..< warmup { try interpreter.invoke() }
 
@@ -64,6 +65,10 @@ struct BenchCommand: Command {
                 "median_ms": stats.median, "p90_ms": stats.p90, "min_ms": stats.min, "mean_ms": stats.mean,
                 "load_prepare_ms": loadMillis, "peak_rss_bytes": peak, "baseline_rss_bytes": baseline,
                 "peak_rss_over_baseline_bytes": overBaseline,
+                "prepare_peak_rss_bytes": preparedPeak, "prepared_rss_bytes": prepared,
+                "released_constant_bytes": plan.releasedConstants.reduce(0) { $0 + plan.graph.tensors[$1].byteCount },
+                "constant_bytes": plan.graph.tensors.reduce(0) { $0 + ($1.constantData?.bytes.count ?? 0) },
+                "arena_bytes": plan.arenaBytes, "scratch_bytes": plan.scratchBytes + threads * plan.workerScratchBytes,
                 "total_macs": plan.graph.nodes.reduce(0) { $0 + plan.multiplyAccumulates($1) },
             ]
             if profile {
@@ -164,6 +169,9 @@ enum ResidentMemory {
 
     /// The peak resident size (`VmHWM`) in bytes.
     static func peakBytes() -> Int { field("VmHWM") }
+
+    /// The current resident size (`VmRSS`) in bytes.
+    static func residentBytes() -> Int { field("VmRSS") }
 
     private static func field(_ name: String) -> Int {
         guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return 0 }

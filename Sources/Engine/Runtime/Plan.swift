@@ -55,6 +55,9 @@ public final class Plan: Sendable {
         var readersLeft = [Int](repeating: 0, count: tensors.count)
         for node in graph.nodes { for t in node.inputs where t >= 0 && tensors[t].isConstant { readersLeft[t] += 1 } }
         var readAtEval = Set<Int>(), released = Set<Int>()
+        // Loading read the whole file (validation, and the aligned copies of misaligned buffers);
+        // drop those pages now, so that only what packing reads comes back, one operator at a time.
+        graph.file.releasePages(of: graph.file.bytes)
         for node in graph.nodes {
             guard let prepare = registry.prepare(for: node) else {
                 throw .unsupportedOperator(op: node.opName, index: node.index,
