@@ -1,11 +1,17 @@
-"""Latency of swiftlite next to LiteRT on the same machine, in the same run.
+"""Latency (and peak memory) of swiftlite next to LiteRT XNNPACK on the same machine, in the same run.
 
-    python Benchmarks/compare_litert.py [MODEL ...]
+    python Benchmarks/compare_litert.py [--memory] [MODEL ...]
 
-For each model: LiteRT with its default delegate (XNNPACK) on 1 thread, LiteRT's reference
-kernels (BUILTIN_REF), and `swiftlite bench` (release build, 1 thread), each the median of the
-same number of invocations on random inputs, interleaved model by model so that machine noise
-hits all three alike. Prints a table with ratios to LiteRT XNNPACK.
+For each model and for 1 and 2 threads: LiteRT with its default delegate (XNNPACK, num_threads=N)
+and `swiftlite bench --threads N` (release build), alternated for ROUNDS rounds (default 5) of RUNS
+invocations each (default 20) on random inputs, so that machine noise (the machine is shared) hits
+both alike. Prints, per model and thread count, the median over rounds of each runner's per-round
+median, the spread of those medians (min-max), and the ratio swiftlite / XNNPACK with the spread
+of the per-round ratios.
+
+--memory: instead, the peak resident memory each runner adds over its process baseline (one fresh
+process per model and runner: LiteRT loaded in Python after its imports, swiftlite after start-up;
+the peak is reset with /proc/self/clear_refs at the baseline).
 """
 import json
 import os
@@ -14,24 +20,29 @@ import sys
 import time
 
 import numpy as np
-from ai_edge_litert.interpreter import Interpreter, OpResolverType
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SHARED = os.path.join(os.path.dirname(ROOT), "shared", "models")
 DEFAULT_MODELS = [
-    "perf/mobilenet_v2_1.0_224_f32.tflite",
-    "perf/mobilenet_v2_1.0_224_int8.tflite",
-    "mobilenet_v2_1.0_224_quant.tflite",
-    "tf2_mobilenet_v2_1.0_224_ptq.tflite",
+    os.path.join(SHARED, "perf/mobilenet_v2_1.0_224_f32.tflite"),
+    os.path.join(SHARED, "perf/mobilenet_v2_1.0_224_int8.tflite"),
+    os.path.join(SHARED, "mobilenet_v2_1.0_224_quant.tflite"),
+    os.path.join(SHARED, "tf2_mobilenet_v2_1.0_224_ptq.tflite"),
+    os.path.join(SHARED, "ssd_mobilenet_v1_coco_quant.tflite"),
+    os.path.join(ROOT, "Models/efficientnet_lite0_f32.tflite"),
+    os.path.join(ROOT, "Models/efficientnet_lite0_int8.tflite"),
+    os.path.join(ROOT, "Models/person_detector_f32.tflite"),
+    os.path.join(ROOT, "Models/person_detector_int8.tflite"),
 ]
-RUNS = int(os.environ.get("RUNS", "30"))
+THREADS = [1, 2]
+ROUNDS = int(os.environ.get("ROUNDS", "5"))
+RUNS = int(os.environ.get("RUNS", "20"))
+EXE = os.path.join(ROOT, ".build", "release", "swiftlite")
 
 
-def litert_median(path, resolver, runs):
-    kwargs = {"num_threads": 1}
-    if resolver is not None:
-        kwargs["experimental_op_resolver_type"] = resolver
-    interpreter = Interpreter(model_path=path, **kwargs)
+def litert_interpreter(path, threads):
+    from ai_edge_litert.interpreter import Interpreter
+    interpreter = Interpreter(model_path=path, num_threads=threads)
     interpreter.allocate_tensors()
     rng = np.random.default_rng(0)
     for d in interpreter.get_input_details():
@@ -43,6 +54,10 @@ def litert_median(path, resolver, runs):
         interpreter.set_tensor(d["index"], x)
     for _ in range(3):
         interpreter.invoke()
+    return interpreter
+
+
+def litert_round(interpreter, runs):
     times = []
     for _ in range(runs):
         start = time.perf_counter()
@@ -51,23 +66,80 @@ def litert_median(path, resolver, runs):
     return float(np.median(times))
 
 
-def swiftlite_median(path, runs):
-    exe = os.path.join(ROOT, ".build", "release", "swiftlite")
-    out = subprocess.run([exe, "bench", path, "--runs", str(runs), "--threads", "1", "--json"],
+def swiftlite_round(path, threads, runs):
+    out = subprocess.run([EXE, "bench", path, "--runs", str(runs), "--warmup", "3", "--threads", str(threads), "--json"],
                          check=True, capture_output=True, text=True).stdout
     return json.loads(out)["median_ms"]
 
 
-def main():
-    subprocess.run(["swift", "build", "-c", "release", "--product", "swiftlite"], cwd=ROOT, check=True)
-    models = sys.argv[1:] or [os.path.join(SHARED, m) for m in DEFAULT_MODELS]
-    print(f"{'model':42s} {'LiteRT XNNPACK':>15s} {'LiteRT ref':>12s} {'swiftlite':>10s} {'vs XNNPACK':>11s} {'vs ref':>8s}")
+def spread(values):
+    return f"{min(values):.2f}-{max(values):.2f}"
+
+
+def latency(models):
+    print(f"{ROUNDS} rounds of {RUNS} invocations, runners alternated; ms = median of the per-round medians (min-max)")
+    print(f"{'model':36s} {'thr':>3s} {'LiteRT XNNPACK ms':>22s} {'swiftlite ms':>22s} {'ratio':>6s} {'ratio spread':>12s}")
+    summary = []
     for path in models:
-        xnn = litert_median(path, None, RUNS)
-        ref_runs = max(3, RUNS // 10)  # the reference kernels are slow
-        ref = litert_median(path, OpResolverType.BUILTIN_REF, ref_runs)
-        ours = swiftlite_median(path, RUNS)
-        print(f"{os.path.basename(path):42s} {xnn:13.2f}ms {ref:10.2f}ms {ours:8.2f}ms {ours / xnn:10.2f}x {ours / ref:7.2f}x")
+        for threads in THREADS:
+            interpreter = litert_interpreter(path, threads)
+            xnn, ours = [], []
+            for _ in range(ROUNDS):
+                xnn.append(litert_round(interpreter, RUNS))
+                ours.append(swiftlite_round(path, threads, RUNS))
+            del interpreter
+            ratios = [o / x for o, x in zip(ours, xnn)]
+            mx, mo = float(np.median(xnn)), float(np.median(ours))
+            summary.append((os.path.basename(path), threads, mx, mo))
+            print(f"{os.path.basename(path):36s} {threads:3d} {mx:8.2f} ({spread(xnn):>11s}) {mo:8.2f} ({spread(ours):>11s}) "
+                  f"{mo / mx:5.2f}x {spread(ratios):>12s}", flush=True)
+    print("\nspeed-up from 1 to 2 threads (median ms ratio):")
+    for name in dict.fromkeys(s[0] for s in summary):
+        rows = {s[1]: s for s in summary if s[0] == name}
+        if 1 in rows and 2 in rows:
+            print(f"  {name:36s} LiteRT XNNPACK {rows[1][2] / rows[2][2]:4.2f}x   swiftlite {rows[1][3] / rows[2][3]:4.2f}x")
+
+
+LITERT_MEMORY = r"""
+import sys, numpy as np
+from ai_edge_litert.interpreter import Interpreter
+def field(name):
+    for line in open('/proc/self/status'):
+        if line.startswith(name + ':'): return int(line.split()[1]) * 1024
+open('/proc/self/clear_refs', 'w').write('5')
+base = field('VmRSS')
+it = Interpreter(model_path=sys.argv[1], num_threads=int(sys.argv[2]))
+it.allocate_tensors()
+rng = np.random.default_rng(0)
+for d in it.get_input_details():
+    x = rng.uniform(-1, 1, d['shape']).astype(np.float32) if d['dtype'] == np.float32 else \
+        rng.integers(np.iinfo(d['dtype']).min, np.iinfo(d['dtype']).max + 1, d['shape']).astype(d['dtype'])
+    it.set_tensor(d['index'], x)
+for _ in range(10): it.invoke()
+print(field('VmHWM') - base)
+"""
+
+
+def memory(models):
+    print(f"{'model':36s} {'thr':>3s} {'LiteRT XNNPACK MB':>18s} {'swiftlite MB':>13s}  (peak RSS over the process baseline)")
+    for path in models:
+        for threads in THREADS:
+            litert = int(subprocess.run([sys.executable, "-c", LITERT_MEMORY, path, str(threads)],
+                                        check=True, capture_output=True, text=True).stdout)
+            out = subprocess.run([EXE, "bench", path, "--runs", "10", "--warmup", "0", "--threads", str(threads), "--json"],
+                                 check=True, capture_output=True, text=True).stdout
+            ours = json.loads(out)["peak_rss_over_baseline_bytes"]
+            print(f"{os.path.basename(path):36s} {threads:3d} {litert / 1e6:18.1f} {ours / 1e6:13.1f}", flush=True)
+
+
+def main():
+    args = sys.argv[1:]
+    memory_mode = "--memory" in args
+    args = [a for a in args if a != "--memory"]
+    if os.environ.get("NO_BUILD") is None:
+        subprocess.run(["swift", "build", "-c", "release", "--product", "swiftlite"], cwd=ROOT, check=True)
+    models = args or DEFAULT_MODELS
+    memory(models) if memory_mode else latency(models)
 
 
 if __name__ == "__main__":

@@ -46,26 +46,7 @@ struct ModelReport {
     }
 
     /// Multiply-accumulates of one operator, from its filter and output shapes.
-    func macs(_ node: Node) -> Int {
-        func shape(_ slot: Int, inputs: Bool = true) -> [Int]? {
-            let list = inputs ? node.inputs : node.outputs
-            guard list.indices.contains(slot), list[slot] >= 0 else { return nil }
-            return tensors[list[slot]].shape
-        }
-        switch node.op {
-        case .conv2D:
-            guard let filter = shape(1), filter.count == 4, let out = shape(0, inputs: false) else { return 0 }
-            return out.reduce(1, *) * filter[1] * filter[2] * filter[3]
-        case .depthwiseConv2D:
-            guard let filter = shape(1), filter.count == 4, let out = shape(0, inputs: false) else { return 0 }
-            return out.reduce(1, *) * filter[1] * filter[2]
-        case .fullyConnected:
-            guard let weights = shape(1), weights.count == 2, let out = shape(0, inputs: false) else { return 0 }
-            return out.reduce(1, *) * weights[1]
-        default:
-            return 0
-        }
-    }
+    func macs(_ node: Node) -> Int { node.multiplyAccumulates(tensors: tensors) }
 
     /// Custom options shown as `key=value` when they are a FlexBuffer map of scalars (as for
     /// TFLite_Detection_PostProcess); otherwise their size.

@@ -11,7 +11,7 @@ struct RunCommand: Command {
 
           --input FILE            one per model input, in the subgraph's input order
           --output-dir DIR        writes DIR/output_0.npy, output_1.npy, ... (the tensors' own dtypes)
-          --threads N             GEMM threads
+          --threads N             threads per operator, 1...\(Session.maxThreadCount) (default 1; same bytes for any N)
           --dump-intermediates    also write every computed tensor as DIR/tensors/<index>_<name>.npy
           --stop-after OP         run operators 0...OP only (with --dump-intermediates, to bisect)
         """
@@ -22,7 +22,7 @@ struct RunCommand: Command {
         guard arguments.positionals.count == 1 else { throw CLIError.usage("run takes exactly one MODEL path, got \(arguments.positionals.count) (see 'swiftlite run --help')") }
         guard let outputDir = arguments.value("output-dir") else { throw CLIError.usage("--output-dir is required") }
         let dump = arguments.flag("dump-intermediates")
-        var options = Interpreter.Options(threadCount: try arguments.int("threads", in: 1 ... 256))
+        var options = Interpreter.Options(threadCount: try arguments.int("threads", in: 1 ... Session.maxThreadCount))
         options.preserveAllTensors = dump
         let stopAfter = try arguments.int("stop-after", in: 0 ... Int(Int32.max))
 

@@ -12,19 +12,19 @@ final class FloatGoldenTests: XCTestCase {
 
 /// Runs every case of a golden suite, printing one line per case, and fails on any case outside
 /// its tolerance. Exact suites (tolerance 0) require identical bytes. Every case must run: an
-/// unsupported operator is a failure, never a skip.
-func checkSuite(_ suite: URL, file: StaticString = #filePath, line: UInt = #line) throws {
+/// unsupported operator is a failure, never a skip. `options` choose the thread count.
+func checkSuite(_ suite: URL, options: Interpreter.Options = .init(), file: StaticString = #filePath, line: UInt = #line) throws {
     guard FileManager.default.fileExists(atPath: suite.appendingPathComponent("manifest.json").path) else {
         XCTFail("golden suite \(suite.path) has no manifest.json", file: file, line: line)
         return
     }
     let (origin, cases) = try GoldenCase.load(suite: suite)
-    print("golden suite \(suite.lastPathComponent): \(cases.count) cases from \(origin["runtime"] ?? "?") (\(origin["resolver"] ?? "?"))")
+    print("golden suite \(suite.lastPathComponent) (\(options.threadCount ?? 1) threads): \(cases.count) cases from \(origin["runtime"] ?? "?") (\(origin["resolver"] ?? "?"))")
     XCTAssertFalse(cases.isEmpty, "no cases in \(suite.path)", file: file, line: line)
     var failures = [String]()
     for c in cases {
         do {
-            let actual = try runModel(path: c.modelPath(), inputs: c.inputs())
+            let actual = try runModel(path: c.modelPath(), inputs: c.inputs(), options: options)
             let expected = try c.expectedOutputs()
             guard actual.count == expected.count, !expected.isEmpty else {
                 failures.append("\(c.name): \(actual.count) outputs, expected \(expected.count)")

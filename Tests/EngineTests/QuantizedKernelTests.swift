@@ -382,8 +382,11 @@ final class QuantizedOperatorHarness {
                 addresses.append(p)
             }
         }
-        let scratch = memory(context.scratchBytes)
-        addresses.withUnsafeBufferPointer { kernel.eval(TensorMemory(addresses: $0.baseAddress!, scratch: scratch)) }
+        let scratch = memory(context.scratchBytes), workerScratch = memory(context.workerScratchBytes)
+        addresses.withUnsafeBufferPointer {
+            kernel.eval(TensorMemory(addresses: $0.baseAddress!, scratch: scratch, workerScratch: workerScratch,
+                                     workerScratchStride: 0, pool: .callingThread))
+        }
         let out = addresses[inputs.count].assumingMemoryBound(to: UInt8.self)
         return (Array(UnsafeBufferPointer(start: out, count: outputCount)), outputShape)
     }

@@ -84,7 +84,14 @@ struct AdditiveQuantizedKernel<T: FixedWidthInteger & Sendable>: Kernel {
     @_specialize(where T == UInt8)
     func eval(_ memory: TensorMemory) {
         let x = memory.input(lhs, as: T.self), y = memory.input(rhs, as: T.self), z = memory.output(output, as: T.self)
-        if broadcast.isElementwise { return elementwise(x, y, z, count: broadcast.outputCount) }
+        if broadcast.isElementwise {
+            // Threads take ranges of whole 16-element vectors.
+            let count = broadcast.outputCount
+            memory.parallelize(count: count, granularity: 16, work: count * 8) { range, _ in
+                elementwise(x + range.lowerBound, y + range.lowerBound, z + range.lowerBound, count: range.count)
+            }
+            return
+        }
         broadcast.apply(x, y, z) { a, b in combined(a, b) }
     }
 

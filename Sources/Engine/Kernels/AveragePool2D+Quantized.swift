@@ -6,7 +6,7 @@ extension AveragePool2D {
     static func prepareQuantized(_ context: inout PrepareContext, geometry: Pool2DGeometry, activation: FusedActivation) throws(ModelError) -> any Kernel {
         let (input, _, output, outputQ) = try context.unaryQuantized()
         let range = try context.integerActivationRange(activation, output: output, outputQ)
-        context.requestScratch(bytes: geometry.channels * MemoryLayout<Int32>.stride)
+        context.requestWorkerScratch(bytes: geometry.channels * MemoryLayout<Int32>.stride)
         let (i, o) = (context.node.inputs[Self.input], context.node.outputs[Self.output])
         if input.dataType == .int8 { return AveragePool2DQuantized<Int8>(geometry: geometry, range: range, input: i, output: o) }
         return AveragePool2DQuantized<UInt8>(geometry: geometry, range: range, input: i, output: o)
@@ -27,11 +27,15 @@ struct AveragePool2DQuantized<T: FixedWidthInteger & Sendable>: Kernel {
         let g = geometry
         let c = g.channels
         let lower = range.lowerBound, upper = range.upperBound
-        let sums = memory.scratch(as: Int32.self)
-        var source = memory.input(input, as: T.self)
-        var dst = memory.output(output, as: T.self)
-        for _ in 0 ..< g.batches {
-            for oy in 0 ..< g.outputHeight {
+        let base = memory.input(input, as: T.self), out = memory.output(output, as: T.self)
+        // Threads take whole output rows.
+        let work = g.batches * g.outputHeight * g.outputWidth * c * g.filterHeight * g.filterWidth
+        memory.parallelize(count: g.batches * g.outputHeight, work: work) { outputRows, worker in
+            for outputRow in outputRows {
+                let oy = outputRow % g.outputHeight
+                let source = base + outputRow / g.outputHeight * g.inputHeight * g.inputWidth * c
+                var dst = out + outputRow * g.outputWidth * c
+                let sums = memory.scratch(as: Int32.self, worker: worker)
                 let rows = g.inputRows(oy)
                 for ox in 0 ..< g.outputWidth {
                     let cols = g.inputColumns(ox)
@@ -55,7 +59,6 @@ struct AveragePool2DQuantized<T: FixedWidthInteger & Sendable>: Kernel {
                     dst += c
                 }
             }
-            source += g.inputHeight * g.inputWidth * c
         }
     }
 }

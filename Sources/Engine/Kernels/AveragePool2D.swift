@@ -33,10 +33,14 @@ struct AveragePool2DFloat32: Kernel {
         let g = geometry
         let c = g.channels
         let lower = range.lowerBound, upper = range.upperBound
-        var source = memory.input(input, as: Float.self)
-        var dst = memory.output(output, as: Float.self)
-        for _ in 0 ..< g.batches {
-            for oy in 0 ..< g.outputHeight {
+        let base = memory.input(input, as: Float.self), out = memory.output(output, as: Float.self)
+        // Threads take whole output rows.
+        let work = g.batches * g.outputHeight * g.outputWidth * c * g.filterHeight * g.filterWidth
+        memory.parallelize(count: g.batches * g.outputHeight, work: work) { outputRows, worker in
+            for outputRow in outputRows {
+                let oy = outputRow % g.outputHeight
+                let source = base + outputRow / g.outputHeight * g.inputHeight * g.inputWidth * c
+                var dst = out + outputRow * g.outputWidth * c
                 let rows = g.inputRows(oy)
                 for ox in 0 ..< g.outputWidth {
                     let cols = g.inputColumns(ox)
@@ -53,7 +57,6 @@ struct AveragePool2DFloat32: Kernel {
                     dst += c
                 }
             }
-            source += g.inputHeight * g.inputWidth * c
         }
     }
 }

@@ -58,8 +58,10 @@ struct Conv2DQuantized: Kernel {
         // Whole 16-row tiles where the product takes them (see `IntegerGEMM`).
         rowsPerBlock = max(16, min(g.outputHeight * g.outputWidth, (1 << 16) / max(depth, 1)) / 16 * 16)
         if !g.isPointwise {
-            context.requestScratch(bytes: rowsPerBlock * depth)
+            context.requestWorkerScratch(bytes: rowsPerBlock * depth)
         }
+        context.markPacked(Conv2D.filter)
+        if quantization.hasBias { context.markPacked(Conv2D.bias) }
     }
 
     func eval(_ memory: TensorMemory) {
@@ -68,22 +70,31 @@ struct Conv2DQuantized: Kernel {
         let channels = g.outputChannels
         let source = memory.input(input, as: UInt8.self)
         let destination = memory.output(output, as: UInt8.self)
+        let rows = g.batches * pixels
+        // Threads take blocks of output pixels (GEMM rows): whole 16-row tiles when the blocks are
+        // large, else 4-row ones, so small late layers still split evenly.
+        let granularity = rows >= 64 * memory.threadCount ? 16 : 4
+        let work = rows * channels * g.patchSize
         if readsInputDirectly {
-            gemm.multiply(source, rows: g.batches * pixels, rowStride: g.inputChannels,
-                          into: RequantizedGEMMOutput(base: destination, rowStride: channels, columns: channels, stage: requantization))
+            memory.parallelize(count: rows, granularity: granularity, work: work) { part, _ in
+                gemm.multiply(source + part.lowerBound * g.inputChannels, rows: part.count, rowStride: g.inputChannels,
+                              into: RequantizedGEMMOutput(base: destination + part.lowerBound * channels, rowStride: channels,
+                                                          columns: channels, stage: requantization))
+            }
             return
         }
-        let patches = memory.scratch(as: UInt8.self)
-        for n in 0 ..< g.batches {
-            let image = source + n * g.inputHeight * g.inputWidth * g.inputChannels
-            var start = 0
-            while start < pixels {
-                let count = min(rowsPerBlock, pixels - start)
-                im2col(image, rows: start ..< start + count, into: patches)
+        memory.parallelize(count: rows, granularity: granularity, work: work) { part, worker in
+            let patches = memory.scratch(as: UInt8.self, worker: worker)
+            var row = part.lowerBound
+            while row < part.upperBound {
+                // A block stays inside one image and holds at most `rowsPerBlock` patches.
+                let n = row / pixels, start = row % pixels
+                let count = min(rowsPerBlock, pixels - start, part.upperBound - row)
+                im2col(source + n * g.inputHeight * g.inputWidth * g.inputChannels, rows: start ..< start + count, into: patches)
                 gemm.multiply(patches, rows: count, rowStride: g.patchSize,
-                              into: RequantizedGEMMOutput(base: destination + (n * pixels + start) * channels,
+                              into: RequantizedGEMMOutput(base: destination + row * channels,
                                                           rowStride: channels, columns: channels, stage: requantization))
-                start += count
+                row += count
             }
         }
     }

@@ -97,7 +97,13 @@ struct Conv2DFloat32: Kernel {
         self.init(geometry: g, filter: try context.constant(Conv2D.filter).elements(as: Float.self), bias: biasData,
                   range: try context.floatActivationRange(activation),
                   input: context.node.inputs[Conv2D.input], output: context.node.outputs[Conv2D.output])
-        context.requestScratch(bytes: scratchBytes)
+        if case .im2col = layout {
+            context.requestWorkerScratch(bytes: scratchBytes)
+        } else {
+            context.requestScratch(bytes: scratchBytes)
+        }
+        context.markPacked(Conv2D.filter)
+        if biasData != nil { context.markPacked(Conv2D.bias) }
     }
 
     /// A kernel on the given constants; tests leave it unbound to tensors and call `convolve`.
@@ -131,43 +137,82 @@ struct Conv2DFloat32: Kernel {
     }
 
     func eval(_ memory: TensorMemory) {
-        convolve(memory.input(input, as: Float.self), memory.output(output, as: Float.self), scratch: memory.scratch(as: Float.self))
+        convolve(memory.input(input, as: Float.self), memory.output(output, as: Float.self), memory: memory)
     }
 
-    /// All batches; `scratch` holds `scratchBytes`.
+    /// All batches; `scratch` holds `scratchBytes` (one thread).
     func convolve(_ source: UnsafePointer<Float>, _ out: UnsafeMutablePointer<Float>, scratch: UnsafeMutablePointer<Float>) {
+        convolve(source, out, rows: 0 ..< geometry.batches * geometry.outputHeight * geometry.outputWidth, scratch: scratch, prepared: false)
+    }
+
+    /// All batches, the output pixels split across the session's threads: whole rows of the
+    /// output image in place, blocks of 7 pixels (one micro-tile) otherwise.
+    private func convolve(_ source: UnsafePointer<Float>, _ out: UnsafeMutablePointer<Float>, memory: TensorMemory) {
+        let g = geometry
+        let pixels = g.batches * g.outputHeight * g.outputWidth
+        let work = pixels * g.outputChannels * g.patchSize
+        switch layout {
+        case .inPlace(padded: let padded?) where g.batches == 1:
+            // The padded copy is shared by every thread; make it once, then split the rows.
+            let frame = memory.scratch(as: Float.self)
+            pad(source, into: frame, height: padded.height, width: padded.width)
+            memory.parallelize(count: g.outputHeight, work: work) { part, _ in
+                let rows = part.lowerBound * g.outputWidth ..< part.upperBound * g.outputWidth
+                convolve(source, out, rows: rows, scratch: frame, prepared: true)
+            }
+        case .inPlace(padded: .some):
+            convolve(source, out, rows: 0 ..< pixels, scratch: memory.scratch(as: Float.self), prepared: false)
+        case .inPlace(padded: nil):
+            memory.parallelize(count: g.batches * g.outputHeight, work: work) { part, _ in
+                convolve(source, out, rows: part.lowerBound * g.outputWidth ..< part.upperBound * g.outputWidth,
+                         scratch: memory.scratch(as: Float.self), prepared: false)
+            }
+        case .pointwise, .im2col:
+            memory.parallelize(count: pixels, granularity: FloatGEMM.tileRows, work: work) { part, worker in
+                convolve(source, out, rows: part, scratch: memory.scratch(as: Float.self, worker: worker), prepared: false)
+            }
+        }
+    }
+
+    /// Output pixels `rows` (counted over all batches; whole output rows for the in-place layout).
+    /// `prepared`: the in-place layout's padded frame of the (single) image is already in `scratch`.
+    private func convolve(_ source: UnsafePointer<Float>, _ out: UnsafeMutablePointer<Float>, rows: Range<Int>,
+                          scratch: UnsafeMutablePointer<Float>, prepared: Bool) {
         let g = geometry
         let pixels = g.outputHeight * g.outputWidth
         let c = g.inputChannels, n = g.outputChannels
         switch layout {
         case .pointwise:
-            FloatGEMM.multiply(m: g.batches * pixels, a: source, lda: c, weights: weights, range: range, c: out, ldc: n)
+            FloatGEMM.multiply(m: rows.count, a: source + rows.lowerBound * c, lda: c, weights: weights, range: range,
+                               c: out + rows.lowerBound * n, ldc: n)
         case .inPlace(let padded):
             let width = padded?.width ?? g.inputWidth
             let runs = FloatGEMM.Runs(count: g.filterHeight, length: g.filterWidth * c, stride: g.dilationHeight * width * c)
-            for b in 0 ..< g.batches {
+            var row = rows.lowerBound / g.outputWidth
+            while row < rows.upperBound / g.outputWidth {
+                let b = row / g.outputHeight, oy = row % g.outputHeight
                 var image = source + b * g.inputHeight * g.inputWidth * c
                 if let padded {
-                    pad(image, into: scratch, height: padded.height, width: padded.width)
+                    if !prepared && (oy == 0 || row == rows.lowerBound / g.outputWidth) {
+                        pad(image, into: scratch, height: padded.height, width: padded.width)
+                    }
                     image = UnsafePointer(scratch)
                 }
-                for oy in 0 ..< g.outputHeight {
-                    FloatGEMM.multiply(m: g.outputWidth, a: image + oy * g.strideHeight * width * c, lda: g.strideWidth * c,
-                                       runs: runs, weights: weights, range: range,
-                                       c: out + (b * pixels + oy * g.outputWidth) * n, ldc: n)
-                }
+                FloatGEMM.multiply(m: g.outputWidth, a: image + oy * g.strideHeight * width * c, lda: g.strideWidth * c,
+                                   runs: runs, weights: weights, range: range,
+                                   c: out + (b * pixels + oy * g.outputWidth) * n, ldc: n)
+                row += 1
             }
         case .im2col(let chunkPixels):
-            for b in 0 ..< g.batches {
-                let image = source + b * g.inputHeight * g.inputWidth * c
-                var first = 0
-                while first < pixels {
-                    let count = min(chunkPixels, pixels - first)
-                    im2col(image, pixels: first ..< first + count, into: scratch)
-                    FloatGEMM.multiply(m: count, a: scratch, lda: g.patchSize, weights: weights, range: range,
-                                       c: out + (b * pixels + first) * n, ldc: n)
-                    first += count
-                }
+            var first = rows.lowerBound
+            while first < rows.upperBound {
+                // A chunk stays inside one image.
+                let b = first / pixels, start = first % pixels
+                let count = min(chunkPixels, pixels - start, rows.upperBound - first)
+                im2col(source + b * g.inputHeight * g.inputWidth * c, pixels: start ..< start + count, into: scratch)
+                FloatGEMM.multiply(m: count, a: scratch, lda: g.patchSize, weights: weights, range: range,
+                                   c: out + first * n, ldc: n)
+                first += count
             }
         }
     }

@@ -65,45 +65,67 @@ struct DepthwiseConv2DQuantized: Kernel {
         input = context.node.inputs[DepthwiseConv2D.input]
         output = context.node.outputs[DepthwiseConv2D.output]
         context.requestScratch(bytes: paddedHeight * paddedWidth * padded)
+        context.markPacked(DepthwiseConv2D.filter)
+        if quantization.hasBias { context.markPacked(DepthwiseConv2D.bias) }
     }
 
     func eval(_ memory: TensorMemory) {
         let g = geometry
         let buffer = memory.scratch(as: UInt8.self)
+        let work = g.outputHeight * g.outputWidth * paddedChannels * g.filterHeight * g.filterWidth
         for n in 0 ..< g.batches {
-            pad(memory.input(input, as: UInt8.self) + n * g.inputHeight * g.inputWidth * g.inputChannels, into: buffer)
-            convolve(buffer, memory.output(output, as: UInt8.self) + n * g.outputHeight * g.outputWidth * g.outputChannels)
+            let image = memory.input(input, as: UInt8.self) + n * g.inputHeight * g.inputWidth * g.inputChannels
+            let out = memory.output(output, as: UInt8.self) + n * g.outputHeight * g.outputWidth * g.outputChannels
+            // Threads fill rows of the padded copy, then compute whole output rows from it.
+            memory.parallelize(count: paddedHeight, work: paddedHeight * paddedWidth * paddedChannels) { rows, _ in
+                pad(image, into: buffer, rows: rows)
+            }
+            memory.parallelize(count: g.outputHeight, work: work) { rows, _ in
+                convolve(buffer, out, rows: rows)
+            }
         }
     }
 
-    /// Copies one image into the padded, encoded, channel-expanded buffer.
-    private func pad(_ image: UnsafePointer<UInt8>, into buffer: UnsafeMutablePointer<UInt8>) {
+    /// Rows `rows` of the padded, encoded, channel-expanded copy of one image.
+    private func pad(_ image: UnsafePointer<UInt8>, into buffer: UnsafeMutablePointer<UInt8>, rows: Range<Int>) {
         let g = geometry
         let cp = paddedChannels, cin = g.inputChannels, multiplier = g.depthMultiplier
-        buffer.update(repeating: encoding.zeroPoint, count: paddedHeight * paddedWidth * cp)
-        for iy in 0 ..< min(g.inputHeight, paddedHeight - g.padTop) {
-            for ix in 0 ..< min(g.inputWidth, paddedWidth - g.padLeft) {
+        let rowBytes = paddedWidth * cp
+        let inside = max(0, min(g.inputWidth, paddedWidth - g.padLeft))
+        for py in rows {
+            let row = buffer + py * rowBytes
+            let iy = py - g.padTop
+            guard iy >= 0, iy < g.inputHeight else {
+                row.update(repeating: encoding.zeroPoint, count: rowBytes)
+                continue
+            }
+            row.update(repeating: encoding.zeroPoint, count: g.padLeft * cp)
+            (row + (g.padLeft + inside) * cp).update(repeating: encoding.zeroPoint, count: rowBytes - (g.padLeft + inside) * cp)
+            for ix in 0 ..< inside {
                 let src = image + (iy * g.inputWidth + ix) * cin
-                let dst = buffer + ((iy + g.padTop) * paddedWidth + ix + g.padLeft) * cp
+                let dst = row + (ix + g.padLeft) * cp
                 if multiplier == 1 {
                     if encoding.isSigned {
                         for c in 0 ..< cin { dst[c] = src[c] ^ 0x80 }
                     } else {
                         dst.update(from: src, count: cin)
                     }
+                    (dst + cin).update(repeating: encoding.zeroPoint, count: cp - cin)
                 } else {
                     for c in 0 ..< cin {
                         let value = encoding.encode(src[c])
                         for m in 0 ..< multiplier { dst[c * multiplier + m] = value }
                     }
+                    (dst + cin * multiplier).update(repeating: encoding.zeroPoint, count: cp - cin * multiplier)
                 }
             }
         }
     }
 
-    private func convolve(_ buffer: UnsafePointer<UInt8>, _ out: UnsafeMutablePointer<UInt8>) {
+    /// Output rows `rows` of one image from its padded copy.
+    private func convolve(_ buffer: UnsafePointer<UInt8>, _ out: UnsafeMutablePointer<UInt8>, rows: Range<Int>) {
         let g = geometry
-        for oy in 0 ..< g.outputHeight {
+        for oy in rows {
             var ox = 0
             while ox + 4 <= g.outputWidth {
                 convolveFourPixels(buffer, out, oy: oy, ox: ox)

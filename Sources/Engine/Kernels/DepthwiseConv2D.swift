@@ -82,10 +82,12 @@ struct DepthwiseConv2DFloat32: Kernel {
         if let b = context.optionalInput(DepthwiseConv2D.bias) {
             try context.expect(b, is: .float32, role: "bias")
             biasData = try context.constant(DepthwiseConv2D.bias).elements(as: Float.self)
+            context.markPacked(DepthwiseConv2D.bias)
         }
         self.init(geometry: g, filter: try context.constant(DepthwiseConv2D.filter).elements(as: Float.self), bias: biasData,
                   range: try context.floatActivationRange(activation),
                   input: context.node.inputs[DepthwiseConv2D.input], output: context.node.outputs[DepthwiseConv2D.output])
+        context.markPacked(DepthwiseConv2D.filter)
         if g.depthMultiplier > 1 {
             // Input channels are repeated `depthMultiplier` times so the inner loop stays contiguous.
             context.requestScratch(bytes: g.inputHeight * g.inputWidth * g.outputChannels * MemoryLayout<Float>.stride)
@@ -135,16 +137,24 @@ struct DepthwiseConv2DFloat32: Kernel {
                 source = UnsafePointer(expanded)
             }
             let out = memory.output(output, as: Float.self) + n * g.outputHeight * g.outputWidth * c
-            convolve(source, out)
+            // Threads take whole output rows.
+            memory.parallelize(count: g.outputHeight, work: g.outputHeight * g.outputWidth * c * g.filterHeight * g.filterWidth) { rows, _ in
+                convolve(source, out, rows: rows)
+            }
         }
     }
 
     /// One image: `source` has `outputChannels` channels per pixel (already expanded for depth multipliers).
     func convolve(_ source: UnsafePointer<Float>, _ out: UnsafeMutablePointer<Float>) {
+        convolve(source, out, rows: 0 ..< geometry.outputHeight)
+    }
+
+    /// Output rows `rows` of one image.
+    func convolve(_ source: UnsafePointer<Float>, _ out: UnsafeMutablePointer<Float>, rows outputRows: Range<Int>) {
         let g = geometry
         let c = g.outputChannels
         guard let zeroRow else {
-            for oy in 0 ..< g.outputHeight {
+            for oy in outputRows {
                 for ox in 0 ..< g.outputWidth { convolvePixel(source, out + (oy * g.outputWidth + ox) * c, oy: oy, ox: ox) }
             }
             return
@@ -153,7 +163,7 @@ struct DepthwiseConv2DFloat32: Kernel {
         let firstInside = min(g.outputWidth, (g.padLeft + g.strideWidth - 1) / g.strideWidth)
         let lastInside = g.inputWidth - 3 + g.padLeft < 0 ? 0 : min(g.outputWidth, (g.inputWidth - 3 + g.padLeft) / g.strideWidth + 1)
         let zeros = UnsafePointer(zeroRow.pointer)
-        for oy in 0 ..< g.outputHeight {
+        for oy in outputRows {
             func row(_ ky: Int) -> UnsafePointer<Float> {
                 let iy = oy * g.strideHeight - g.padTop + ky
                 return iy >= 0 && iy < g.inputHeight ? source + iy * g.inputWidth * c : zeros

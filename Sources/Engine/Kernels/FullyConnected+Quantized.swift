@@ -93,6 +93,8 @@ struct FullyConnectedQuantized: Kernel {
         output = context.node.outputs[FullyConnected.output]
         rowsPerBlock = max(1, min(s.batches, (1 << 16) / max(depth, 1)))
         if signed { context.requestScratch(bytes: rowsPerBlock * depth) }
+        context.markPacked(FullyConnected.weights)
+        if biasTensor != nil { context.markPacked(FullyConnected.bias) }
     }
 
     func eval(_ memory: TensorMemory) {

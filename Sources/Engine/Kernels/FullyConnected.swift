@@ -84,10 +84,20 @@ struct FullyConnectedFloat32: Kernel {
             let b = memory.input(bias, as: Float.self)
             for row in 0 ..< s.batches { (out + row * s.units).update(from: b, count: s.units) }
         }
+        // Threads take blocks of units (one batch) or of batches; OpenBLAS itself runs on one
+        // thread, and a unit's dot product does not depend on where its block starts, as long
+        // as blocks start at multiples of 16 (its kernels take units 4 and 8 at a time).
+        let work = s.batches * s.units * s.inputDepth
         if s.batches == 1 {
-            BLAS.gemv(m: s.units, n: s.inputDepth, a: w, x: x, y: out, accumulate: bias != nil)
+            memory.parallelize(count: s.units, granularity: 16, work: work) { units, _ in
+                BLAS.gemv(m: units.count, n: s.inputDepth, a: w + units.lowerBound * s.inputDepth, x: x,
+                          y: out + units.lowerBound, accumulate: bias != nil)
+            }
         } else {
-            BLAS.gemm(m: s.batches, n: s.units, k: s.inputDepth, a: x, b: w, c: out, transposeB: true, accumulate: bias != nil)
+            memory.parallelize(count: s.batches, granularity: 16, work: work) { rows, _ in
+                BLAS.gemm(m: rows.count, n: s.units, k: s.inputDepth, a: x + rows.lowerBound * s.inputDepth, b: w,
+                          c: out + rows.lowerBound * s.units, transposeB: true, accumulate: bias != nil)
+            }
         }
         if hasActivation {
             let lower = range.lowerBound, upper = range.upperBound

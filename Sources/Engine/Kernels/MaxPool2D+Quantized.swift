@@ -27,10 +27,14 @@ struct MaxPool2DQuantized<T: FixedWidthInteger & Sendable>: Kernel {
         let g = geometry
         let c = g.channels
         let lower = lower, upper = upper
-        var source = memory.input(input, as: T.self)
-        var dst = memory.output(output, as: T.self)
-        for _ in 0 ..< g.batches {
-            for oy in 0 ..< g.outputHeight {
+        let base = memory.input(input, as: T.self), out = memory.output(output, as: T.self)
+        // Threads take whole output rows.
+        let work = g.batches * g.outputHeight * g.outputWidth * c * g.filterHeight * g.filterWidth
+        memory.parallelize(count: g.batches * g.outputHeight, work: work) { outputRows, worker in
+            for outputRow in outputRows {
+                let oy = outputRow % g.outputHeight
+                let source = base + outputRow / g.outputHeight * g.inputHeight * g.inputWidth * c
+                var dst = out + outputRow * g.outputWidth * c
                 let rows = g.inputRows(oy)
                 for ox in 0 ..< g.outputWidth {
                     let cols = g.inputColumns(ox)
@@ -45,7 +49,6 @@ struct MaxPool2DQuantized<T: FixedWidthInteger & Sendable>: Kernel {
                     dst += c
                 }
             }
-            source += g.inputHeight * g.inputWidth * c
         }
     }
 }

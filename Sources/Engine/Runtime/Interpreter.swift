@@ -15,8 +15,8 @@ import Foundation
 public final class Interpreter {
     /// Interpreter options.
     public struct Options: Sendable {
-        /// Threads for OpenBLAS (FULLY_CONNECTED); nil leaves the library's default. OpenBLAS's setting
-        /// is process-wide, so the last interpreter created with a value sets it for all.
+        /// Threads that run each heavy operator, `1...Session.maxThreadCount` (nil means 1). The
+        /// outputs are byte-identical for every count; the workers are created once, with the session.
         public var threadCount: Int?
         /// Keep every intermediate tensor readable after `invoke` (no memory reuse).
         public var preserveAllTensors = false
@@ -28,11 +28,12 @@ public final class Interpreter {
     private var session: Session?
 
     /// Loads (memory-maps) and validates the model, and prepares every operator.
-    /// - Throws: `ModelError` if the file is unreadable or malformed, or uses an unsupported operator.
+    /// - Throws: `ModelError` if the file is unreadable or malformed, or uses an unsupported operator;
+    ///   `ModelError.invalidArgument` for a thread count outside `1...Session.maxThreadCount`.
     public init(modelPath: String, options: Options? = nil) throws(ModelError) {
         self.options = options ?? Options()
+        try Session.validate(threadCount: self.options.threadCount ?? 1)
         graph = try Graph(contentsOf: modelPath)
-        if let threads = self.options.threadCount { BLAS.setThreadCount(threads) }
         plan = try Plan(graph: graph, preserveAllTensors: self.options.preserveAllTensors)
     }
 
@@ -44,7 +45,7 @@ public final class Interpreter {
 
     /// Allocates the activation arena. Called implicitly by the first `copy` or `invoke`.
     public func allocateTensors() throws(ModelError) {
-        if session == nil { session = Session(plan: plan) }
+        if session == nil { session = try Session(plan: plan, threadCount: options.threadCount ?? 1) }
     }
 
     /// Runs the model on the current inputs.

@@ -20,6 +20,11 @@ public final class Plan: Sendable {
     public let arenaBytes: Int
     /// Bytes of scratch memory shared by all operators.
     public let scratchBytes: Int
+    /// Bytes of scratch memory each thread of a session needs for itself.
+    public let workerScratchBytes: Int
+    /// Constants whose mapped pages were given back to the system after packing: no kernel reads
+    /// them during `invoke` (their bytes stay readable; the system pages them in again if asked).
+    public let releasedConstants: Set<Int>
     let steps: [Step]
 
     struct Step: Sendable {
@@ -43,7 +48,16 @@ public final class Plan: Sendable {
         self.graph = graph
         var tensors = graph.tensors
         var steps = [Step]()
-        var scratch = 0
+        var scratch = 0, workerScratch = 0
+        // Constants that only packed copies use: once the last operator that reads a constant has
+        // been prepared, and none of them reads it in `eval`, its file pages are dropped, which
+        // keeps the peak resident memory at the packed copies plus one operator's raw weights.
+        var readersLeft = [Int](repeating: 0, count: tensors.count)
+        for node in graph.nodes { for t in node.inputs where t >= 0 && tensors[t].isConstant { readersLeft[t] += 1 } }
+        var readAtEval = Set<Int>(), released = Set<Int>()
+        // Loading read the whole file (validation, and the aligned copies of misaligned buffers);
+        // drop those pages now, so that only what packing reads comes back, one operator at a time.
+        graph.file.releasePages(of: graph.file.bytes)
         for node in graph.nodes {
             guard let prepare = registry.prepare(for: node) else {
                 throw .unsupportedOperator(op: node.opName, index: node.index,
@@ -58,7 +72,16 @@ public final class Plan: Sendable {
             }
             tensors = context.tensors
             scratch = max(scratch, context.scratchBytes)
+            workerScratch = max(workerScratch, context.workerScratchBytes)
             steps.append(Step(node: node, kernel: kernel))
+            for (slot, t) in node.inputs.enumerated() where t >= 0 && graph.tensors[t].isConstant {
+                if !context.packedSlots.contains(slot) { readAtEval.insert(t) }
+                readersLeft[t] -= 1
+                if readersLeft[t] == 0, !readAtEval.contains(t), let bytes = graph.tensors[t].constantData?.bytes,
+                   graph.file.releasePages(of: bytes) {
+                    released.insert(t)
+                }
+            }
         }
         for t in tensors where t.dataType == .string && !t.isConstant {
             throw .invalidTensor(index: t.index, name: t.name, reason: "string tensors are not supported")
@@ -66,9 +89,11 @@ public final class Plan: Sendable {
         self.tensors = tensors
         self.steps = steps
         self.scratchBytes = scratch
+        self.workerScratchBytes = workerScratch
+        releasedConstants = released
         (arenaOffsets, arenaBytes) = Self.planArena(graph: graph, tensors: tensors, preserveAll: preserveAllTensors)
-        guard arenaBytes <= maxTensorBytes, scratchBytes <= maxTensorBytes else {
-            throw .invalidGraph("the activations need \(arenaBytes) bytes and \(scratchBytes) bytes of scratch; the limit is \(maxTensorBytes) each")
+        guard arenaBytes <= maxTensorBytes, scratchBytes <= maxTensorBytes, workerScratchBytes <= maxTensorBytes / WorkerPool.maxThreadCount else {
+            throw .invalidGraph("the activations need \(arenaBytes) bytes, \(scratchBytes) bytes of scratch and \(workerScratchBytes) per thread; the limits are \(maxTensorBytes) and \(maxTensorBytes / WorkerPool.maxThreadCount) per thread")
         }
     }
 

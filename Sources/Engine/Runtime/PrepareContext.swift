@@ -3,10 +3,15 @@
 struct PrepareContext {
     let node: Node
     var tensors: [TensorDescriptor]
-    /// Scratch bytes this operator needs during `eval`.
+    /// Scratch bytes this operator needs during `eval`, shared by its threads.
     private(set) var scratchBytes = 0
     /// Output slots whose shape this operator's prepare has set (each must be, see `Plan`).
     private(set) var sizedOutputs = Set<Int>()
+    /// Scratch bytes each of the operator's threads needs for itself during `eval`.
+    private(set) var workerScratchBytes = 0
+    /// Input slots whose constant data this operator copied (packed) at prepare and never reads
+    /// in `eval`: their mapped file pages can be dropped once no operator reads them.
+    private(set) var packedSlots = Set<Int>()
 
     init(node: Node, tensors: [TensorDescriptor]) {
         self.node = node
@@ -90,5 +95,17 @@ struct PrepareContext {
     /// Reserves `bytes` of scratch memory for `eval` (the largest request of any operator is shared).
     mutating func requestScratch(bytes: Int) {
         scratchBytes = max(scratchBytes, bytes)
+    }
+
+    /// Reserves `bytes` of scratch memory for each thread that runs a part of `eval`
+    /// (`TensorMemory.scratch(as:worker:)`).
+    mutating func requestWorkerScratch(bytes: Int) {
+        workerScratchBytes = max(workerScratchBytes, bytes)
+    }
+
+    /// Records that the constant in input `slot` was copied into packed memory at prepare and is
+    /// not read in `eval`.
+    mutating func markPacked(_ slot: Int) {
+        packedSlots.insert(slot)
     }
 }

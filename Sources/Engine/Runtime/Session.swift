@@ -1,11 +1,14 @@
 import Foundation
 
-/// The mutable memory for running a `Plan`: one activation arena, one scratch area.
+/// The mutable memory for running a `Plan`: one activation arena, one scratch area, and the
+/// threads its heavy operators run on.
 ///
-/// Create one session per thread. Nothing is allocated by `invoke`.
+/// Create one session per calling thread. Nothing is allocated, and no thread is created, by
+/// `invoke`: a session with `threadCount` > 1 starts its worker threads once, at init, and they
+/// park between invocations.
 ///
 /// ```swift
-/// let session = Session(plan: plan)
+/// let session = try Session(plan: plan, threadCount: 2)
 /// try session.copy(bytes, toTensor: plan.graph.inputs[0])
 /// session.invoke()
 /// let scores = session.bytes(ofTensor: plan.graph.outputs[0])
@@ -14,16 +17,40 @@ public final class Session {
     public let plan: Plan
     private let arena: UnsafeMutableRawPointer
     private let scratch: UnsafeMutableRawPointer
+    private let workerScratch: UnsafeMutableRawPointer
+    private let workerScratchStride: Int
     private let addresses: UnsafeMutablePointer<UnsafeMutableRawPointer>
+    private let pool: WorkerPool
     private let trace = ProcessInfo.processInfo.environment["SWIFTLITE_TRACE"] != nil
 
-    /// Allocates (and zeroes) the arena and scratch memory the plan asks for and points every tensor
-    /// at its place: arena offsets for activations, the mapped file for constants.
-    public init(plan: Plan) {
+    /// Threads that run each heavy operator (the calling thread and `threadCount − 1` workers).
+    public var threadCount: Int { pool.threadCount }
+
+    /// The most threads a session may use.
+    public static let maxThreadCount = WorkerPool.maxThreadCount
+
+    /// A session that runs every operator on the calling thread.
+    public convenience init(plan: Plan) {
+        try! self.init(plan: plan, threadCount: 1)  // 1 is always valid
+    }
+
+    /// Allocates (and zeroes) the arena and scratch memory the plan asks for, points every tensor
+    /// at its place (arena offsets for activations, the mapped file for constants), and starts
+    /// `threadCount − 1` worker threads.
+    /// - Parameter threadCount: threads per operator, `1...Session.maxThreadCount`. Outputs are
+    ///   byte-identical for every count.
+    /// - Throws: `ModelError.invalidArgument` for a thread count outside that range.
+    public init(plan: Plan, threadCount: Int) throws(ModelError) {
+        try Self.validate(threadCount: threadCount)
         self.plan = plan
+        BLAS.pinToOneThread()
         arena = .allocate(byteCount: max(plan.arenaBytes, Plan.alignment), alignment: Plan.alignment)
         arena.initializeMemory(as: UInt8.self, repeating: 0, count: max(plan.arenaBytes, Plan.alignment))
         scratch = .allocate(byteCount: max(plan.scratchBytes, Plan.alignment), alignment: Plan.alignment)
+        workerScratchStride = (plan.workerScratchBytes + Plan.alignment - 1) / Plan.alignment * Plan.alignment
+        workerScratch = .allocate(byteCount: max(workerScratchStride * threadCount, Plan.alignment), alignment: Plan.alignment)
+        let threshold = ProcessInfo.processInfo.environment["SWIFTLITE_PARALLEL_THRESHOLD"].flatMap { Int($0) }
+        pool = WorkerPool(threadCount: threadCount, minimumWork: max(0, threshold ?? TensorMemory.minimumParallelWork))
         addresses = .allocate(capacity: max(plan.tensors.count, 1))
         for t in plan.tensors {
             if let offset = plan.arenaOffsets[t.index] {
@@ -37,16 +64,30 @@ public final class Session {
         }
     }
 
+    /// Throws unless `threadCount` is in `1...maxThreadCount`.
+    public static func validate(threadCount: Int) throws(ModelError) {
+        guard (1 ... maxThreadCount).contains(threadCount) else {
+            throw .invalidArgument("thread count \(threadCount) is invalid: it must be between 1 and \(maxThreadCount)")
+        }
+    }
+
     deinit {
+        pool.shutdown()
         arena.deallocate()
         scratch.deallocate()
+        workerScratch.deallocate()
         addresses.deallocate()
+    }
+
+    private var memory: TensorMemory {
+        TensorMemory(addresses: UnsafePointer(addresses), scratch: scratch, workerScratch: workerScratch,
+                     workerScratchStride: workerScratchStride, pool: pool)
     }
 
     /// Runs every operator in order.
     /// - Parameter stopAfter: run only operators `0...stopAfter` (for bisecting a mismatch).
     public func invoke(stopAfter: Int? = nil) {
-        let memory = TensorMemory(addresses: UnsafePointer(addresses), scratch: scratch)
+        let memory = self.memory
         let lastStep = min(stopAfter ?? plan.steps.count - 1, plan.steps.count - 1)
         guard lastStep >= 0 else { return }
         for step in plan.steps[0 ... lastStep] {
@@ -63,7 +104,7 @@ public final class Session {
 
     /// Runs every operator once, timing each: `(operator, nanoseconds)` in execution order.
     public func invokeProfiled() -> [(node: Node, nanoseconds: UInt64)] {
-        let memory = TensorMemory(addresses: UnsafePointer(addresses), scratch: scratch)
+        let memory = self.memory
         return plan.steps.map { step in
             let start = DispatchTime.now().uptimeNanoseconds
             step.kernel.eval(memory)

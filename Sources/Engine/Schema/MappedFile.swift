@@ -9,6 +9,8 @@ import Foundation
 public final class MappedFile: @unchecked Sendable {
     public let bytes: UnsafeRawBufferPointer
     private let unmap: () -> Void
+    /// True for a read-only file mapping (whose clean pages can be dropped and read again).
+    private let isFileMapping: Bool
 
     /// Maps the file at `path` read-only.
     /// - Throws: `ModelError.unreadable` naming the system error.
@@ -26,6 +28,7 @@ public final class MappedFile: @unchecked Sendable {
         }
         bytes = UnsafeRawBufferPointer(start: base, count: size)
         unmap = { munmap(base, size) }
+        isFileMapping = true
     }
 
     /// Copies `data` into memory owned by this object (16-byte aligned, like a mapping).
@@ -34,6 +37,22 @@ public final class MappedFile: @unchecked Sendable {
         data.withUnsafeBytes { storage.copyMemory(from: $0) }
         bytes = UnsafeRawBufferPointer(rebasing: storage[0 ..< data.count])
         unmap = { storage.deallocate() }
+        isFileMapping = false
+    }
+
+    /// Drops the resident pages wholly inside `range` (a part of `bytes`) from this process's
+    /// memory: `madvise(MADV_DONTNEED)` on a private read-only file mapping, after which a read
+    /// gets the file's bytes again from the page cache. Returns false (and does nothing) for an
+    /// owned copy or a range outside the mapping.
+    @discardableResult
+    public func releasePages(of range: UnsafeRawBufferPointer) -> Bool {
+        guard isFileMapping, let start = range.baseAddress, let base = bytes.baseAddress,
+              start >= base, start + range.count <= base + bytes.count else { return false }
+        let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+        let first = (Int(bitPattern: start) + page - 1) / page * page
+        let end = (Int(bitPattern: start) + range.count) / page * page
+        guard end > first, let address = UnsafeMutableRawPointer(bitPattern: first) else { return true }
+        return madvise(address, end - first, MADV_DONTNEED) == 0
     }
 
     deinit { unmap() }

@@ -69,9 +69,25 @@ struct ArithmeticFloat32<Op: ArithmeticOperation>: Kernel {
     @_specialize(where Op == Multiplication)
     func eval(_ memory: TensorMemory) {
         let lower = lower, upper = upper
-        // Always clamped, as TFLite does: with no activation that still maps ±inf to ±max.
-        broadcast.apply(memory.input(lhs, as: Float.self), memory.input(rhs, as: Float.self),
-                        memory.output(output, as: Float.self)) { a, b in min(max(Op.apply(a, b), lower), upper) }
+        let x = memory.input(lhs, as: Float.self), y = memory.input(rhs, as: Float.self), z = memory.output(output, as: Float.self)
+        guard broadcast.isElementwise else {
+            // Always clamped, as TFLite does: with no activation that still maps ±inf to ±max.
+            broadcast.apply(x, y, z) { a, b in min(max(Op.apply(a, b), lower), upper) }
+            return
+        }
+        // Same shapes: threads take ranges of whole cache lines; the same expression per element.
+        let count = broadcast.outputCount
+        memory.parallelize(count: count, granularity: 16, work: count * 4) { range, _ in
+            elementwise(x, y, z, range)
+        }
+    }
+
+    @_specialize(where Op == Addition)
+    @_specialize(where Op == Subtraction)
+    @_specialize(where Op == Multiplication)
+    func elementwise(_ x: UnsafePointer<Float>, _ y: UnsafePointer<Float>, _ z: UnsafeMutablePointer<Float>, _ range: Range<Int>) {
+        let lower = lower, upper = upper
+        for i in range { z[i] = min(max(Op.apply(x[i], y[i]), lower), upper) }
     }
 }
 

@@ -19,8 +19,10 @@ enum BLAS {
         cblas_sgemv(CblasRowMajor, CblasNoTrans, Int32(m), Int32(n), 1, a, Int32(n), x, 1, accumulate ? 1 : 0, y, 1)
     }
 
-    /// Sets OpenBLAS's thread count (process-wide).
-    static func setThreadCount(_ count: Int) {
-        openblas_set_num_threads(Int32(max(1, count)))
-    }
+    /// Makes OpenBLAS single-threaded (process-wide), once. Its threaded routines split the sums
+    /// differently for different thread counts; the engine's own threads split only outputs, so
+    /// results do not depend on the thread count.
+    static func pinToOneThread() { _ = pinned }
+
+    private static let pinned: Void = { openblas_set_num_threads(1) }()
 }

@@ -1,0 +1,268 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Synchronization
+
+/// The threads one `Session` runs its heavy operators on: `threadCount − 1` workers created once,
+/// plus the calling thread, which takes part as worker 0.
+///
+/// An operator hands the pool a number of tasks (each one fixed part of its *output*: rows of
+/// pixels, a block of GEMM rows, a range of elements) and a body; the threads take tasks in turn
+/// from a shared counter until none is left, and `run` returns when every task has finished. Which
+/// thread computes a task never changes what it computes, so the bytes are the same for every
+/// thread count.
+///
+/// Between operators the workers spin on the job counter for a while (an operator's successor
+/// usually follows within microseconds), then yield, then park on a condition variable; an idle
+/// session costs no CPU. Dispatching allocates nothing: the body is read through a pointer to the
+/// caller's stack, valid until `run` returns.
+///
+/// ```swift
+/// let pool = WorkerPool(threadCount: 2)
+/// pool.run(tasks: 8) { task, worker in compute(part: task, scratch: scratch[worker]) }
+/// pool.shutdown()
+/// ```
+final class WorkerPool: @unchecked Sendable {
+    // `@unchecked Sendable`: the plain stored properties below (`taskCount`, `body`) are written by
+    // the calling thread only while every worker is between jobs, *before* the sequentially
+    // consistent increment of `epoch` that publishes the job, and read by workers only *after* they
+    // observed that increment; the caller clears them only after `unfinished` reached zero with
+    // release ordering. Everything else is an `Atomic` or a pthread object.
+
+    /// The most threads a session may use (more would only oversubscribe any machine this targets).
+    static let maxThreadCount = 64
+
+    typealias Body = (_ task: Int, _ worker: Int) -> Void
+
+    /// A pool of just the calling thread (no workers), for kernels run outside a session.
+    static let callingThread = WorkerPool(threadCount: 1)
+
+    let threadCount: Int
+    /// Operators with less work than this run on the calling thread (`TensorMemory.parallelize`).
+    let minimumWork: Int
+    /// Incremented once per job (and once for shutdown); workers wait for it to change.
+    private let epoch = Atomic<Int>(0)
+    /// Workers parked (or about to park) on `condition`.
+    private let sleepers = Atomic<Int>(0)
+    /// The next task of the current job to hand out.
+    private let nextTask = Atomic<Int>(0)
+    /// Workers (not counting the caller) that have not finished the current job.
+    private let unfinished = Atomic<Int>(0)
+    private let stopping = Atomic<Bool>(false)
+    private var taskCount = 0
+    private var body: UnsafePointer<Body>?
+    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    private let condition: UnsafeMutablePointer<pthread_cond_t>
+    private var threads = [pthread_t]()
+
+    /// How long a worker spins on the job counter before yielding, and yields before parking.
+    private static let spinNanoseconds: UInt64 = 30_000
+    private static let yieldNanoseconds: UInt64 = 300_000
+
+    /// Starts `threadCount − 1` worker threads (none for 1). `threadCount` must be in
+    /// `1...maxThreadCount` (the session validated it).
+    init(threadCount: Int, minimumWork: Int = TensorMemory.minimumParallelWork) {
+        precondition((1 ... Self.maxThreadCount).contains(threadCount), "thread count \(threadCount) outside 1...\(Self.maxThreadCount)")
+        self.threadCount = threadCount
+        self.minimumWork = minimumWork
+        mutex = .allocate(capacity: 1)
+        condition = .allocate(capacity: 1)
+        pthread_mutex_init(mutex, nil)
+        pthread_cond_init(condition, nil)
+        for index in 1 ..< threadCount {
+            let start = UnsafeMutablePointer<WorkerStart>.allocate(capacity: 1)
+            start.initialize(to: WorkerStart(pool: self, index: index))
+            var thread = pthread_t()
+            let status = pthread_create(&thread, nil, { raw in
+                let start = raw!.assumingMemoryBound(to: WorkerStart.self)
+                let (pool, index) = (start.pointee.pool, start.pointee.index)
+                start.deinitialize(count: 1)
+                start.deallocate()
+                pool.workerLoop(index)
+                return nil
+            }, start)
+            precondition(status == 0, "pthread_create failed: \(String(cString: strerror(status)))")
+            threads.append(thread)
+        }
+    }
+
+    private struct WorkerStart {
+        let pool: WorkerPool
+        let index: Int
+    }
+
+    /// Stops and joins the workers. The pool must not be used afterwards. (The workers hold the
+    /// pool, so the owner must call this; `Session.deinit` does.)
+    func shutdown() {
+        guard !threads.isEmpty else { return }
+        stopping.store(true, ordering: .sequentiallyConsistent)
+        epoch.wrappingAdd(1, ordering: .sequentiallyConsistent)
+        pthread_mutex_lock(mutex)
+        pthread_cond_broadcast(condition)
+        pthread_mutex_unlock(mutex)
+        for thread in threads { pthread_join(thread, nil) }
+        threads.removeAll()
+    }
+
+    deinit {
+        pthread_cond_destroy(condition)
+        pthread_mutex_destroy(mutex)
+        condition.deallocate()
+        mutex.deallocate()
+    }
+
+    /// Runs `body(task, worker)` for every task in `0 ..< tasks` across the pool and returns when
+    /// all have finished. `worker` is in `0 ..< threadCount` and unique among concurrently
+    /// running tasks (index per-worker scratch with it). With one thread, or one task, the
+    /// tasks run in order on the calling thread.
+    func run(tasks: Int, _ body: Body) {
+        guard threadCount > 1, tasks > 1 else {
+            for task in 0 ..< tasks { body(task, 0) }
+            return
+        }
+        withoutActuallyEscaping(body) { body in
+            withUnsafePointer(to: body) { pointer in
+                self.body = pointer
+                taskCount = tasks
+                nextTask.store(0, ordering: .relaxed)
+                unfinished.store(threadCount - 1, ordering: .relaxed)
+                epoch.wrappingAdd(1, ordering: .sequentiallyConsistent)
+                if sleepers.load(ordering: .sequentiallyConsistent) > 0 {
+                    pthread_mutex_lock(mutex)
+                    pthread_cond_broadcast(condition)
+                    pthread_mutex_unlock(mutex)
+                }
+                runTasks(worker: 0)
+                // The other workers finish their last task; yield soon in case one was preempted.
+                var spins = 0
+                while unfinished.load(ordering: .acquiring) != 0 {
+                    spins += 1
+                    if spins > 2000 { sched_yield() }
+                }
+                self.body = nil
+            }
+        }
+    }
+
+    private func runTasks(worker: Int) {
+        guard let body else { return }
+        let count = taskCount
+        while true {
+            let task = nextTask.wrappingAdd(1, ordering: .relaxed).oldValue
+            guard task < count else { return }
+            body.pointee(task, worker)
+        }
+    }
+
+    private func workerLoop(_ index: Int) {
+        var seen = 0
+        while true {
+            seen = waitForJob(after: seen)
+            if stopping.load(ordering: .acquiring) { return }
+            runTasks(worker: index)
+            unfinished.wrappingSubtract(1, ordering: .releasing)
+        }
+    }
+
+    /// Spins, then yields, then parks until `epoch` differs from `seen`; returns the new value.
+    private func waitForJob(after seen: Int) -> Int {
+        let start = Self.now()
+        var spins = 0
+        while true {
+            let current = epoch.load(ordering: .acquiring)
+            if current != seen { return current }
+            spins &+= 1
+            guard spins & 255 == 0 else { continue }
+            let elapsed = Self.now() &- start
+            if elapsed > Self.spinNanoseconds + Self.yieldNanoseconds { break }
+            if elapsed > Self.spinNanoseconds { sched_yield() }
+        }
+        pthread_mutex_lock(mutex)
+        // Announce the sleep before the last look at `epoch`; `run` bumps `epoch` before it looks
+        // at `sleepers` (both sequentially consistent), so one of the two sees the other.
+        sleepers.wrappingAdd(1, ordering: .sequentiallyConsistent)
+        var current = epoch.load(ordering: .sequentiallyConsistent)
+        while current == seen {
+            pthread_cond_wait(condition, mutex)
+            current = epoch.load(ordering: .sequentiallyConsistent)
+        }
+        sleepers.wrappingSubtract(1, ordering: .sequentiallyConsistent)
+        pthread_mutex_unlock(mutex)
+        return current
+    }
+
+    private static func now() -> UInt64 {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return UInt64(time.tv_sec) &* 1_000_000_000 &+ UInt64(time.tv_nsec)
+    }
+}
+
+/// How an operator's output is cut into tasks: `count` units (rows, pixels, elements) in parts
+/// of whole multiples of `granularity` (the last part takes the remainder), as even as that allows.
+struct WorkPartition {
+    let count: Int
+    let granularity: Int
+    let parts: Int
+
+    /// Units `0 ..< count` in up to `maxParts` parts.
+    init(count: Int, granularity: Int, maxParts: Int) {
+        self.count = count
+        self.granularity = max(1, granularity)
+        let granules = (count + self.granularity - 1) / self.granularity
+        parts = max(1, min(maxParts, granules))
+    }
+
+    /// The units of part `index`.
+    func range(_ index: Int) -> Range<Int> {
+        let granules = (count + granularity - 1) / granularity
+        let start = index * granules / parts * granularity
+        let end = (index + 1) * granules / parts * granularity
+        return min(start, count) ..< min(end, count)
+    }
+}
+
+/// What one parallel operator pays for its threads, measured on an empty body (nanoseconds per
+/// dispatch: the median, which is the typical cost, and the mean, which includes the times a
+/// worker was preempted by another process on a busy machine).
+public struct DispatchOverhead: Sendable {
+    /// Dispatches that follow one another (the workers spinning), as between the operators of
+    /// one invocation.
+    public let backToBackMedian: Double, backToBackMean: Double
+    /// Dispatches after the workers have parked (the first operator of an invocation that
+    /// follows a pause).
+    public let afterPauseMedian: Double, afterPauseMean: Double
+
+    /// Times `dispatches` dispatches of `threadCount` empty tasks on a fresh pool, back to back,
+    /// and a few each after a pause long enough for the workers to park.
+    public static func measure(threadCount: Int, dispatches: Int = 20_000) throws(ModelError) -> DispatchOverhead {
+        try Session.validate(threadCount: threadCount)
+        let pool = WorkerPool(threadCount: threadCount, minimumWork: 0)
+        defer { pool.shutdown() }
+        func now() -> UInt64 {
+            var time = timespec()
+            clock_gettime(CLOCK_MONOTONIC, &time)
+            return UInt64(time.tv_sec) &* 1_000_000_000 &+ UInt64(time.tv_nsec)
+        }
+        let sink = Atomic<Int>(0)
+        func once() -> Double {
+            let start = now()
+            pool.run(tasks: threadCount) { task, _ in sink.wrappingAdd(task, ordering: .relaxed) }
+            return Double(now() - start)
+        }
+        for _ in 0 ..< 100 { _ = once() }
+        var hot = [Double](repeating: 0, count: max(1, dispatches))
+        for k in hot.indices { hot[k] = once() }
+        var cold = [Double](repeating: 0, count: max(1, min(200, dispatches / 50)))
+        for k in cold.indices {
+            usleep(2_000)
+            cold[k] = once()
+        }
+        hot.sort()
+        cold.sort()
+        return DispatchOverhead(backToBackMedian: hot[hot.count / 2], backToBackMean: hot.reduce(0, +) / Double(hot.count),
+                                afterPauseMedian: cold[cold.count / 2], afterPauseMean: cold.reduce(0, +) / Double(cold.count))
+    }
+}

@@ -1,0 +1,126 @@
+import Foundation
+import XCTest
+import Engine
+import TestSupport
+
+/// Intra-operator threads: every thread count gives the same bytes, and bad counts are rejected.
+///
+/// The threads split operators only above a work threshold; these tests set
+/// `SWIFTLITE_PARALLEL_THRESHOLD=0` so that even the golden suites' tiny operators are cut into
+/// parts (the uneven, one-row and tail parts are exactly what a partition bug would break).
+final class ThreadingTests: XCTestCase {
+    override func setUp() { setenv("SWIFTLITE_PARALLEL_THRESHOLD", "0", 1) }
+    override func tearDown() { unsetenv("SWIFTLITE_PARALLEL_THRESHOLD") }
+
+    // MARK: Whole models: 1, 2 and 3 threads byte-identical
+
+    func testSharedModelsIdenticalAcrossThreadCounts() throws {
+        let names = ["mobilenet_v1_0.25_128_quant", "mobilenet_v2_1.0_224_quant", "mobilenet_v2_1.0_224_inat_bird_quant",
+                     "tf2_mobilenet_v2_1.0_224_ptq", "ssd_mobilenet_v1_coco_quant",
+                     "perf/mobilenet_v2_1.0_224_f32", "perf/mobilenet_v2_1.0_224_int8"]
+        for name in names { try checkThreadCounts(Fixtures.shared("models/\(name).tflite").path) }
+    }
+
+    func testBundledModelsIdenticalAcrossThreadCounts() throws {
+        for name in ["efficientnet_lite0_f32", "efficientnet_lite0_int8", "person_detector_f32", "person_detector_int8"] {
+            try checkThreadCounts(Fixtures.repositoryRoot.appendingPathComponent("Models/\(name).tflite").path)
+        }
+    }
+
+    /// Runs `path` on two seeded random inputs with 1, 2 and 3 threads and requires every
+    /// output, and every intermediate tensor, to be byte-identical to the 1-thread run.
+    private func checkThreadCounts(_ path: String, file: StaticString = #filePath, line: UInt = #line) throws {
+        var options = Interpreter.Options(threadCount: 1)
+        options.preserveAllTensors = true
+        let interpreters = try [1, 2, 3].map { threads in
+            options.threadCount = threads
+            let interpreter = try Interpreter(modelPath: path, options: options)
+            try interpreter.allocateTensors()
+            return interpreter
+        }
+        let graph = interpreters[0].graph
+        let computed = Set(graph.nodes.flatMap(\.outputs)).union(graph.outputs).sorted()
+        for seed in [1, 2] as [UInt64] {
+            for interpreter in interpreters {
+                var state = seed
+                for i in 0 ..< interpreter.inputTensorCount {
+                    let input = try interpreter.input(at: i)
+                    try interpreter.copy(randomInput(input, state: &state), toInputAt: i)
+                }
+                try interpreter.invoke()
+            }
+            for t in computed {
+                let expected = try interpreters[0].tensor(t).data
+                for (k, threads) in [2, 3].enumerated() {
+                    let actual = try interpreters[k + 1].tensor(t).data
+                    guard actual != expected else { continue }
+                    let differing = zip(actual, expected).filter { $0 != $1 }.count
+                    let producer = graph.nodes.first { $0.outputs.contains(t) }
+                    return XCTFail("\((path as NSString).lastPathComponent) seed \(seed): tensor \(t) (written by operator \(producer.map { "\($0.index) \($0.opName)" } ?? "none")) differs with \(threads) threads: \(differing) of \(expected.count) bytes",
+                                   file: file, line: line)
+                }
+            }
+        }
+        print("threads: \((path as NSString).lastPathComponent): \(computed.count) tensors identical for 1, 2 and 3 threads")
+    }
+
+    /// Uniform [-1, 1) floats, or uniform bytes, from a xorshift generator.
+    private func randomInput(_ tensor: Tensor, state: inout UInt64) -> Data {
+        func next() -> UInt64 {
+            state ^= state << 13; state ^= state >> 7; state ^= state << 17
+            return state
+        }
+        if tensor.dataType == .float32 {
+            let floats = (0 ..< tensor.data.count / 4).map { _ in Float(next() >> 40) / Float(1 << 23) - 1 }
+            return floats.withUnsafeBytes { Data($0) }
+        }
+        return Data((0 ..< tensor.data.count).map { _ in UInt8(truncatingIfNeeded: next()) })
+    }
+
+    // MARK: Golden suites on 2 and 3 threads
+
+    func testFloatGoldensOnTwoThreads() throws {
+        try checkSuite(Fixtures.directory("EngineTests").appendingPathComponent("float"), options: .init(threadCount: 2))
+    }
+
+    func testQuantizedGoldensOnThreeThreads() throws {
+        try checkSuite(Fixtures.directory("EngineTests").appendingPathComponent("quant"), options: .init(threadCount: 3))
+    }
+
+    func testQuantizedOpGoldensOnTwoThreads() throws {
+        try checkSuite(Fixtures.directory("EngineTests").appendingPathComponent("quant_ops"), options: .init(threadCount: 2))
+    }
+
+    func testDetectorGoldensOnTwoThreads() throws {
+        try checkSuite(Fixtures.directory("EngineTests").appendingPathComponent("person_detector"), options: .init(threadCount: 2))
+    }
+
+    // MARK: Invalid counts
+
+    func testInvalidThreadCountsAreRejected() throws {
+        let model = Fixtures.directory("EngineTests").appendingPathComponent("float/net_mobilenet_v1_025_128/model.tflite").path
+        for count in [0, -1, -64, Session.maxThreadCount + 1, 1000, Int.max, Int.min] {
+            XCTAssertThrowsError(try Interpreter(modelPath: model, options: .init(threadCount: count)), "thread count \(count)") { error in
+                guard case .invalidArgument(let message) = error as? ModelError else {
+                    return XCTFail("thread count \(count): expected ModelError.invalidArgument, got \(error)")
+                }
+                XCTAssertTrue(message.contains("thread count \(count)"), message)
+                XCTAssertTrue(message.contains("between 1 and \(Session.maxThreadCount)"), message)
+            }
+        }
+        let plan = try Plan(graph: Graph(contentsOf: model))
+        XCTAssertThrowsError(try Session(plan: plan, threadCount: 0))
+        XCTAssertEqual(try Session(plan: plan, threadCount: Session.maxThreadCount).threadCount, Session.maxThreadCount)
+        XCTAssertEqual(try Interpreter(modelPath: model, options: .init(threadCount: nil)).options.threadCount, nil)
+    }
+
+    /// Sessions come and go (workers are joined) and a pool survives many short invocations.
+    func testSessionsStartAndStopWorkers() throws {
+        let model = Fixtures.directory("EngineTests").appendingPathComponent("float/net_mobilenet_v1_025_128/model.tflite").path
+        let plan = try Plan(graph: Graph(contentsOf: model))
+        for _ in 0 ..< 20 {
+            let session = try Session(plan: plan, threadCount: 3)
+            for _ in 0 ..< 5 { session.invoke() }
+        }
+    }
+}
