@@ -22,9 +22,10 @@ import Foundation
 //   SWIFTLITE_TARGET_CPU is passed on as given.
 //
 // Kernels select code by what the build targets, at compile time: Swift `#if` cannot see the C
-// compiler's `__AVX512VNNI__`, so this manifest defines `SWIFTLITE_AVX512VNNI` when the chosen CPU
-// has AVX-512 BW + VNNI (for `native`, read from /proc/cpuinfo: the native target is the build
-// machine). A Swift file that calls a VNNI intrinsic for a target without it does not compile, so
+// compiler's `__AVX2__` or `__AVX512VNNI__`, so this manifest defines `SWIFTLITE_AVX2` (AVX2 + FMA)
+// and `SWIFTLITE_AVX512VNNI` (AVX-512 BW + VNNI) when the chosen CPU has them (for `native`, read
+// from /proc/cpuinfo: the native target is the build machine; an unknown name gets neither, and
+// the portable Swift kernels). A Swift file that calls a VNNI intrinsic for a target without it does not compile, so
 // the define must never be wrong in that direction; CX86Intrinsics declares its wrappers only
 // when the importer sees the features, which turns a disagreement into a plain compile error.
 let environment = Context.environment
@@ -38,11 +39,15 @@ let targetCPU: String? = {
     #endif
 }()
 
-/// LLVM x86 CPU names with AVX-512 BW and VNNI (others build the portable integer kernels).
+/// LLVM x86 CPU names with AVX-512 BW and VNNI, and those with AVX2 and FMA (a superset).
 let avx512VNNICPUs: Set<String> = [
     "cascadelake", "cooperlake", "icelake-client", "icelake-server", "rocketlake", "tigerlake",
     "sapphirerapids", "emeraldrapids", "graniterapids", "graniterapids-d", "znver4", "znver5",
 ]
+let avx2CPUs: Set<String> = avx512VNNICPUs.union([
+    "haswell", "broadwell", "skylake", "skylake-avx512", "cannonlake", "alderlake", "raptorlake",
+    "meteorlake", "arrowlake", "lunarlake", "znver1", "znver2", "znver3", "x86-64-v3", "x86-64-v4",
+])
 
 /// Whether the build machine's CPU flags (Linux) include all of `flags`.
 func hostHas(_ flags: [String]) -> Bool {
@@ -56,17 +61,22 @@ func hostHas(_ flags: [String]) -> Bool {
     #endif
 }
 
-let targetsAVX512VNNI: Bool = {
+/// Whether the target CPU has `flags` (as /proc/cpuinfo names them), by name or, for `native`, by looking.
+func targetHas(_ flags: [String], named cpus: Set<String>) -> Bool {
     #if arch(x86_64)
     guard let cpu = targetCPU else { return false }
-    return cpu == "native" ? hostHas(["avx512f", "avx512bw", "avx512_vnni"]) : avx512VNNICPUs.contains(cpu)
+    return cpu == "native" ? hostHas(flags) : cpus.contains(cpu)
     #else
     return false
     #endif
-}()
+}
+
+let targetsAVX512VNNI = targetHas(["avx512f", "avx512bw", "avx512_vnni"], named: avx512VNNICPUs)
+let targetsAVX2 = targetHas(["avx2", "fma"], named: avx2CPUs)
 
 let targetSettings: [SwiftSetting] =
     (targetCPU.map { [.unsafeFlags(["-target-cpu", $0])] } ?? [])
+    + (targetsAVX2 ? [.define("SWIFTLITE_AVX2")] : [])
     + (targetsAVX512VNNI ? [.define("SWIFTLITE_AVX512VNNI")] : [])
 
 /// Release builds drop the engine's remaining bounds checks (prepare validated every index).

@@ -147,7 +147,7 @@ final class IntegerGEMMTests: XCTestCase {
                 for layout in IntegerGEMM.Layout.allCases {
                     let gemm = IntegerGEMM(columns: columns, depth: depth, activationZeroPoint: zeroPoint, signedActivations: signed,
                                            layout: layout, weight: { weights[$0 * depth + $1] }, bias: { bias[$0] })
-                    if kind != .wide { XCTAssertEqual(gemm.layout, layout, "\(kind) weights") }
+                    if kind != .wide || layout != .avx512vnni { XCTAssertEqual(gemm.layout, layout, "\(kind) weights") }
                     let actual = a.withUnsafeBufferPointer { accumulators(gemm, $0.baseAddress!, rows: rows, rowStride: rowStride) }
                     XCTAssertEqual(actual, expected, """
                         \(gemm.layout), \(kind) weights (offset \(gemm.weightOffset)): rows \(rows), columns \(columns), \
@@ -180,8 +180,8 @@ final class IntegerGEMMTests: XCTestCase {
         }
     }
 
-    /// The build's preferred layout is `.avx512vnni` exactly when it is compiled in; int8
-    /// weights need no offset there, uint8 ones do.
+    /// The build's preferred layout is its last (fastest); `.avx512vnni` needs no offset for
+    /// int8 weights, and one for uint8 weights.
     func testLayoutChoice() {
         XCTAssertEqual(IntegerGEMM.Layout.preferred, IntegerGEMM.Layout.allCases.last)
         let int8 = IntegerGEMM(columns: 3, depth: 2, activationZeroPoint: 0, weight: { n, k in n == k ? -128 : 127 }, bias: { _ in 0 })

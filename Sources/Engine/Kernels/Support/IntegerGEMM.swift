@@ -16,7 +16,7 @@
 ///                            bias: { n in bias[n] })
 ///     gemm.multiply(patches, rows: 49, rowStride: 27, into: output)
 ///
-/// Two packings (`Layout`), one micro-kernel family each, chosen when the product is built:
+/// Three packings (`Layout`), one micro-kernel family each, chosen when the product is built:
 ///
 /// - `.avx512vnni` (builds whose target CPU has AVX-512 VNNI, see Package.swift): `vpdpbusd`,
 ///   64 unsigned-byte × signed-byte multiply-adds per instruction. Weights must be `Int8`, as
@@ -25,13 +25,15 @@
 ///   is added back from per-row sums of the activations as the kernels read them (`A′`).
 ///   Weights spanning more than 256 values cannot be offset so; they take `.int16`.
 ///   See `IntegerGEMM+AVX512VNNI.swift`.
+/// - `.avx2` (builds whose target CPU has AVX2, the portable floor): pairs of 16-bit weights and
+///   activations, `vpmaddwd` (16 multiply-adds per instruction). See `IntegerGEMM+AVX2.swift`.
 /// - `.int16` (every build): 16-bit panels and widening multiply-adds, which LLVM turns into
-///   `vpdpwssd` (AVX-512 VNNI), `vpmaddwd` + `vpaddd` (AVX2), `pmaddwd` (SSE2), `smlal` (NEON).
-///   See `IntegerGEMM+Int16.swift`.
+///   `vpdpwssd` (AVX-512 VNNI), `vpmaddwd` + `vpaddd` (AVX2, 8 multiply-adds), `pmaddwd`
+///   (SSE2), `smlal` (NEON). See `IntegerGEMM+Int16.swift`.
 ///
-/// Both compute tiles of up to 4 rows × 64 columns (narrow products: 16 × 16 and 8 × 32) in
-/// sixteen-lane `Int32` accumulators started at the bias, and hand each finished row of 16
-/// columns to the `IntegerGEMMOutput`.
+/// All compute tiles of up to 4 rows × 64 columns (`.avx2`: × 16; narrow `.int16` and
+/// `.avx512vnni` products: 16 × 16 and 8 × 32) in `Int32` accumulators started at the bias, and
+/// hand each finished row of 16 columns to the `IntegerGEMMOutput`.
 /// - Complexity: `rows × columns × depth` multiply-adds, rounded up to whole 16-column panels
 ///   (and, for `.avx512vnni`, depth rounded up to a multiple of 4).
 struct IntegerGEMM: Sendable {
@@ -39,23 +41,28 @@ struct IntegerGEMM: Sendable {
     enum Layout: Sendable, CaseIterable {
         /// `panel[p][k][j] = B[k, 16p + j]` as `Int16`.
         case int16
+        /// `panel[p][k / 2][j][k % 2] = B[k, 16p + j]` as `Int16`, depth padded with a zero
+        /// weight to a multiple of 2.
+        case avx2
         /// `panel[p][k / 4][j][k % 4] = B[k, 16p + j] − s[16p + j]` as `Int8`, depth padded
         /// with zero weights to a multiple of 4.
         case avx512vnni
 
-        /// The layouts this build can run: `.avx512vnni` only when compiled for it.
-        static var allCases: [Layout] { isAVX512VNNIBuild ? [.int16, .avx512vnni] : [.int16] }
+        /// The layouts this build can run, slowest first: `.avx2` and `.avx512vnni` only when
+        /// compiled for them.
+        static var allCases: [Layout] {
+            var layouts = [Layout.int16]
+            #if SWIFTLITE_AVX2
+            layouts.append(.avx2)
+            #endif
+            #if SWIFTLITE_AVX512VNNI
+            layouts.append(.avx512vnni)
+            #endif
+            return layouts
+        }
 
         /// The fastest layout of this build.
-        static var preferred: Layout { isAVX512VNNIBuild ? .avx512vnni : .int16 }
-
-        private static var isAVX512VNNIBuild: Bool {
-            #if SWIFTLITE_AVX512VNNI
-            true
-            #else
-            false
-            #endif
-        }
+        static var preferred: Layout { allCases.last! }
     }
 
     static let panelWidth = 16
@@ -65,7 +72,8 @@ struct IntegerGEMM: Sendable {
     let signedActivations: Bool
     let layout: Layout
     let panelCount: Int
-    /// Bytes of one panel: `depth × 16 × 2` (`.int16`), `⌈depth / 4⌉ × 64` (`.avx512vnni`).
+    /// Bytes of one panel: `depth × 16 × 2` (`.int16`), `⌈depth / 2⌉ × 64` (`.avx2`),
+    /// `⌈depth / 4⌉ × 64` (`.avx512vnni`).
     let panelBytes: Int
     /// `panelCount` panels of `panelBytes`.
     let panels: PackedBuffer<UInt8>
@@ -84,7 +92,7 @@ struct IntegerGEMM: Sendable {
     }
 
     /// As above, packed for `layout` (one of `Layout.allCases`). `.avx512vnni` falls back to
-    /// `.int16` for weights it cannot represent (spanning more than 256 values).
+    /// the next layout for weights it cannot represent (spanning more than 256 values).
     init(columns: Int, depth: Int, activationZeroPoint: Int32, signedActivations: Bool = false, layout: Layout,
          weight: (_ column: Int, _ k: Int) -> Int32, bias: (_ column: Int) -> Int32) {
         precondition(Layout.allCases.contains(layout), "layout \(layout) is not compiled into this build")
@@ -106,7 +114,11 @@ struct IntegerGEMM: Sendable {
         }
         // Bytes hold `w − offset`: every weight as it is when all fit, else from −128 up.
         let offset: Int32 = low < -128 || high > 127 ? low + 128 : 0
-        self.layout = layout == .avx512vnni && high - offset <= 127 ? .avx512vnni : .int16
+        if layout == .avx512vnni && high - offset > 127 {
+            self.layout = Layout.allCases.contains(.avx2) ? .avx2 : .int16
+        } else {
+            self.layout = layout
+        }
 
         // The kernels read int8 activations offset by 128; so is their zero point here.
         let offsetZeroPoint = signedActivations ? activationZeroPoint &+ 128 : activationZeroPoint
@@ -128,6 +140,17 @@ struct IntegerGEMM: Sendable {
                     panel.storeBytes(of: Int16(values[n * depth + k]), toByteOffset: k * 32, as: Int16.self)
                 }
             }
+        case .avx2:
+            panelBytes = (depth + 1) / 2 * 64
+            panels = PackedBuffer(count: panelCount * panelBytes, initializedTo: 0)
+            weightOffset = 0
+            let raw = UnsafeMutableRawPointer(panels.pointer)
+            for n in 0 ..< columns {
+                let panel = raw + (n / Self.panelWidth) * panelBytes + (n % Self.panelWidth) * 4
+                for k in 0 ..< depth {
+                    panel.storeBytes(of: Int16(values[n * depth + k]), toByteOffset: (k / 2) * 64 + (k % 2) * 2, as: Int16.self)
+                }
+            }
         case .avx512vnni:
             panelBytes = (depth + 3) / 4 * 64
             panels = PackedBuffer(count: panelCount * panelBytes, initializedTo: 0)
@@ -147,6 +170,12 @@ struct IntegerGEMM: Sendable {
         switch layout {
         case .int16:
             multiplyInt16(a, rows: rows, rowStride: rowStride, into: output)
+        case .avx2:
+            #if SWIFTLITE_AVX2
+            multiplyAVX2(a, rows: rows, rowStride: rowStride, into: output)
+            #else
+            preconditionFailure("IntegerGEMM.Layout.avx2 is not compiled into this build")
+            #endif
         case .avx512vnni:
             #if SWIFTLITE_AVX512VNNI
             multiplyAVX512VNNI(a, rows: rows, rowStride: rowStride, into: output)
@@ -185,15 +214,45 @@ protocol IntegerGEMMOutput {
 
 /// Requantizes each result with a per-column `ChannelRequantization` and stores bytes
 /// (`UInt8` or `Int8`: the clamp range decides, the low byte is the same).
+///
+/// The stage's arithmetic is repeated here on plain pointers to its channel arrays: through
+/// `stage.apply`, every byte store (which may alias anything) made the kernels reload each
+/// array's address from its buffer object before the next block.
 struct RequantizedGEMMOutput: IntegerGEMMOutput {
     let base: UnsafeMutablePointer<UInt8>
     let rowStride: Int
     let columns: Int
     let stage: ChannelRequantization
+    private let multipliers: UnsafeRawPointer
+    private let leftShifts: UnsafeRawPointer
+    private let rightShifts: UnsafeRawPointer
+
+    init(base: UnsafeMutablePointer<UInt8>, rowStride: Int, columns: Int, stage: ChannelRequantization) {
+        self.base = base
+        self.rowStride = rowStride
+        self.columns = columns
+        self.stage = stage
+        multipliers = UnsafeRawPointer(stage.multipliers.pointer)
+        leftShifts = UnsafeRawPointer(stage.leftShifts.pointer)
+        rightShifts = UnsafeRawPointer(stage.rightShifts.pointer)
+    }
 
     @inline(always)
     func store(_ values: SIMD16<Int32>, row: Int, column: Int) {
-        storeLowBytes(stage.apply(values, channel: column), to: base + row * rowStride + column, count: columns - column)
+        let destination = base + row * rowStride + column
+        guard !stage.saturates else {
+            return storeLowBytes(stage.apply(values, channel: column), to: destination, count: columns - column)
+        }
+        // `ChannelRequantization.apply` for multipliers other than Int32.min.
+        let offset = column &* 4
+        let m = multipliers.loadUnaligned(fromByteOffset: offset, as: SIMD16<Int32>.self)
+        let left = leftShifts.loadUnaligned(fromByteOffset: offset, as: SIMD16<Int32>.self)
+        let right = rightShifts.loadUnaligned(fromByteOffset: offset, as: SIMD16<Int32>.self)
+        let scaled = roundingDivideByPOT(roundingDoublingHighMul(values &<< left, m), right)
+        let shifted = scaled &+ SIMD16(repeating: stage.zeroPoint)
+        let low = SIMD16(repeating: stage.minimum), high = SIMD16(repeating: stage.maximum)
+        let clamped = shifted.replacing(with: low, where: shifted .< low).replacing(with: high, where: shifted .> high)
+        storeLowBytes(clamped, to: destination, count: columns - column)
     }
 }
 
