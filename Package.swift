@@ -1,10 +1,83 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.2
 import PackageDescription
+#if os(Linux)
+import Foundation
+#endif
 
-/// Hot loops are only vectorised for the machine at hand when the compiler is told the CPU.
-/// Set SWIFTLITE_PORTABLE=1 to build a binary that runs on any x86-64.
-let nativeCPU: [SwiftSetting] =
-    Context.environment["SWIFTLITE_PORTABLE"] == nil ? [.unsafeFlags(["-target-cpu", "native"])] : []
+// MARK: Target CPU
+//
+// The engine's hot loops are Swift SIMD code; how fast they are depends on which instructions the
+// compiler may use, so the target CPU is a build choice (one value for the Swift compiler and for
+// the clang importer, which compiles the inline C wrappers in CX86Intrinsics):
+//
+// - x86-64, default: `-target-cpu native`, the machine that builds (e.g. AVX-512 VNNI here).
+// - `SWIFTLITE_PORTABLE=1`: `-target-cpu haswell`, the AVX2 + FMA floor (Intel 2013+, AMD 2015+).
+//   Every kernel still compiles to vector FMAs (`vfmadd…ps ymm`) and `vpmaddwd`. The binary does
+//   not start a computation on a CPU without AVX2 (SIGILL).
+// - `SWIFTLITE_TARGET_CPU=name`: any LLVM CPU name the clang importer accepts (`haswell`, `skylake-avx512`,
+//   `icelake-server`, `znver4`, …; not `x86-64-v3`, which it refuses). `SWIFTLITE_TARGET_CPU=x86-64`
+//   builds for every x86-64, but without FMA each float multiply-add is a call to software `fma`
+//   per lane: correct, and two orders of magnitude slower. It overrides SWIFTLITE_PORTABLE.
+// - arm64: no flag by default (NEON and FMA are the baseline, so the loops vectorise as they are);
+//   SWIFTLITE_TARGET_CPU is passed on as given.
+//
+// Kernels select code by what the build targets, at compile time: Swift `#if` cannot see the C
+// compiler's `__AVX2__` or `__AVX512VNNI__`, so this manifest defines `SWIFTLITE_AVX2` (AVX2 + FMA)
+// and `SWIFTLITE_AVX512VNNI` (AVX-512 BW + VNNI) when the chosen CPU has them (for `native`, read
+// from /proc/cpuinfo: the native target is the build machine; an unknown name gets neither, and
+// the portable Swift kernels). A Swift file that calls a VNNI intrinsic for a target without it does not compile, so
+// the define must never be wrong in that direction; CX86Intrinsics declares its wrappers only
+// when the importer sees the features, which turns a disagreement into a plain compile error.
+let environment = Context.environment
+
+let targetCPU: String? = {
+    if let cpu = environment["SWIFTLITE_TARGET_CPU"], !cpu.isEmpty { return cpu }
+    #if arch(x86_64)
+    return environment["SWIFTLITE_PORTABLE"] == "1" ? "haswell" : "native"
+    #else
+    return nil
+    #endif
+}()
+
+/// LLVM x86 CPU names with AVX-512 BW and VNNI, and those with AVX2 and FMA (a superset).
+let avx512VNNICPUs: Set<String> = [
+    "cascadelake", "cooperlake", "icelake-client", "icelake-server", "rocketlake", "tigerlake",
+    "sapphirerapids", "emeraldrapids", "graniterapids", "graniterapids-d", "znver4", "znver5",
+]
+let avx2CPUs: Set<String> = avx512VNNICPUs.union([
+    "haswell", "broadwell", "skylake", "skylake-avx512", "cannonlake", "alderlake", "raptorlake",
+    "meteorlake", "arrowlake", "lunarlake", "znver1", "znver2", "znver3", "x86-64-v3", "x86-64-v4",
+])
+
+/// Whether the build machine's CPU flags (Linux) include all of `flags`.
+func hostHas(_ flags: [String]) -> Bool {
+    #if os(Linux)
+    guard let cpuinfo = try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8),
+          let line = cpuinfo.split(separator: "\n").first(where: { $0.hasPrefix("flags") }) else { return false }
+    let present = Set(line.split(separator: " ").map(String.init))
+    return flags.allSatisfy(present.contains)
+    #else
+    return false
+    #endif
+}
+
+/// Whether the target CPU has `flags` (as /proc/cpuinfo names them), by name or, for `native`, by looking.
+func targetHas(_ flags: [String], named cpus: Set<String>) -> Bool {
+    #if arch(x86_64)
+    guard let cpu = targetCPU else { return false }
+    return cpu == "native" ? hostHas(flags) : cpus.contains(cpu)
+    #else
+    return false
+    #endif
+}
+
+let targetsAVX512VNNI = targetHas(["avx512f", "avx512bw", "avx512_vnni"], named: avx512VNNICPUs)
+let targetsAVX2 = targetHas(["avx2", "fma"], named: avx2CPUs)
+
+let targetSettings: [SwiftSetting] =
+    (targetCPU.map { [.unsafeFlags(["-target-cpu", $0])] } ?? [])
+    + (targetsAVX2 ? [.define("SWIFTLITE_AVX2")] : [])
+    + (targetsAVX512VNNI ? [.define("SWIFTLITE_AVX512VNNI")] : [])
 
 /// Release builds drop the engine's remaining bounds checks (prepare validated every index).
 /// Debug builds of the engine and tasks are optimised too: the test suite runs whole networks and
@@ -30,14 +103,15 @@ let package = Package(
                        providers: [.apt(["libjpeg62-turbo-dev"])]),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib",
                        providers: [.apt(["zlib1g-dev"])]),
-        .target(name: "Engine", dependencies: ["CBLAS"], swiftSettings: nativeCPU + optimised),
+        .target(name: "CX86Intrinsics"),
+        .target(name: "Engine", dependencies: ["CBLAS", "CX86Intrinsics"], swiftSettings: targetSettings + optimised),
         .target(name: "CJPEGShim", dependencies: ["CJPEG"]),
         .target(name: "CPNGShim", dependencies: ["CPNG"]),
         .target(name: "Tasks", dependencies: ["Engine", "CPNG", "CJPEG", "CZlib", "CJPEGShim", "CPNGShim"],
-                swiftSettings: nativeCPU + optimised),
+                swiftSettings: targetSettings + optimised),
         .executableTarget(name: "CLI", dependencies: ["Engine", "Tasks"]),
         .executableTarget(name: "Benchmarks", dependencies: ["Engine"], path: "Benchmarks", exclude: ["compare_litert.py"],
-                          swiftSettings: nativeCPU + optimised),
+                          swiftSettings: targetSettings + optimised),
         .target(name: "TestSupport", dependencies: ["Engine"], path: "Tests/TestSupport"),
         .testTarget(name: "EngineTests", dependencies: ["Engine", "TestSupport"],
                     exclude: ["Fixtures"]),

@@ -2,8 +2,8 @@ import XCTest
 
 @testable import Engine
 
-/// The packed, vectorised integer product and the sixteen-lane requantization against their
-/// plain scalar references, over edge sizes: columns below, at and above the 16-lane panel
+/// The packed, vectorised integer product (every layout this build compiles) and the
+/// sixteen-lane requantization against their plain scalar references, over edge sizes: columns below, at and above the 16-lane panel
 /// width (and panel counts that leave 2- and 1-panel tiles after the 4-panel ones), depths that
 /// are not a multiple of anything, row counts that are not a multiple of the 4-row tile,
 /// unsigned and signed activations, and extreme weights, activations and multipliers.
@@ -26,17 +26,15 @@ final class IntegerGEMMTests: XCTestCase {
                 let bias = (0 ..< columns).map { _ in Int32.random(in: -100_000 ... 100_000, using: &rng) }
                 let signed = (columns + depth) % 2 == 1
                 let zeroPoint = Int32.random(in: 0 ... 255, using: &rng) - (signed ? 128 : 0)
-                let gemm = IntegerGEMM(columns: columns, depth: depth, activationZeroPoint: zeroPoint, signedActivations: signed,
-                                       weight: { weights[$0 * depth + $1] }, bias: { bias[$0] })
-                var actual = [Int32](repeating: -1, count: rows * columns)
-                actual.withUnsafeMutableBufferPointer { out in
-                    gemm.multiply(a, rows: rows, rowStride: rowStride,
-                                  into: AccumulatorGEMMOutput(base: out.baseAddress!, rowStride: columns, columns: columns))
-                }
                 let expected = IntegerGEMM.reference(a, rows: rows, rowStride: rowStride, columns: columns, depth: depth,
                                                      activationZeroPoint: zeroPoint, signedActivations: signed,
                                                      weight: { weights[$0 * depth + $1] }, bias: { bias[$0] })
-                XCTAssertEqual(actual, expected, "rows \(rows), columns \(columns), depth \(depth), signed \(signed)")
+                for layout in IntegerGEMM.Layout.allCases {
+                    let gemm = IntegerGEMM(columns: columns, depth: depth, activationZeroPoint: zeroPoint, signedActivations: signed,
+                                           layout: layout, weight: { weights[$0 * depth + $1] }, bias: { bias[$0] })
+                    let actual = accumulators(gemm, a, rows: rows, rowStride: rowStride)
+                    XCTAssertEqual(actual, expected, "\(gemm.layout): rows \(rows), columns \(columns), depth \(depth), signed \(signed)")
+                }
             }
         }
     }
@@ -57,17 +55,15 @@ final class IntegerGEMMTests: XCTestCase {
                 let bias = (0 ..< columns).map { _ in Int32.random(in: -100_000 ... 100_000, using: &rng) }
                 let signed = rows % 2 == 0
                 let zeroPoint = Int32.random(in: 0 ... 255, using: &rng) - (signed ? 128 : 0)
-                let gemm = IntegerGEMM(columns: columns, depth: depth, activationZeroPoint: zeroPoint, signedActivations: signed,
-                                       weight: { weights[$0 * depth + $1] }, bias: { bias[$0] })
-                var actual = [Int32](repeating: -1, count: rows * columns)
-                actual.withUnsafeMutableBufferPointer { out in
-                    gemm.multiply(a, rows: rows, rowStride: rowStride,
-                                  into: AccumulatorGEMMOutput(base: out.baseAddress!, rowStride: columns, columns: columns))
-                }
                 let expected = IntegerGEMM.reference(a, rows: rows, rowStride: rowStride, columns: columns, depth: depth,
                                                      activationZeroPoint: zeroPoint, signedActivations: signed,
                                                      weight: { weights[$0 * depth + $1] }, bias: { bias[$0] })
-                XCTAssertEqual(actual, expected, "rows \(rows), columns \(columns), depth \(depth), signed \(signed)")
+                for layout in IntegerGEMM.Layout.allCases {
+                    let gemm = IntegerGEMM(columns: columns, depth: depth, activationZeroPoint: zeroPoint, signedActivations: signed,
+                                           layout: layout, weight: { weights[$0 * depth + $1] }, bias: { bias[$0] })
+                    let actual = accumulators(gemm, a, rows: rows, rowStride: rowStride)
+                    XCTAssertEqual(actual, expected, "\(gemm.layout): rows \(rows), columns \(columns), depth \(depth), signed \(signed)")
+                }
             }
         }
     }
@@ -84,23 +80,126 @@ final class IntegerGEMMTests: XCTestCase {
                     QuantizedMultiplier(Double.random(in: 1e-5 ... 1.5, using: &rng))
                 }
                 let stage = ChannelRequantization(multipliers, zeroPoint: -7, range: (-128, 100))
-                let gemm = IntegerGEMM(columns: columns, depth: depth, activationZeroPoint: 131,
-                                       weight: { weights[$0 * depth + $1] }, bias: { bias[$0] })
-                var actual = [UInt8](repeating: 0xEE, count: rows * columns + 1)  // one guard byte
-                actual.withUnsafeMutableBufferPointer { out in
-                    gemm.multiply(a, rows: rows, rowStride: depth,
-                                  into: RequantizedGEMMOutput(base: out.baseAddress!, rowStride: columns, columns: columns, stage: stage))
-                }
                 let accumulators = IntegerGEMM.reference(a, rows: rows, rowStride: depth, columns: columns, depth: depth,
                                                          activationZeroPoint: 131,
                                                          weight: { weights[$0 * depth + $1] }, bias: { bias[$0] })
                 let expected = accumulators.enumerated().map { i, acc in
                     UInt8(truncatingIfNeeded: stage.apply(acc, channel: i % columns))
                 }
-                XCTAssertEqual(Array(actual.prefix(rows * columns)), expected, "columns \(columns), depth \(depth)")
-                XCTAssertEqual(actual.last, 0xEE, "wrote past the last column (columns \(columns))")
+                for layout in IntegerGEMM.Layout.allCases {
+                    let gemm = IntegerGEMM(columns: columns, depth: depth, activationZeroPoint: 131, layout: layout,
+                                           weight: { weights[$0 * depth + $1] }, bias: { bias[$0] })
+                    var actual = [UInt8](repeating: 0xEE, count: rows * columns + 1)  // one guard byte
+                    actual.withUnsafeMutableBufferPointer { out in
+                        gemm.multiply(a, rows: rows, rowStride: depth,
+                                      into: RequantizedGEMMOutput(base: out.baseAddress!, rowStride: columns, columns: columns, stage: stage))
+                    }
+                    XCTAssertEqual(Array(actual.prefix(rows * columns)), expected, "\(gemm.layout): columns \(columns), depth \(depth)")
+                    XCTAssertEqual(actual.last, 0xEE, "\(gemm.layout) wrote past the last column (columns \(columns))")
+                }
             }
         }
+    }
+
+    /// Every layout over edge sizes (rows 1…40, columns 1…80, depths 1…70 with every
+    /// remainder modulo 4 and 16), for the three kinds of weights the kernels meet: int8 per
+    /// channel (−128...127, no offset), uint8 minus a zero point at either extreme or between
+    /// (`.avx512vnni` stores them offset and adds back row sums), and values spanning more than
+    /// 256 (`.avx512vnni` falls back to `.int16`). Activation zero points and bytes hit their
+    /// extremes; rows are read past no `depth`: each sits at the end of its own array.
+    func testLayoutsMatchReferenceOverEdgeSizes() {
+        var rng = KernelTestRandom(seed: 4)
+        let rowCounts = [1, 2, 3, 4, 5, 7, 8, 9, 12, 15, 16, 17, 23, 31, 32, 33, 40]
+        let columnCounts = [1, 2, 5, 15, 16, 17, 31, 32, 33, 47, 48, 49, 63, 64, 65, 79, 80]
+        let depths = [1, 2, 3, 4, 5, 6, 7, 8, 9, 15, 16, 17, 27, 31, 32, 33, 63, 64, 65, 66, 67, 70]
+        enum Weights: CaseIterable { case int8, uint8, wide }
+        var cases = 0
+        for (i, depth) in depths.enumerated() {
+            for (j, columns) in columnCounts.enumerated() where (i + j) % 3 == 0 {
+                let rows = rowCounts[(i * 7 + j * 3) % rowCounts.count]
+                let kind = Weights.allCases[(i + j) % 3 == 0 ? (i / 3 + j) % 3 : 0]
+                let signed = (i + j / 3) % 2 == 0
+                let zeroPoints: [Int32] = signed ? [-128, 127, -3] : [0, 255, 131]
+                let zeroPoint = zeroPoints[(i + 2 * j) % 3]
+                let weightZeroPoint: Int32 = [0, 255, 1, 128, 254, 77][(i + j) % 6]
+                let weights = (0 ..< columns * depth).map { index -> Int32 in
+                    switch kind {
+                    case .int8:
+                        return index % 5 == 0 ? [127, -128, -127][index % 3] : Int32.random(in: -128 ... 127, using: &rng)
+                    case .uint8:
+                        let w = index % 5 == 0 ? [0, 255][index % 2] : Int32.random(in: 0 ... 255, using: &rng)
+                        return w - weightZeroPoint
+                    case .wide:
+                        return index % 5 == 0 ? [255, -255][index % 2] : Int32.random(in: -255 ... 255, using: &rng)
+                    }
+                }
+                let bias = (0 ..< columns).map { _ in Int32.random(in: -100_000 ... 100_000, using: &rng) }
+                // The last row ends the array, so an over-read would leave it.
+                let rowStride = depth + (i % 2) * 5
+                let a = (0 ..< (rows - 1) * rowStride + depth).map { index -> UInt8 in
+                    index % 11 == 0 ? [0, 255, 128, 127][index % 4] : UInt8.random(in: 0 ... 255, using: &rng)
+                }
+                let expected = a.withUnsafeBufferPointer { a in
+                    IntegerGEMM.reference(a.baseAddress!, rows: rows, rowStride: rowStride, columns: columns, depth: depth,
+                                          activationZeroPoint: zeroPoint, signedActivations: signed,
+                                          weight: { weights[$0 * depth + $1] }, bias: { bias[$0] })
+                }
+                for layout in IntegerGEMM.Layout.allCases {
+                    let gemm = IntegerGEMM(columns: columns, depth: depth, activationZeroPoint: zeroPoint, signedActivations: signed,
+                                           layout: layout, weight: { weights[$0 * depth + $1] }, bias: { bias[$0] })
+                    if kind != .wide || layout != .avx512vnni { XCTAssertEqual(gemm.layout, layout, "\(kind) weights") }
+                    let actual = a.withUnsafeBufferPointer { accumulators(gemm, $0.baseAddress!, rows: rows, rowStride: rowStride) }
+                    XCTAssertEqual(actual, expected, """
+                        \(gemm.layout), \(kind) weights (offset \(gemm.weightOffset)): rows \(rows), columns \(columns), \
+                        depth \(depth), signed \(signed), zero point \(zeroPoint)
+                        """)
+                    cases += 1
+                }
+            }
+        }
+        XCTAssertGreaterThan(cases, 100)
+    }
+
+    /// Products taller than one block of row sums (`IntegerGEMM.rowBlock`), with offset
+    /// weights, so every block's sums must land on its own rows.
+    func testRowBlocksWithOffsetWeights() {
+        var rng = KernelTestRandom(seed: 5)
+        for (rows, signed) in [(IntegerGEMM.rowBlock + 1, false), (2 * IntegerGEMM.rowBlock + 37, true)] {
+            let columns = 40, depth = 70, zeroPoint: Int32 = signed ? 5 : 250
+            let weights = (0 ..< columns * depth).map { _ in Int32.random(in: 0 ... 255, using: &rng) - 200 }
+            let bias = (0 ..< columns).map { _ in Int32.random(in: -1000 ... 1000, using: &rng) }
+            let a = (0 ..< rows * depth).map { _ in UInt8.random(in: 0 ... 255, using: &rng) }
+            let expected = IntegerGEMM.reference(a, rows: rows, rowStride: depth, columns: columns, depth: depth,
+                                                 activationZeroPoint: zeroPoint, signedActivations: signed,
+                                                 weight: { weights[$0 * depth + $1] }, bias: { bias[$0] })
+            for layout in IntegerGEMM.Layout.allCases {
+                let gemm = IntegerGEMM(columns: columns, depth: depth, activationZeroPoint: zeroPoint, signedActivations: signed,
+                                       layout: layout, weight: { weights[$0 * depth + $1] }, bias: { bias[$0] })
+                XCTAssertEqual(accumulators(gemm, a, rows: rows, rowStride: depth), expected, "\(gemm.layout), rows \(rows)")
+            }
+        }
+    }
+
+    /// The build's preferred layout is its last (fastest); `.avx512vnni` needs no offset for
+    /// int8 weights, and one for uint8 weights.
+    func testLayoutChoice() {
+        XCTAssertEqual(IntegerGEMM.Layout.preferred, IntegerGEMM.Layout.allCases.last)
+        let int8 = IntegerGEMM(columns: 3, depth: 2, activationZeroPoint: 0, weight: { n, k in n == k ? -128 : 127 }, bias: { _ in 0 })
+        XCTAssertEqual(int8.layout, .preferred)
+        XCTAssertEqual(int8.weightOffset, 0)
+        let uint8 = IntegerGEMM(columns: 3, depth: 2, activationZeroPoint: 0, weight: { n, k in n == k ? 200 : -50 }, bias: { _ in 0 })
+        XCTAssertEqual(uint8.layout, .preferred)
+        XCTAssertEqual(uint8.weightOffset, uint8.layout == .avx512vnni ? 78 : 0)
+    }
+
+    /// Runs `gemm` on `rows` rows of `a` into raw accumulators, row-major.
+    private func accumulators(_ gemm: IntegerGEMM, _ a: UnsafePointer<UInt8>, rows: Int, rowStride: Int) -> [Int32] {
+        var actual = [Int32](repeating: -1, count: rows * gemm.columns)
+        actual.withUnsafeMutableBufferPointer { out in
+            gemm.multiply(a, rows: rows, rowStride: rowStride,
+                          into: AccumulatorGEMMOutput(base: out.baseAddress!, rowStride: gemm.columns, columns: gemm.columns))
+        }
+        return actual
     }
 
     func testVectorRequantizationMatchesScalarHelpers() {

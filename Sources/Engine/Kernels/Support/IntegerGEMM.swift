@@ -5,274 +5,184 @@
 /// `A` holds activations as bytes, one row per output pixel or batch: `UInt8`, or `Int8` when
 /// the product is built with `signedActivations` (so int8 tensors need no re-encoding pass);
 /// `a₀` is their zero point in the same type. `B` holds the weights minus their zero point, at
-/// most 9 bits (−255...255), packed at prepare time into panels of 16 columns of `Int16`:
-/// `panel[p][k][j] = B[k, 16p + j]`. The zero-point term is folded into the bias once,
-/// `bias′[n] = bias[n] − a₀ · Σ_k B[k, n]`, so the inner loop is a pure dot product; in
-/// wrapping 32-bit arithmetic this equals TFLite's `Σ (w − w₀)(x − x₀) + bias` exactly.
+/// most 9 bits (−255...255), packed at prepare time. The kernels read `Int8` activations with
+/// their sign bit flipped (offset by 128), and the zero-point term is folded into the bias once,
+/// `bias′[n] = bias[n] − a₀′ · Σ_k B[k, n]` (`a₀′` the zero point as the kernels read it), so the
+/// inner loop is a pure dot product; in wrapping 32-bit arithmetic this equals TFLite's
+/// `Σ (w − w₀)(x − x₀) + bias` exactly, whatever the order of the sums.
 ///
 ///     let gemm = IntegerGEMM(columns: 35, depth: 27, activationZeroPoint: 128,
 ///                            weight: { n, k in Int32(filter[n * 27 + k]) - 120 },
 ///                            bias: { n in bias[n] })
 ///     gemm.multiply(patches, rows: 49, rowStride: 27, into: output)
 ///
-/// The micro-kernel computes a tile of 4 rows × 64 columns in sixteen-lane `Int32`
-/// accumulators (sixteen of them; narrower tiles of 32 and 16 columns finish the panels, 8 and
-/// 16 rows tall so they too keep sixteen independent accumulators, then 4 and 1 rows): per
-/// `k` it sign-extends four rows of 16 `Int16` weights, broadcasts four zero-extended activations
-/// (`Int8` ones with their sign bit flipped, i.e. offset by 128, the offset folded into the
-/// bias), and multiply-adds. Because every activation lane has its upper 17 bits clear, LLVM
-/// turns each multiply-add into one `vpdpwssd` on AVX-512 VNNI (16 multiply-accumulates per
-/// instruction), `vpmaddwd` + `vpaddd` on AVX2, `pmaddwd` + `paddd` in a portable SSE2 build —
-/// never a call. (LLVM does not form the pairwise `pmaddwd` that
-/// would use all 32 halfword lanes from Swift SIMD code, hence one activation per lane.)
-/// - Complexity: `rows × columns × depth` multiply-adds, rounded up to whole 16-column panels.
+/// Three packings (`Layout`), one micro-kernel family each, chosen when the product is built:
+///
+/// - `.avx512vnni` (builds whose target CPU has AVX-512 VNNI, see Package.swift): `vpdpbusd`,
+///   64 unsigned-byte × signed-byte multiply-adds per instruction. Weights must be `Int8`, as
+///   int8 weights (zero point 0) are; uint8 weights minus their zero point `w₀` (−w₀...255 − w₀)
+///   are stored offset by one `s` (e.g. `s = 128 − w₀`, bytes `w − 128`), and `s · Σ_k A′[m, k]`
+///   is added back from per-row sums of the activations as the kernels read them (`A′`).
+///   Weights spanning more than 256 values cannot be offset so; they take `.int16`.
+///   See `IntegerGEMM+AVX512VNNI.swift`.
+/// - `.avx2` (builds whose target CPU has AVX2, the portable floor): pairs of 16-bit weights and
+///   activations, `vpmaddwd` (16 multiply-adds per instruction). See `IntegerGEMM+AVX2.swift`.
+/// - `.int16` (every build): 16-bit panels and widening multiply-adds, which LLVM turns into
+///   `vpdpwssd` (AVX-512 VNNI), `vpmaddwd` + `vpaddd` (AVX2, 8 multiply-adds), `pmaddwd`
+///   (SSE2), `smlal` (NEON). See `IntegerGEMM+Int16.swift`.
+///
+/// All compute tiles of up to 4 rows × 64 columns (`.avx2`: × 16; narrow `.int16` and
+/// `.avx512vnni` products: 16 × 16 and 8 × 32) in `Int32` accumulators started at the bias, and
+/// hand each finished row of 16 columns to the `IntegerGEMMOutput`.
+/// - Complexity: `rows × columns × depth` multiply-adds, rounded up to whole 16-column panels
+///   (and, for `.avx512vnni`, depth rounded up to a multiple of 4).
 struct IntegerGEMM: Sendable {
+    /// How the weights are packed, and so which micro-kernels run.
+    enum Layout: Sendable, CaseIterable {
+        /// `panel[p][k][j] = B[k, 16p + j]` as `Int16`.
+        case int16
+        /// `panel[p][k / 2][j][k % 2] = B[k, 16p + j]` as `Int16`, depth padded with a zero
+        /// weight to a multiple of 2.
+        case avx2
+        /// `panel[p][k / 4][j][k % 4] = B[k, 16p + j] − s[16p + j]` as `Int8`, depth padded
+        /// with zero weights to a multiple of 4.
+        case avx512vnni
+
+        /// The layouts this build can run, slowest first: `.avx2` and `.avx512vnni` only when
+        /// compiled for them.
+        static var allCases: [Layout] {
+            var layouts = [Layout.int16]
+            #if SWIFTLITE_AVX2
+            layouts.append(.avx2)
+            #endif
+            #if SWIFTLITE_AVX512VNNI
+            layouts.append(.avx512vnni)
+            #endif
+            return layouts
+        }
+
+        /// The fastest layout of this build.
+        static var preferred: Layout { allCases.last! }
+    }
+
     static let panelWidth = 16
     let columns: Int
     let depth: Int
     /// Rows of `A` are `Int8` rather than `UInt8`.
     let signedActivations: Bool
+    let layout: Layout
     let panelCount: Int
-    /// `panelCount × depth × 16` weights.
-    let panels: PackedBuffer<Int16>
+    /// Bytes of one panel: `depth × 16 × 2` (`.int16`), `⌈depth / 2⌉ × 64` (`.avx2`),
+    /// `⌈depth / 4⌉ × 64` (`.avx512vnni`).
+    let panelBytes: Int
+    /// `panelCount` panels of `panelBytes`.
+    let panels: PackedBuffer<UInt8>
     /// `panelCount × 16` folded biases (zero past `columns`).
     let bias: PackedBuffer<Int32>
+    /// `.avx512vnni` only: `s`, subtracted from every weight so that all fit `Int8`, and added
+    /// back as `s · Σ_k A′[m, k]` (zero, and no row sums, when the weights fit as they are).
+    let weightOffset: Int32
 
-    /// Packs `weight(n, k)` (already minus the weight zero point, in −255...255) and folds
-    /// `activationZeroPoint · Σ_k weight(n, k)` into `bias(n)`.
+    /// Packs `weight(n, k)` (already minus the weight zero point, in −255...255) for this
+    /// build's fastest kernels and folds `activationZeroPoint · Σ_k weight(n, k)` into `bias(n)`.
     init(columns: Int, depth: Int, activationZeroPoint: Int32, signedActivations: Bool = false,
          weight: (_ column: Int, _ k: Int) -> Int32, bias: (_ column: Int) -> Int32) {
+        self.init(columns: columns, depth: depth, activationZeroPoint: activationZeroPoint,
+                  signedActivations: signedActivations, layout: .preferred, weight: weight, bias: bias)
+    }
+
+    /// As above, packed for `layout` (one of `Layout.allCases`). `.avx512vnni` falls back to
+    /// the next layout for weights it cannot represent (spanning more than 256 values).
+    init(columns: Int, depth: Int, activationZeroPoint: Int32, signedActivations: Bool = false, layout: Layout,
+         weight: (_ column: Int, _ k: Int) -> Int32, bias: (_ column: Int) -> Int32) {
+        precondition(Layout.allCases.contains(layout), "layout \(layout) is not compiled into this build")
         self.columns = columns
         self.depth = depth
         self.signedActivations = signedActivations
-        // The kernel reads int8 activations offset by 128; so is their zero point here.
-        let offsetZeroPoint = signedActivations ? activationZeroPoint &+ 128 : activationZeroPoint
         panelCount = (columns + Self.panelWidth - 1) / Self.panelWidth
-        panels = PackedBuffer(count: panelCount * depth * Self.panelWidth, initializedTo: 0)
-        self.bias = PackedBuffer(count: panelCount * Self.panelWidth, initializedTo: 0)
+        let padded = panelCount * Self.panelWidth
+        var values = [Int32](repeating: 0, count: padded * depth)  // [column][k]
+        var low: Int32 = 255, high: Int32 = -255
         for n in 0 ..< columns {
-            let panel = panels.pointer + (n / Self.panelWidth) * depth * Self.panelWidth + n % Self.panelWidth
-            var sum: Int32 = 0
             for k in 0 ..< depth {
                 let w = weight(n, k)
                 precondition(w >= -255 && w <= 255, "packed weights must fit in 9 bits")
-                panel[k * Self.panelWidth] = Int16(w)
-                sum &+= w
+                values[n * depth + k] = w
+                low = min(low, w)
+                high = max(high, w)
             }
+        }
+        // Bytes hold `w − offset`: every weight as it is when all fit, else from −128 up.
+        let offset: Int32 = low < -128 || high > 127 ? low + 128 : 0
+        if layout == .avx512vnni && high - offset > 127 {
+            self.layout = Layout.allCases.contains(.avx2) ? .avx2 : .int16
+        } else {
+            self.layout = layout
+        }
+
+        // The kernels read int8 activations offset by 128; so is their zero point here.
+        let offsetZeroPoint = signedActivations ? activationZeroPoint &+ 128 : activationZeroPoint
+        self.bias = PackedBuffer(count: padded, initializedTo: 0)
+        for n in 0 ..< columns {
+            let sum = values[(n * depth) ..< (n * depth + depth)].reduce(0, &+)
             self.bias.pointer[n] = bias(n) &- offsetZeroPoint &* sum
+        }
+
+        switch self.layout {
+        case .int16:
+            panelBytes = depth * Self.panelWidth * MemoryLayout<Int16>.stride
+            panels = PackedBuffer(count: panelCount * panelBytes, initializedTo: 0)
+            weightOffset = 0
+            let raw = UnsafeMutableRawPointer(panels.pointer)
+            for n in 0 ..< columns {
+                let panel = raw + (n / Self.panelWidth) * panelBytes + (n % Self.panelWidth) * 2
+                for k in 0 ..< depth {
+                    panel.storeBytes(of: Int16(values[n * depth + k]), toByteOffset: k * 32, as: Int16.self)
+                }
+            }
+        case .avx2:
+            panelBytes = (depth + 1) / 2 * 64
+            panels = PackedBuffer(count: panelCount * panelBytes, initializedTo: 0)
+            weightOffset = 0
+            let raw = UnsafeMutableRawPointer(panels.pointer)
+            for n in 0 ..< columns {
+                let panel = raw + (n / Self.panelWidth) * panelBytes + (n % Self.panelWidth) * 4
+                for k in 0 ..< depth {
+                    panel.storeBytes(of: Int16(values[n * depth + k]), toByteOffset: (k / 2) * 64 + (k % 2) * 2, as: Int16.self)
+                }
+            }
+        case .avx512vnni:
+            panelBytes = (depth + 3) / 4 * 64
+            panels = PackedBuffer(count: panelCount * panelBytes, initializedTo: 0)
+            weightOffset = offset
+            for n in 0 ..< columns {
+                let panel = panels.pointer + (n / Self.panelWidth) * panelBytes + (n % Self.panelWidth) * 4
+                for k in 0 ..< depth {
+                    panel[(k / 4) * 64 + k % 4] = UInt8(truncatingIfNeeded: values[n * depth + k] - offset)
+                }
+            }
         }
     }
 
     /// Computes rows `0 ..< rows` of the product; row `m` of `A` starts at `a + m · rowStride`.
     /// Each row's result goes to `output` sixteen columns at a time.
     func multiply<Output: IntegerGEMMOutput>(_ a: UnsafePointer<UInt8>, rows: Int, rowStride: Int, into output: Output) {
-        if signedActivations {
-            multiplySigned(a, rows: rows, rowStride: rowStride, into: output)
-        } else {
-            multiplyUnsigned(a, rows: rows, rowStride: rowStride, into: output)
+        switch layout {
+        case .int16:
+            multiplyInt16(a, rows: rows, rowStride: rowStride, into: output)
+        case .avx2:
+            #if SWIFTLITE_AVX2
+            multiplyAVX2(a, rows: rows, rowStride: rowStride, into: output)
+            #else
+            preconditionFailure("IntegerGEMM.Layout.avx2 is not compiled into this build")
+            #endif
+        case .avx512vnni:
+            #if SWIFTLITE_AVX512VNNI
+            multiplyAVX512VNNI(a, rows: rows, rowStride: rowStride, into: output)
+            #else
+            preconditionFailure("IntegerGEMM.Layout.avx512vnni is not compiled into this build")
+            #endif
         }
-    }
-
-    // One function per activation type, each small enough for LLVM to inline every load.
-    @inline(never)
-    private func multiplyUnsigned<Output: IntegerGEMMOutput>(_ a: UnsafePointer<UInt8>, rows: Int, rowStride: Int, into output: Output) {
-        multiply(a, rows: rows, rowStride: rowStride, signed: false, into: output)
-    }
-
-    @inline(never)
-    private func multiplySigned<Output: IntegerGEMMOutput>(_ a: UnsafePointer<UInt8>, rows: Int, rowStride: Int, into output: Output) {
-        multiply(a, rows: rows, rowStride: rowStride, signed: true, into: output)
-    }
-
-    @inline(always)
-    private func multiply<Output: IntegerGEMMOutput>(_ a: UnsafePointer<UInt8>, rows: Int, rowStride: Int, signed: Bool,
-                                                     into output: Output) {
-        var panel = 0
-        while panel < panelCount {
-            switch panelCount - panel {
-            case 4...:
-                multiplyPanels(a, rows: rows, rowStride: rowStride, panel: panel, width: 4, signed: signed, output)
-                panel += 4
-            case 2, 3:
-                multiplyPanels(a, rows: rows, rowStride: rowStride, panel: panel, width: 2, signed: signed, output)
-                panel += 2
-            default:
-                multiplyPanels(a, rows: rows, rowStride: rowStride, panel: panel, width: 1, signed: signed, output)
-                panel += 1
-            }
-        }
-    }
-
-    /// All rows of panels `panel ..< panel + width`: four rows per tile, then one.
-    @inline(always)
-    private func multiplyPanels<Output: IntegerGEMMOutput>(_ a: UnsafePointer<UInt8>, rows: Int, rowStride: Int, panel: Int,
-                                                           width: Int, signed: Bool, _ output: Output) {
-        var row = 0
-        // Narrow panels take taller tiles (16 accumulators either way), so each weight load
-        // serves more rows and enough independent `vpdpwssd` chains hide its latency.
-        if width < 4 {
-            while row + 16 / width <= rows {
-                tallTile(a, rowStride: rowStride, row: row, panel: panel, width: width, signed: signed, output)
-                row += 16 / width
-            }
-        }
-        while row + 4 <= rows {
-            tile(a, rowStride: rowStride, row: row, panel: panel, fourRows: true, width: width, signed: signed, output)
-            row += 4
-        }
-        while row < rows {
-            tile(a, rowStride: rowStride, row: row, panel: panel, fourRows: false, width: width, signed: signed, output)
-            row += 1
-        }
-    }
-
-    /// One micro-tile: 4 or 1 rows × 64, 32 or 16 columns (`width` panels). The arguments are
-    /// constants at every call site, so each inlined copy keeps only its own accumulators.
-    @inline(always)
-    private func tile<Output: IntegerGEMMOutput>(_ a: UnsafePointer<UInt8>, rowStride: Int, row: Int, panel: Int,
-                                                 fourRows: Bool, width: Int, signed: Bool, _ output: Output) {
-        let panelBytes = depth * Self.panelWidth * MemoryLayout<Int16>.stride
-        let w0 = UnsafeRawPointer(panels.pointer) + panel * panelBytes
-        let w1 = w0 + panelBytes, w2 = w1 + panelBytes, w3 = w2 + panelBytes
-        let biasRaw = UnsafeRawPointer(bias.pointer + panel * Self.panelWidth)
-        let b0 = biasRaw.loadUnaligned(as: SIMD16<Int32>.self)
-        let b1 = width >= 2 ? biasRaw.loadUnaligned(fromByteOffset: 64, as: SIMD16<Int32>.self) : b0
-        let b2 = width == 4 ? biasRaw.loadUnaligned(fromByteOffset: 128, as: SIMD16<Int32>.self) : b0
-        let b3 = width == 4 ? biasRaw.loadUnaligned(fromByteOffset: 192, as: SIMD16<Int32>.self) : b0
-        var c00 = b0, c01 = b1, c02 = b2, c03 = b3
-        var c10 = b0, c11 = b1, c12 = b2, c13 = b3
-        var c20 = b0, c21 = b1, c22 = b2, c23 = b3
-        var c30 = b0, c31 = b1, c32 = b2, c33 = b3
-        let r0 = a + row * rowStride
-        let r1 = r0 + rowStride, r2 = r1 + rowStride, r3 = r2 + rowStride
-        for k in 0 ..< depth {
-            let v0 = widened(w0.loadUnaligned(fromByteOffset: k &* 32, as: SIMD16<Int16>.self))
-            let v1 = width >= 2 ? widened(w1.loadUnaligned(fromByteOffset: k &* 32, as: SIMD16<Int16>.self)) : v0
-            let v2 = width == 4 ? widened(w2.loadUnaligned(fromByteOffset: k &* 32, as: SIMD16<Int16>.self)) : v0
-            let v3 = width == 4 ? widened(w3.loadUnaligned(fromByteOffset: k &* 32, as: SIMD16<Int16>.self)) : v0
-            let x0 = activation(r0[k], signed: signed)
-            c00 &+= v0 &* x0
-            if width >= 2 { c01 &+= v1 &* x0 }
-            if width == 4 { c02 &+= v2 &* x0; c03 &+= v3 &* x0 }
-            if fourRows {
-                let x1 = activation(r1[k], signed: signed)
-                let x2 = activation(r2[k], signed: signed)
-                let x3 = activation(r3[k], signed: signed)
-                c10 &+= v0 &* x1
-                c20 &+= v0 &* x2
-                c30 &+= v0 &* x3
-                if width >= 2 {
-                    c11 &+= v1 &* x1
-                    c21 &+= v1 &* x2
-                    c31 &+= v1 &* x3
-                }
-                if width == 4 {
-                    c12 &+= v2 &* x1; c13 &+= v3 &* x1
-                    c22 &+= v2 &* x2; c23 &+= v3 &* x2
-                    c32 &+= v2 &* x3; c33 &+= v3 &* x3
-                }
-            }
-        }
-        storeRow(c00, c01, c02, c03, row: row, panel: panel, width: width, output)
-        if fourRows {
-            storeRow(c10, c11, c12, c13, row: row + 1, panel: panel, width: width, output)
-            storeRow(c20, c21, c22, c23, row: row + 2, panel: panel, width: width, output)
-            storeRow(c30, c31, c32, c33, row: row + 3, panel: panel, width: width, output)
-        }
-    }
-
-    /// A tile of 16 rows × 16 columns (`width` 1) or 8 rows × 32 columns (`width` 2).
-    /// Accumulator `j` holds row `j / width`, panel `j % width`; `width` is a constant at
-    /// both call sites, so every selection below folds away.
-    @inline(always)
-    private func tallTile<Output: IntegerGEMMOutput>(_ a: UnsafePointer<UInt8>, rowStride: Int, row: Int, panel: Int,
-                                                     width: Int, signed: Bool, _ output: Output) {
-        let panelBytes = depth * Self.panelWidth * MemoryLayout<Int16>.stride
-        let w0 = UnsafeRawPointer(panels.pointer) + panel * panelBytes
-        let w1 = w0 + panelBytes
-        let biasRaw = UnsafeRawPointer(bias.pointer + panel * Self.panelWidth)
-        let b0 = biasRaw.loadUnaligned(as: SIMD16<Int32>.self)
-        let b1 = width == 2 ? biasRaw.loadUnaligned(fromByteOffset: 64, as: SIMD16<Int32>.self) : b0
-        let r0 = a + row * rowStride
-        var c0 = b0, c1 = (width == 2 ? b1 : b0), c2 = b0, c3 = (width == 2 ? b1 : b0)
-        var c4 = b0, c5 = (width == 2 ? b1 : b0), c6 = b0, c7 = (width == 2 ? b1 : b0)
-        var c8 = b0, c9 = (width == 2 ? b1 : b0), c10 = b0, c11 = (width == 2 ? b1 : b0)
-        var c12 = b0, c13 = (width == 2 ? b1 : b0), c14 = b0, c15 = (width == 2 ? b1 : b0)
-        for k in 0 ..< depth {
-            let v0 = widened(w0.loadUnaligned(fromByteOffset: k &* 32, as: SIMD16<Int16>.self))
-            let v1 = width == 2 ? widened(w1.loadUnaligned(fromByteOffset: k &* 32, as: SIMD16<Int16>.self)) : v0
-            c0 &+= v0 &* activation(r0[(width == 2 ? 0 : 0) &* rowStride &+ k], signed: signed)
-            c1 &+= (width == 2 ? v1 : v0) &* activation(r0[(width == 2 ? 0 : 1) &* rowStride &+ k], signed: signed)
-            c2 &+= v0 &* activation(r0[(width == 2 ? 1 : 2) &* rowStride &+ k], signed: signed)
-            c3 &+= (width == 2 ? v1 : v0) &* activation(r0[(width == 2 ? 1 : 3) &* rowStride &+ k], signed: signed)
-            c4 &+= v0 &* activation(r0[(width == 2 ? 2 : 4) &* rowStride &+ k], signed: signed)
-            c5 &+= (width == 2 ? v1 : v0) &* activation(r0[(width == 2 ? 2 : 5) &* rowStride &+ k], signed: signed)
-            c6 &+= v0 &* activation(r0[(width == 2 ? 3 : 6) &* rowStride &+ k], signed: signed)
-            c7 &+= (width == 2 ? v1 : v0) &* activation(r0[(width == 2 ? 3 : 7) &* rowStride &+ k], signed: signed)
-            c8 &+= v0 &* activation(r0[(width == 2 ? 4 : 8) &* rowStride &+ k], signed: signed)
-            c9 &+= (width == 2 ? v1 : v0) &* activation(r0[(width == 2 ? 4 : 9) &* rowStride &+ k], signed: signed)
-            c10 &+= v0 &* activation(r0[(width == 2 ? 5 : 10) &* rowStride &+ k], signed: signed)
-            c11 &+= (width == 2 ? v1 : v0) &* activation(r0[(width == 2 ? 5 : 11) &* rowStride &+ k], signed: signed)
-            c12 &+= v0 &* activation(r0[(width == 2 ? 6 : 12) &* rowStride &+ k], signed: signed)
-            c13 &+= (width == 2 ? v1 : v0) &* activation(r0[(width == 2 ? 6 : 13) &* rowStride &+ k], signed: signed)
-            c14 &+= v0 &* activation(r0[(width == 2 ? 7 : 14) &* rowStride &+ k], signed: signed)
-            c15 &+= (width == 2 ? v1 : v0) &* activation(r0[(width == 2 ? 7 : 15) &* rowStride &+ k], signed: signed)
-        }
-        let column = panel * Self.panelWidth
-        if width == 2 {
-            output.store(c0, row: row + 0, column: column)
-            output.store(c1, row: row + 0, column: column + Self.panelWidth)
-            output.store(c2, row: row + 1, column: column)
-            output.store(c3, row: row + 1, column: column + Self.panelWidth)
-            output.store(c4, row: row + 2, column: column)
-            output.store(c5, row: row + 2, column: column + Self.panelWidth)
-            output.store(c6, row: row + 3, column: column)
-            output.store(c7, row: row + 3, column: column + Self.panelWidth)
-            output.store(c8, row: row + 4, column: column)
-            output.store(c9, row: row + 4, column: column + Self.panelWidth)
-            output.store(c10, row: row + 5, column: column)
-            output.store(c11, row: row + 5, column: column + Self.panelWidth)
-            output.store(c12, row: row + 6, column: column)
-            output.store(c13, row: row + 6, column: column + Self.panelWidth)
-            output.store(c14, row: row + 7, column: column)
-            output.store(c15, row: row + 7, column: column + Self.panelWidth)
-        } else {
-            output.store(c0, row: row + 0, column: column)
-            output.store(c1, row: row + 1, column: column)
-            output.store(c2, row: row + 2, column: column)
-            output.store(c3, row: row + 3, column: column)
-            output.store(c4, row: row + 4, column: column)
-            output.store(c5, row: row + 5, column: column)
-            output.store(c6, row: row + 6, column: column)
-            output.store(c7, row: row + 7, column: column)
-            output.store(c8, row: row + 8, column: column)
-            output.store(c9, row: row + 9, column: column)
-            output.store(c10, row: row + 10, column: column)
-            output.store(c11, row: row + 11, column: column)
-            output.store(c12, row: row + 12, column: column)
-            output.store(c13, row: row + 13, column: column)
-            output.store(c14, row: row + 14, column: column)
-            output.store(c15, row: row + 15, column: column)
-        }
-    }
-
-    @inline(always)
-    private func storeRow<Output: IntegerGEMMOutput>(_ c0: SIMD16<Int32>, _ c1: SIMD16<Int32>, _ c2: SIMD16<Int32>,
-                                                     _ c3: SIMD16<Int32>, row: Int, panel: Int, width: Int, _ output: Output) {
-        let column = panel * Self.panelWidth
-        output.store(c0, row: row, column: column)
-        if width >= 2 { output.store(c1, row: row, column: column + Self.panelWidth) }
-        if width == 4 {
-            output.store(c2, row: row, column: column + 2 * Self.panelWidth)
-            output.store(c3, row: row, column: column + 3 * Self.panelWidth)
-        }
-    }
-
-    /// One activation in every lane. An `Int8` is read offset by 128 (the sign bit flipped, a
-    /// scalar `xor`): zero-extended lanes give `vpdpwssd`, sign-extended ones `vpmulld`.
-    @inline(always)
-    private func activation(_ byte: UInt8, signed: Bool) -> SIMD16<Int32> {
-        SIMD16(repeating: Int32(signed ? byte ^ 0x80 : byte))
     }
 
     /// The plain triple loop the packed product is tested against: `C[m, n]` in row-major
@@ -304,15 +214,45 @@ protocol IntegerGEMMOutput {
 
 /// Requantizes each result with a per-column `ChannelRequantization` and stores bytes
 /// (`UInt8` or `Int8`: the clamp range decides, the low byte is the same).
+///
+/// The stage's arithmetic is repeated here on plain pointers to its channel arrays: through
+/// `stage.apply`, every byte store (which may alias anything) made the kernels reload each
+/// array's address from its buffer object before the next block.
 struct RequantizedGEMMOutput: IntegerGEMMOutput {
     let base: UnsafeMutablePointer<UInt8>
     let rowStride: Int
     let columns: Int
     let stage: ChannelRequantization
+    private let multipliers: UnsafeRawPointer
+    private let leftShifts: UnsafeRawPointer
+    private let rightShifts: UnsafeRawPointer
+
+    init(base: UnsafeMutablePointer<UInt8>, rowStride: Int, columns: Int, stage: ChannelRequantization) {
+        self.base = base
+        self.rowStride = rowStride
+        self.columns = columns
+        self.stage = stage
+        multipliers = UnsafeRawPointer(stage.multipliers.pointer)
+        leftShifts = UnsafeRawPointer(stage.leftShifts.pointer)
+        rightShifts = UnsafeRawPointer(stage.rightShifts.pointer)
+    }
 
     @inline(always)
     func store(_ values: SIMD16<Int32>, row: Int, column: Int) {
-        storeLowBytes(stage.apply(values, channel: column), to: base + row * rowStride + column, count: columns - column)
+        let destination = base + row * rowStride + column
+        guard !stage.saturates else {
+            return storeLowBytes(stage.apply(values, channel: column), to: destination, count: columns - column)
+        }
+        // `ChannelRequantization.apply` for multipliers other than Int32.min.
+        let offset = column &* 4
+        let m = multipliers.loadUnaligned(fromByteOffset: offset, as: SIMD16<Int32>.self)
+        let left = leftShifts.loadUnaligned(fromByteOffset: offset, as: SIMD16<Int32>.self)
+        let right = rightShifts.loadUnaligned(fromByteOffset: offset, as: SIMD16<Int32>.self)
+        let scaled = roundingDivideByPOT(roundingDoublingHighMul(values &<< left, m), right)
+        let shifted = scaled &+ SIMD16(repeating: stage.zeroPoint)
+        let low = SIMD16(repeating: stage.minimum), high = SIMD16(repeating: stage.maximum)
+        let clamped = shifted.replacing(with: low, where: shifted .< low).replacing(with: high, where: shifted .> high)
+        storeLowBytes(clamped, to: destination, count: columns - column)
     }
 }
 

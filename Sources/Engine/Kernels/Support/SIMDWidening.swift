@@ -4,6 +4,10 @@
 // functions the eight-lane ones too) are not always inlined and then become calls in the
 // loop. `@inline(always)` because `@inline(__always)` is only a hint.
 
+#if SWIFTLITE_AVX512VNNI
+import CX86Intrinsics
+#endif
+
 /// Sign-extends sixteen `Int16` lanes.
 @inline(always)
 func widened(_ v: SIMD16<Int16>) -> SIMD16<Int32> {
@@ -28,12 +32,17 @@ func widened(_ v: SIMD16<UInt8>) -> SIMD16<Int32> {
     return result
 }
 
-/// Stores the low byte of the first `count` lanes (all sixteen: one `vpmovdb`).
+/// Stores the low byte of the first `count` lanes (all sixteen: one `vpmovdb`; fewer: a masked
+/// one on AVX-512 builds, a byte loop elsewhere).
 @inline(always)
 func storeLowBytes(_ v: SIMD16<Int32>, to destination: UnsafeMutablePointer<UInt8>, count: Int) {
+    #if SWIFTLITE_AVX512VNNI
+    swiftlite_store_low_bytes(destination, v, min(count, 16))
+    #else
     if count >= 16 {
         for lane in 0 ..< 16 { destination[lane] = UInt8(truncatingIfNeeded: v[lane]) }
     } else {
         for lane in 0 ..< count { destination[lane] = UInt8(truncatingIfNeeded: v[lane]) }
     }
+    #endif
 }

@@ -1,0 +1,56 @@
+// x86 SIMD instructions that Swift's SIMD types cannot express, as inline wrappers for the
+// engine's micro-kernels. Everything is typed in 16 × int32 vectors, which Swift imports as
+// `SIMD16<Int32>`, so the Swift side keeps its own vector types.
+//
+// The wrappers exist only when the build targets the instructions (the compiler's `__AVX2__`,
+// `__AVX512VNNI__`, ... follow Swift's `-target-cpu`): Swift code that uses them is compiled
+// only under `#if SWIFTLITE_AVX2` / `#if SWIFTLITE_AVX512VNNI`, which Package.swift defines for
+// the same target CPU. Should the two ever disagree, the build fails with "cannot find
+// 'swiftlite_dpbusd' in scope" rather than producing code for the wrong machine.
+#ifndef SWIFTLITE_CX86INTRINSICS_H
+#define SWIFTLITE_CX86INTRINSICS_H
+
+#include <stdint.h>
+
+#if defined(__x86_64__) && defined(__AVX2__)
+#include <immintrin.h>
+
+#define SWIFTLITE_INLINE static inline __attribute__((always_inline))
+
+typedef int32_t swiftlite_i32x8 __attribute__((vector_size(32)));
+
+/// `vpmaddwd`: in each 32-bit lane, `a.i16[0] · b.i16[0] + a.i16[1] · b.i16[1]` (signed
+/// halfwords; the sum wraps only for −32768² + −32768², which 9-bit operands never reach).
+SWIFTLITE_INLINE swiftlite_i32x8 swiftlite_madd16(swiftlite_i32x8 a, swiftlite_i32x8 b) {
+    return (swiftlite_i32x8)_mm256_madd_epi16((__m256i)a, (__m256i)b);
+}
+#endif
+
+#if defined(__x86_64__) && defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512VNNI__)
+typedef int32_t swiftlite_i32x16 __attribute__((vector_size(64)));
+
+/// `vpdpbusd`: in each 32-bit lane, `acc + Σ_{i<4} u8(a.byte[i]) · s8(b.byte[i])`, in wrapping
+/// 32-bit arithmetic (the products and their sum cannot overflow 32 bits; only the add to `acc` wraps).
+SWIFTLITE_INLINE swiftlite_i32x16 swiftlite_dpbusd(swiftlite_i32x16 acc, swiftlite_i32x16 a, swiftlite_i32x16 b) {
+    return (swiftlite_i32x16)_mm512_dpbusd_epi32((__m512i)acc, (__m512i)a, (__m512i)b);
+}
+
+/// The first `count` (0...64) bytes at `p`, the rest zero; bytes past `count` are not read
+/// (a masked `vmovdqu8`, which cannot fault on them).
+SWIFTLITE_INLINE swiftlite_i32x16 swiftlite_load_bytes(const void *p, intptr_t count) {
+    __mmask64 mask = count >= 64 ? ~(__mmask64)0 : (((__mmask64)1 << count) - 1);
+    return (swiftlite_i32x16)_mm512_maskz_loadu_epi8(mask, p);
+}
+
+/// The low byte of the first `count` (0...16) lanes of `v`, stored at `p`; nothing is written
+/// past them (a masked `vpmovdb`).
+SWIFTLITE_INLINE void swiftlite_store_low_bytes(void *p, swiftlite_i32x16 v, intptr_t count) {
+    __mmask16 mask = count >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << count) - 1);
+    _mm512_mask_cvtepi32_storeu_epi8(p, mask, (__m512i)v);
+}
+
+#endif
+
+#undef SWIFTLITE_INLINE
+
+#endif

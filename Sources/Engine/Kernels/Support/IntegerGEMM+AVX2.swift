@@ -1,0 +1,112 @@
+// The `.avx2` micro-kernels of `IntegerGEMM`, compiled only for targets with AVX2 (Package.swift
+// defines SWIFTLITE_AVX2): the portable build's integer product.
+//
+// `vpmaddwd` multiplies pairs of 16-bit lanes and adds each pair into a 32-bit lane, 16
+// multiply-adds per instruction, where the `.int16` kernels' one activation per lane gives 8.
+// Weights are stored as pairs of depths per column (`panel[p][k / 2][j][k % 2]`, 64 bytes per
+// pair: two `ymm`), and the activations of a block of rows are first widened to `Int16` in a
+// scratch buffer (`Int8` ones with their sign bit flipped), so each row's pair is one
+// `vpbroadcastd` from memory. A tile is 4 rows × 16 columns: 8 accumulators in 16 `ymm`
+// registers, per pair 2 weight loads, 4 broadcasts, 8 `vpmaddwd` and 8 `vpaddd`.
+#if SWIFTLITE_AVX2
+import CX86Intrinsics
+
+extension IntegerGEMM {
+    /// Bytes of widened activations per block of rows (L1-sized).
+    static let widenedBlockBytes = 32 * 1024
+
+    /// The `.avx2` product (see the type's documentation).
+    func multiplyAVX2<Output: IntegerGEMMOutput>(_ a: UnsafePointer<UInt8>, rows: Int, rowStride: Int, into output: Output) {
+        if signedActivations {
+            multiplySignedAVX2(a, rows: rows, rowStride: rowStride, into: output)
+        } else {
+            multiplyUnsignedAVX2(a, rows: rows, rowStride: rowStride, into: output)
+        }
+    }
+
+    @inline(never)
+    private func multiplyUnsignedAVX2<Output: IntegerGEMMOutput>(_ a: UnsafePointer<UInt8>, rows: Int, rowStride: Int,
+                                                                 into output: Output) {
+        multiplyWidened(a, rows: rows, rowStride: rowStride, flip: 0, into: output)
+    }
+
+    @inline(never)
+    private func multiplySignedAVX2<Output: IntegerGEMMOutput>(_ a: UnsafePointer<UInt8>, rows: Int, rowStride: Int,
+                                                               into output: Output) {
+        multiplyWidened(a, rows: rows, rowStride: rowStride, flip: 0x80, into: output)
+    }
+
+    @inline(always)
+    private func multiplyWidened<Output: IntegerGEMMOutput>(_ a: UnsafePointer<UInt8>, rows: Int, rowStride: Int, flip: UInt8,
+                                                            into output: Output) {
+        let pairs = (depth + 1) / 2
+        // Widened rows are `2 · pairs` halfwords apart, the odd depth's partner zero.
+        let widenedStride = 2 * pairs
+        let blockRows = max(4, min(rows, Self.widenedBlockBytes / max(1, 4 * pairs)) / 4 * 4)
+        withUnsafeTemporaryAllocation(of: Int16.self, capacity: max(1, blockRows * widenedStride)) { buffer in
+            let widened = buffer.baseAddress!
+            var start = 0
+            while start < rows {
+                let count = min(blockRows, rows - start)
+                for r in 0 ..< count {
+                    let source = a + (start + r) * rowStride, destination = widened + r * widenedStride
+                    for k in 0 ..< depth { destination[k] = Int16(source[k] ^ flip) }
+                    if depth < widenedStride { destination[depth] = 0 }
+                }
+                let x = UnsafeRawPointer(widened)
+                for panel in 0 ..< panelCount {
+                    var row = 0
+                    while row + 4 <= count {
+                        tileAVX2(x, stride: widenedStride * 2, row: row, outputRow: start + row, panel: panel,
+                                 fourRows: true, pairs: pairs, output)
+                        row += 4
+                    }
+                    while row < count {
+                        tileAVX2(x, stride: widenedStride * 2, row: row, outputRow: start + row, panel: panel,
+                                 fourRows: false, pairs: pairs, output)
+                        row += 1
+                    }
+                }
+                start += count
+            }
+        }
+    }
+
+    /// 4 or 1 rows × 16 columns; `x` holds the widened rows, `stride` bytes apart.
+    @inline(always)
+    private func tileAVX2<Output: IntegerGEMMOutput>(_ x: UnsafeRawPointer, stride: Int, row: Int, outputRow: Int, panel: Int,
+                                                     fourRows: Bool, pairs: Int, _ output: Output) {
+        typealias Lanes = SIMD8<Int32>
+        let w = UnsafeRawPointer(panels.pointer) + panel * panelBytes
+        let biasRaw = UnsafeRawPointer(bias.pointer + panel * Self.panelWidth)
+        let low = biasRaw.loadUnaligned(as: Lanes.self), high = biasRaw.loadUnaligned(fromByteOffset: 32, as: Lanes.self)
+        var c0l = low, c0h = high, c1l = low, c1h = high, c2l = low, c2h = high, c3l = low, c3h = high
+        let x0 = x + row * stride, x1 = x0 + stride, x2 = x1 + stride, x3 = x2 + stride
+        for pair in 0 ..< pairs {
+            let v0 = w.loadUnaligned(fromByteOffset: pair &* 64, as: Lanes.self)
+            let v1 = w.loadUnaligned(fromByteOffset: pair &* 64 &+ 32, as: Lanes.self)
+            let a0 = Lanes(repeating: x0.loadUnaligned(fromByteOffset: pair &* 4, as: Int32.self))
+            c0l &+= swiftlite_madd16(a0, v0)
+            c0h &+= swiftlite_madd16(a0, v1)
+            if fourRows {
+                let a1 = Lanes(repeating: x1.loadUnaligned(fromByteOffset: pair &* 4, as: Int32.self))
+                let a2 = Lanes(repeating: x2.loadUnaligned(fromByteOffset: pair &* 4, as: Int32.self))
+                let a3 = Lanes(repeating: x3.loadUnaligned(fromByteOffset: pair &* 4, as: Int32.self))
+                c1l &+= swiftlite_madd16(a1, v0)
+                c1h &+= swiftlite_madd16(a1, v1)
+                c2l &+= swiftlite_madd16(a2, v0)
+                c2h &+= swiftlite_madd16(a2, v1)
+                c3l &+= swiftlite_madd16(a3, v0)
+                c3h &+= swiftlite_madd16(a3, v1)
+            }
+        }
+        let column = panel * Self.panelWidth
+        output.store(SIMD16(lowHalf: c0l, highHalf: c0h), row: outputRow, column: column)
+        if fourRows {
+            output.store(SIMD16(lowHalf: c1l, highHalf: c1h), row: outputRow + 1, column: column)
+            output.store(SIMD16(lowHalf: c2l, highHalf: c2h), row: outputRow + 2, column: column)
+            output.store(SIMD16(lowHalf: c3l, highHalf: c3h), row: outputRow + 3, column: column)
+        }
+    }
+}
+#endif

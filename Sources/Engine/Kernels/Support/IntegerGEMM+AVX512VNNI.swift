@@ -1,0 +1,344 @@
+// The `.avx512vnni` micro-kernels of `IntegerGEMM`, compiled only for targets with AVX-512 BW
+// and VNNI (Package.swift defines SWIFTLITE_AVX512VNNI; a file calling these intrinsics for any
+// other target would not compile).
+//
+// Per group of 4 depths a tile loads one 64-byte vector per panel (16 columns × 4 signed weight
+// bytes), broadcasts each row's 4 activation bytes (`vpbroadcastd`; `Int8` ones with their sign
+// bits flipped by one `vpxord`), and issues one `vpdpbusd` per row and panel: 64 byte products
+// summed into the 16 `Int32` lanes. A last group of 1–3 depths is assembled byte by byte, so no
+// row is read past its `depth` bytes; its missing weights are zero.
+//
+// When the weights carry an offset `s` (uint8 weights, see `IntegerGEMM`), the rows of each
+// block of `rowBlock` rows are first summed (`vpdpbusd` against bytes of ones) and `s · Σ A′`
+// starts each row's accumulators.
+#if SWIFTLITE_AVX512VNNI
+import CX86Intrinsics
+
+extension IntegerGEMM {
+    /// Rows per block: the products' row sums live in a stack buffer of this many.
+    static let rowBlock = 256
+
+    /// The `.avx512vnni` product (see the type's documentation).
+    func multiplyAVX512VNNI<Output: IntegerGEMMOutput>(_ a: UnsafePointer<UInt8>, rows: Int, rowStride: Int,
+                                                       into output: Output) {
+        if signedActivations {
+            multiplySignedVNNI(a, rows: rows, rowStride: rowStride, into: output)
+        } else {
+            multiplyUnsignedVNNI(a, rows: rows, rowStride: rowStride, into: output)
+        }
+    }
+
+    // One function per activation type, each small enough for LLVM to inline every load.
+    @inline(never)
+    private func multiplyUnsignedVNNI<Output: IntegerGEMMOutput>(_ a: UnsafePointer<UInt8>, rows: Int, rowStride: Int,
+                                                                 into output: Output) {
+        multiplyVNNI(a, rows: rows, rowStride: rowStride, signed: false, into: output)
+    }
+
+    @inline(never)
+    private func multiplySignedVNNI<Output: IntegerGEMMOutput>(_ a: UnsafePointer<UInt8>, rows: Int, rowStride: Int,
+                                                               into output: Output) {
+        multiplyVNNI(a, rows: rows, rowStride: rowStride, signed: true, into: output)
+    }
+
+    @inline(always)
+    private func multiplyVNNI<Output: IntegerGEMMOutput>(_ a: UnsafePointer<UInt8>, rows: Int, rowStride: Int, signed: Bool,
+                                                         into output: Output) {
+        withUnsafeTemporaryAllocation(of: Int32.self, capacity: Self.rowBlock) { buffer in
+            let corrections = weightOffset == 0 ? nil : UnsafePointer(buffer.baseAddress!)
+            var start = 0
+            while start < rows {
+                let count = min(Self.rowBlock, rows - start)
+                let block = Block(a: a + start * rowStride, rowStride: rowStride, firstRow: start, corrections: corrections)
+                if weightOffset != 0 {
+                    for r in 0 ..< count {
+                        buffer[r] = weightOffset &* rowSum(block.a + r * rowStride, signed: signed)
+                    }
+                }
+                var panel = 0
+                while panel < panelCount {
+                    switch panelCount - panel {
+                    case 4...:
+                        multiplyPanelsVNNI(block, rows: count, panel: panel, width: 4, signed: signed, output)
+                        panel += 4
+                    case 2, 3:
+                        multiplyPanelsVNNI(block, rows: count, panel: panel, width: 2, signed: signed, output)
+                        panel += 2
+                    default:
+                        multiplyPanelsVNNI(block, rows: count, panel: panel, width: 1, signed: signed, output)
+                        panel += 1
+                    }
+                }
+                start += count
+            }
+        }
+    }
+
+    /// Up to `rowBlock` rows of `A`, where their results go, and their accumulators'
+    /// starting offsets `s · Σ_k A′[m, k]` (nil when `s` is 0).
+    private struct Block {
+        let a: UnsafePointer<UInt8>
+        let rowStride: Int
+        /// Row of the product (and of the output) that `a` starts.
+        let firstRow: Int
+        let corrections: UnsafePointer<Int32>?
+    }
+
+    /// All rows of the block for panels `panel ..< panel + width`: tall tiles for narrow
+    /// products, then four rows per tile, then one.
+    @inline(always)
+    private func multiplyPanelsVNNI<Output: IntegerGEMMOutput>(_ block: Block, rows: Int, panel: Int, width: Int,
+                                                               signed: Bool, _ output: Output) {
+        var row = 0
+        if width == 1 {
+            while row + 16 <= rows {
+                tile16x16(block, row: row, panel: panel, signed: signed, output)
+                row += 16
+            }
+        } else if width == 2 {
+            while row + 8 <= rows {
+                tile8x32(block, row: row, panel: panel, signed: signed, output)
+                row += 8
+            }
+        }
+        while row + 4 <= rows {
+            tileVNNI(block, row: row, panel: panel, fourRows: true, width: width, signed: signed, output)
+            row += 4
+        }
+        while row < rows {
+            tileVNNI(block, row: row, panel: panel, fourRows: false, width: width, signed: signed, output)
+            row += 1
+        }
+    }
+
+    /// One micro-tile: 4 or 1 rows × 64, 32 or 16 columns (`width` panels). The arguments are
+    /// constants at every call site, so each inlined copy keeps only its own accumulators.
+    @inline(always)
+    private func tileVNNI<Output: IntegerGEMMOutput>(_ block: Block, row: Int, panel: Int, fourRows: Bool, width: Int,
+                                                     signed: Bool, _ output: Output) {
+        let w0 = UnsafeRawPointer(panels.pointer) + panel * panelBytes
+        let w1 = w0 + panelBytes, w2 = w1 + panelBytes, w3 = w2 + panelBytes
+        let biasRaw = UnsafeRawPointer(bias.pointer + panel * Self.panelWidth)
+        let b0 = biasRaw.loadUnaligned(as: SIMD16<Int32>.self)
+        let b1 = width >= 2 ? biasRaw.loadUnaligned(fromByteOffset: 64, as: SIMD16<Int32>.self) : b0
+        let b2 = width == 4 ? biasRaw.loadUnaligned(fromByteOffset: 128, as: SIMD16<Int32>.self) : b0
+        let b3 = width == 4 ? biasRaw.loadUnaligned(fromByteOffset: 192, as: SIMD16<Int32>.self) : b0
+        var c00 = b0, c01 = b1, c02 = b2, c03 = b3
+        var c10 = b0, c11 = b1, c12 = b2, c13 = b3
+        var c20 = b0, c21 = b1, c22 = b2, c23 = b3
+        var c30 = b0, c31 = b1, c32 = b2, c33 = b3
+        if let corrections = block.corrections {
+            let t0 = SIMD16(repeating: corrections[row])
+            c00 &+= t0; c01 &+= t0; c02 &+= t0; c03 &+= t0
+            if fourRows {
+                let t1 = SIMD16(repeating: corrections[row + 1])
+                let t2 = SIMD16(repeating: corrections[row + 2])
+                let t3 = SIMD16(repeating: corrections[row + 3])
+                c10 &+= t1; c11 &+= t1; c12 &+= t1; c13 &+= t1
+                c20 &+= t2; c21 &+= t2; c22 &+= t2; c23 &+= t2
+                c30 &+= t3; c31 &+= t3; c32 &+= t3; c33 &+= t3
+            }
+        }
+        let r0 = block.a + row * block.rowStride
+        let r1 = r0 + block.rowStride, r2 = r1 + block.rowStride, r3 = r2 + block.rowStride
+
+        @inline(always)
+        func accumulate(_ group: Int, _ x0: SIMD16<Int32>, _ x1: SIMD16<Int32>, _ x2: SIMD16<Int32>, _ x3: SIMD16<Int32>) {
+            let offset = group &* 64
+            let v0 = w0.loadUnaligned(fromByteOffset: offset, as: SIMD16<Int32>.self)
+            let v1 = width >= 2 ? w1.loadUnaligned(fromByteOffset: offset, as: SIMD16<Int32>.self) : v0
+            let v2 = width == 4 ? w2.loadUnaligned(fromByteOffset: offset, as: SIMD16<Int32>.self) : v0
+            let v3 = width == 4 ? w3.loadUnaligned(fromByteOffset: offset, as: SIMD16<Int32>.self) : v0
+            c00 = swiftlite_dpbusd(c00, x0, v0)
+            if width >= 2 { c01 = swiftlite_dpbusd(c01, x0, v1) }
+            if width == 4 { c02 = swiftlite_dpbusd(c02, x0, v2); c03 = swiftlite_dpbusd(c03, x0, v3) }
+            if fourRows {
+                c10 = swiftlite_dpbusd(c10, x1, v0)
+                c20 = swiftlite_dpbusd(c20, x2, v0)
+                c30 = swiftlite_dpbusd(c30, x3, v0)
+                if width >= 2 {
+                    c11 = swiftlite_dpbusd(c11, x1, v1)
+                    c21 = swiftlite_dpbusd(c21, x2, v1)
+                    c31 = swiftlite_dpbusd(c31, x3, v1)
+                }
+                if width == 4 {
+                    c12 = swiftlite_dpbusd(c12, x1, v2); c13 = swiftlite_dpbusd(c13, x1, v3)
+                    c22 = swiftlite_dpbusd(c22, x2, v2); c23 = swiftlite_dpbusd(c23, x2, v3)
+                    c32 = swiftlite_dpbusd(c32, x3, v2); c33 = swiftlite_dpbusd(c33, x3, v3)
+                }
+            }
+        }
+
+        let groups = depth / 4, tail = depth % 4
+        for group in 0 ..< groups {
+            let k = group &* 4
+            let x0 = quad(r0 + k, signed: signed)
+            if fourRows {
+                accumulate(group, x0, quad(r1 + k, signed: signed), quad(r2 + k, signed: signed), quad(r3 + k, signed: signed))
+            } else {
+                accumulate(group, x0, x0, x0, x0)
+            }
+        }
+        if tail > 0 {
+            let k = groups * 4
+            let x0 = partialQuad(r0 + k, count: tail, signed: signed)
+            if fourRows {
+                accumulate(groups, x0, partialQuad(r1 + k, count: tail, signed: signed),
+                           partialQuad(r2 + k, count: tail, signed: signed), partialQuad(r3 + k, count: tail, signed: signed))
+            } else {
+                accumulate(groups, x0, x0, x0, x0)
+            }
+        }
+        let outputRow = block.firstRow + row
+        storeRow(c00, c01, c02, c03, row: outputRow, panel: panel, width: width, output)
+        if fourRows {
+            storeRow(c10, c11, c12, c13, row: outputRow + 1, panel: panel, width: width, output)
+            storeRow(c20, c21, c22, c23, row: outputRow + 2, panel: panel, width: width, output)
+            storeRow(c30, c31, c32, c33, row: outputRow + 3, panel: panel, width: width, output)
+        }
+    }
+
+    /// 16 rows × one panel: each weight vector serves sixteen rows.
+    @inline(always)
+    private func tile16x16<Output: IntegerGEMMOutput>(_ block: Block, row: Int, panel: Int, signed: Bool, _ output: Output) {
+        let w = UnsafeRawPointer(panels.pointer) + panel * panelBytes
+        let b = UnsafeRawPointer(bias.pointer + panel * Self.panelWidth).loadUnaligned(as: SIMD16<Int32>.self)
+        var c0 = b, c1 = b, c2 = b, c3 = b, c4 = b, c5 = b, c6 = b, c7 = b
+        var c8 = b, c9 = b, c10 = b, c11 = b, c12 = b, c13 = b, c14 = b, c15 = b
+        if let corrections = block.corrections {
+            let t = corrections + row
+            c0 &+= SIMD16(repeating: t[0]); c1 &+= SIMD16(repeating: t[1])
+            c2 &+= SIMD16(repeating: t[2]); c3 &+= SIMD16(repeating: t[3])
+            c4 &+= SIMD16(repeating: t[4]); c5 &+= SIMD16(repeating: t[5])
+            c6 &+= SIMD16(repeating: t[6]); c7 &+= SIMD16(repeating: t[7])
+            c8 &+= SIMD16(repeating: t[8]); c9 &+= SIMD16(repeating: t[9])
+            c10 &+= SIMD16(repeating: t[10]); c11 &+= SIMD16(repeating: t[11])
+            c12 &+= SIMD16(repeating: t[12]); c13 &+= SIMD16(repeating: t[13])
+            c14 &+= SIMD16(repeating: t[14]); c15 &+= SIMD16(repeating: t[15])
+        }
+        let r = block.a + row * block.rowStride, s = block.rowStride
+
+        @inline(always)
+        func accumulate(_ group: Int, _ x: (Int) -> SIMD16<Int32>) {
+            let v = w.loadUnaligned(fromByteOffset: group &* 64, as: SIMD16<Int32>.self)
+            c0 = swiftlite_dpbusd(c0, x(0), v); c1 = swiftlite_dpbusd(c1, x(1), v)
+            c2 = swiftlite_dpbusd(c2, x(2), v); c3 = swiftlite_dpbusd(c3, x(3), v)
+            c4 = swiftlite_dpbusd(c4, x(4), v); c5 = swiftlite_dpbusd(c5, x(5), v)
+            c6 = swiftlite_dpbusd(c6, x(6), v); c7 = swiftlite_dpbusd(c7, x(7), v)
+            c8 = swiftlite_dpbusd(c8, x(8), v); c9 = swiftlite_dpbusd(c9, x(9), v)
+            c10 = swiftlite_dpbusd(c10, x(10), v); c11 = swiftlite_dpbusd(c11, x(11), v)
+            c12 = swiftlite_dpbusd(c12, x(12), v); c13 = swiftlite_dpbusd(c13, x(13), v)
+            c14 = swiftlite_dpbusd(c14, x(14), v); c15 = swiftlite_dpbusd(c15, x(15), v)
+        }
+
+        let groups = depth / 4, tail = depth % 4
+        for group in 0 ..< groups {
+            let k = group &* 4
+            accumulate(group) { quad(r + ($0 &* s &+ k), signed: signed) }
+        }
+        if tail > 0 {
+            let k = groups * 4
+            accumulate(groups) { partialQuad(r + ($0 &* s &+ k), count: tail, signed: signed) }
+        }
+        let column = panel * Self.panelWidth, o = block.firstRow + row
+        output.store(c0, row: o, column: column); output.store(c1, row: o + 1, column: column)
+        output.store(c2, row: o + 2, column: column); output.store(c3, row: o + 3, column: column)
+        output.store(c4, row: o + 4, column: column); output.store(c5, row: o + 5, column: column)
+        output.store(c6, row: o + 6, column: column); output.store(c7, row: o + 7, column: column)
+        output.store(c8, row: o + 8, column: column); output.store(c9, row: o + 9, column: column)
+        output.store(c10, row: o + 10, column: column); output.store(c11, row: o + 11, column: column)
+        output.store(c12, row: o + 12, column: column); output.store(c13, row: o + 13, column: column)
+        output.store(c14, row: o + 14, column: column); output.store(c15, row: o + 15, column: column)
+    }
+
+    /// 8 rows × two panels: each weight vector serves eight rows.
+    @inline(always)
+    private func tile8x32<Output: IntegerGEMMOutput>(_ block: Block, row: Int, panel: Int, signed: Bool, _ output: Output) {
+        let w0 = UnsafeRawPointer(panels.pointer) + panel * panelBytes, w1 = w0 + panelBytes
+        let biasRaw = UnsafeRawPointer(bias.pointer + panel * Self.panelWidth)
+        let b0 = biasRaw.loadUnaligned(as: SIMD16<Int32>.self)
+        let b1 = biasRaw.loadUnaligned(fromByteOffset: 64, as: SIMD16<Int32>.self)
+        var c00 = b0, c10 = b0, c20 = b0, c30 = b0, c40 = b0, c50 = b0, c60 = b0, c70 = b0
+        var c01 = b1, c11 = b1, c21 = b1, c31 = b1, c41 = b1, c51 = b1, c61 = b1, c71 = b1
+        if let corrections = block.corrections {
+            let t = corrections + row
+            let t0 = SIMD16(repeating: t[0]), t1 = SIMD16(repeating: t[1]), t2 = SIMD16(repeating: t[2])
+            let t3 = SIMD16(repeating: t[3]), t4 = SIMD16(repeating: t[4]), t5 = SIMD16(repeating: t[5])
+            let t6 = SIMD16(repeating: t[6]), t7 = SIMD16(repeating: t[7])
+            c00 &+= t0; c10 &+= t1; c20 &+= t2; c30 &+= t3; c40 &+= t4; c50 &+= t5; c60 &+= t6; c70 &+= t7
+            c01 &+= t0; c11 &+= t1; c21 &+= t2; c31 &+= t3; c41 &+= t4; c51 &+= t5; c61 &+= t6; c71 &+= t7
+        }
+        let r = block.a + row * block.rowStride, s = block.rowStride
+
+        @inline(always)
+        func accumulate(_ group: Int, _ x: (Int) -> SIMD16<Int32>) {
+            let v0 = w0.loadUnaligned(fromByteOffset: group &* 64, as: SIMD16<Int32>.self)
+            let v1 = w1.loadUnaligned(fromByteOffset: group &* 64, as: SIMD16<Int32>.self)
+            let x0 = x(0), x1 = x(1), x2 = x(2), x3 = x(3), x4 = x(4), x5 = x(5), x6 = x(6), x7 = x(7)
+            c00 = swiftlite_dpbusd(c00, x0, v0); c01 = swiftlite_dpbusd(c01, x0, v1)
+            c10 = swiftlite_dpbusd(c10, x1, v0); c11 = swiftlite_dpbusd(c11, x1, v1)
+            c20 = swiftlite_dpbusd(c20, x2, v0); c21 = swiftlite_dpbusd(c21, x2, v1)
+            c30 = swiftlite_dpbusd(c30, x3, v0); c31 = swiftlite_dpbusd(c31, x3, v1)
+            c40 = swiftlite_dpbusd(c40, x4, v0); c41 = swiftlite_dpbusd(c41, x4, v1)
+            c50 = swiftlite_dpbusd(c50, x5, v0); c51 = swiftlite_dpbusd(c51, x5, v1)
+            c60 = swiftlite_dpbusd(c60, x6, v0); c61 = swiftlite_dpbusd(c61, x6, v1)
+            c70 = swiftlite_dpbusd(c70, x7, v0); c71 = swiftlite_dpbusd(c71, x7, v1)
+        }
+
+        let groups = depth / 4, tail = depth % 4
+        for group in 0 ..< groups {
+            let k = group &* 4
+            accumulate(group) { quad(r + ($0 &* s &+ k), signed: signed) }
+        }
+        if tail > 0 {
+            let k = groups * 4
+            accumulate(groups) { partialQuad(r + ($0 &* s &+ k), count: tail, signed: signed) }
+        }
+        let column = panel * Self.panelWidth, next = column + Self.panelWidth, o = block.firstRow + row
+        output.store(c00, row: o, column: column); output.store(c01, row: o, column: next)
+        output.store(c10, row: o + 1, column: column); output.store(c11, row: o + 1, column: next)
+        output.store(c20, row: o + 2, column: column); output.store(c21, row: o + 2, column: next)
+        output.store(c30, row: o + 3, column: column); output.store(c31, row: o + 3, column: next)
+        output.store(c40, row: o + 4, column: column); output.store(c41, row: o + 4, column: next)
+        output.store(c50, row: o + 5, column: column); output.store(c51, row: o + 5, column: next)
+        output.store(c60, row: o + 6, column: column); output.store(c61, row: o + 6, column: next)
+        output.store(c70, row: o + 7, column: column); output.store(c71, row: o + 7, column: next)
+    }
+
+    /// `Σ_k A′[m, k]` of one row, the bytes as the kernels read them: `vpdpbusd` against bytes
+    /// of ones, 64 at a time, the last ones by a masked load. `Int8` bytes are summed signed
+    /// (the ones as the unsigned operand), plus 128 per byte for the flipped sign bit.
+    @inline(always)
+    private func rowSum(_ row: UnsafePointer<UInt8>, signed: Bool) -> Int32 {
+        let ones = SIMD16<Int32>(repeating: 0x0101_0101)
+        var sum = SIMD16<Int32>()
+        var k = 0
+        while k + 64 <= depth {
+            let x = UnsafeRawPointer(row + k).loadUnaligned(as: SIMD16<Int32>.self)
+            sum = signed ? swiftlite_dpbusd(sum, ones, x) : swiftlite_dpbusd(sum, x, ones)
+            k += 64
+        }
+        if k < depth {
+            let x = swiftlite_load_bytes(row + k, depth - k)
+            sum = signed ? swiftlite_dpbusd(sum, ones, x) : swiftlite_dpbusd(sum, x, ones)
+        }
+        return signed ? sum.wrappedSum() &+ 128 &* Int32(truncatingIfNeeded: depth) : sum.wrappedSum()
+    }
+
+    /// The four bytes at `p` in every lane (sign bits flipped for `Int8` activations).
+    @inline(always)
+    private func quad(_ p: UnsafePointer<UInt8>, signed: Bool) -> SIMD16<Int32> {
+        let word = UnsafeRawPointer(p).loadUnaligned(as: UInt32.self)
+        return SIMD16(repeating: Int32(bitPattern: signed ? word ^ 0x8080_8080 : word))
+    }
+
+    /// The first `count` (1...3) bytes at `p` in every lane, the rest zero: only `count` bytes are read.
+    @inline(always)
+    private func partialQuad(_ p: UnsafePointer<UInt8>, count: Int, signed: Bool) -> SIMD16<Int32> {
+        var word = UInt32(p[0])
+        if count > 1 { word |= UInt32(p[1]) << 8 }
+        if count > 2 { word |= UInt32(p[2]) << 16 }
+        return SIMD16(repeating: Int32(bitPattern: signed ? word ^ 0x8080_8080 : word))
+    }
+}
+#endif

@@ -1,0 +1,220 @@
+// The `.int16` micro-kernels of `IntegerGEMM`: portable Swift SIMD, for every target.
+//
+// Per `k` a tile sign-extends one row of 16 `Int16` weights per panel, broadcasts each row's
+// zero-extended activation (`Int8` ones with their sign bit flipped, i.e. offset by 128, the
+// offset folded into the bias), and multiply-adds. Because every activation lane has its upper
+// 17 bits clear, LLVM turns each multiply-add into one `vpdpwssd` on AVX-512 VNNI (16
+// multiply-accumulates per instruction), `vpmaddwd` + `vpaddd` on AVX2, `pmaddwd` + `paddd` on
+// SSE2 — never a call. (LLVM does not form the pairwise `pmaddwd` that would use all 32
+// halfword lanes from Swift SIMD code, hence one activation per lane.)
+
+extension IntegerGEMM {
+    /// The `.int16` product (see the type's documentation).
+    func multiplyInt16<Output: IntegerGEMMOutput>(_ a: UnsafePointer<UInt8>, rows: Int, rowStride: Int, into output: Output) {
+        if signedActivations {
+            multiplySigned(a, rows: rows, rowStride: rowStride, into: output)
+        } else {
+            multiplyUnsigned(a, rows: rows, rowStride: rowStride, into: output)
+        }
+    }
+
+    // One function per activation type, each small enough for LLVM to inline every load.
+    @inline(never)
+    private func multiplyUnsigned<Output: IntegerGEMMOutput>(_ a: UnsafePointer<UInt8>, rows: Int, rowStride: Int, into output: Output) {
+        multiply(a, rows: rows, rowStride: rowStride, signed: false, into: output)
+    }
+
+    @inline(never)
+    private func multiplySigned<Output: IntegerGEMMOutput>(_ a: UnsafePointer<UInt8>, rows: Int, rowStride: Int, into output: Output) {
+        multiply(a, rows: rows, rowStride: rowStride, signed: true, into: output)
+    }
+
+    @inline(always)
+    private func multiply<Output: IntegerGEMMOutput>(_ a: UnsafePointer<UInt8>, rows: Int, rowStride: Int, signed: Bool,
+                                                     into output: Output) {
+        var panel = 0
+        while panel < panelCount {
+            switch panelCount - panel {
+            case 4...:
+                multiplyPanels(a, rows: rows, rowStride: rowStride, panel: panel, width: 4, signed: signed, output)
+                panel += 4
+            case 2, 3:
+                multiplyPanels(a, rows: rows, rowStride: rowStride, panel: panel, width: 2, signed: signed, output)
+                panel += 2
+            default:
+                multiplyPanels(a, rows: rows, rowStride: rowStride, panel: panel, width: 1, signed: signed, output)
+                panel += 1
+            }
+        }
+    }
+
+    /// All rows of panels `panel ..< panel + width`: four rows per tile, then one.
+    @inline(always)
+    private func multiplyPanels<Output: IntegerGEMMOutput>(_ a: UnsafePointer<UInt8>, rows: Int, rowStride: Int, panel: Int,
+                                                           width: Int, signed: Bool, _ output: Output) {
+        var row = 0
+        // Narrow panels take taller tiles (16 accumulators either way), so each weight load
+        // serves more rows and enough independent `vpdpwssd` chains hide its latency.
+        if width < 4 {
+            while row + 16 / width <= rows {
+                tallTile(a, rowStride: rowStride, row: row, panel: panel, width: width, signed: signed, output)
+                row += 16 / width
+            }
+        }
+        while row + 4 <= rows {
+            tile(a, rowStride: rowStride, row: row, panel: panel, fourRows: true, width: width, signed: signed, output)
+            row += 4
+        }
+        while row < rows {
+            tile(a, rowStride: rowStride, row: row, panel: panel, fourRows: false, width: width, signed: signed, output)
+            row += 1
+        }
+    }
+
+    /// One micro-tile: 4 or 1 rows × 64, 32 or 16 columns (`width` panels). The arguments are
+    /// constants at every call site, so each inlined copy keeps only its own accumulators.
+    @inline(always)
+    private func tile<Output: IntegerGEMMOutput>(_ a: UnsafePointer<UInt8>, rowStride: Int, row: Int, panel: Int,
+                                                 fourRows: Bool, width: Int, signed: Bool, _ output: Output) {
+        let w0 = UnsafeRawPointer(panels.pointer) + panel * panelBytes
+        let w1 = w0 + panelBytes, w2 = w1 + panelBytes, w3 = w2 + panelBytes
+        let biasRaw = UnsafeRawPointer(bias.pointer + panel * Self.panelWidth)
+        let b0 = biasRaw.loadUnaligned(as: SIMD16<Int32>.self)
+        let b1 = width >= 2 ? biasRaw.loadUnaligned(fromByteOffset: 64, as: SIMD16<Int32>.self) : b0
+        let b2 = width == 4 ? biasRaw.loadUnaligned(fromByteOffset: 128, as: SIMD16<Int32>.self) : b0
+        let b3 = width == 4 ? biasRaw.loadUnaligned(fromByteOffset: 192, as: SIMD16<Int32>.self) : b0
+        var c00 = b0, c01 = b1, c02 = b2, c03 = b3
+        var c10 = b0, c11 = b1, c12 = b2, c13 = b3
+        var c20 = b0, c21 = b1, c22 = b2, c23 = b3
+        var c30 = b0, c31 = b1, c32 = b2, c33 = b3
+        let r0 = a + row * rowStride
+        let r1 = r0 + rowStride, r2 = r1 + rowStride, r3 = r2 + rowStride
+        for k in 0 ..< depth {
+            let v0 = widened(w0.loadUnaligned(fromByteOffset: k &* 32, as: SIMD16<Int16>.self))
+            let v1 = width >= 2 ? widened(w1.loadUnaligned(fromByteOffset: k &* 32, as: SIMD16<Int16>.self)) : v0
+            let v2 = width == 4 ? widened(w2.loadUnaligned(fromByteOffset: k &* 32, as: SIMD16<Int16>.self)) : v0
+            let v3 = width == 4 ? widened(w3.loadUnaligned(fromByteOffset: k &* 32, as: SIMD16<Int16>.self)) : v0
+            let x0 = activation(r0[k], signed: signed)
+            c00 &+= v0 &* x0
+            if width >= 2 { c01 &+= v1 &* x0 }
+            if width == 4 { c02 &+= v2 &* x0; c03 &+= v3 &* x0 }
+            if fourRows {
+                let x1 = activation(r1[k], signed: signed)
+                let x2 = activation(r2[k], signed: signed)
+                let x3 = activation(r3[k], signed: signed)
+                c10 &+= v0 &* x1
+                c20 &+= v0 &* x2
+                c30 &+= v0 &* x3
+                if width >= 2 {
+                    c11 &+= v1 &* x1
+                    c21 &+= v1 &* x2
+                    c31 &+= v1 &* x3
+                }
+                if width == 4 {
+                    c12 &+= v2 &* x1; c13 &+= v3 &* x1
+                    c22 &+= v2 &* x2; c23 &+= v3 &* x2
+                    c32 &+= v2 &* x3; c33 &+= v3 &* x3
+                }
+            }
+        }
+        storeRow(c00, c01, c02, c03, row: row, panel: panel, width: width, output)
+        if fourRows {
+            storeRow(c10, c11, c12, c13, row: row + 1, panel: panel, width: width, output)
+            storeRow(c20, c21, c22, c23, row: row + 2, panel: panel, width: width, output)
+            storeRow(c30, c31, c32, c33, row: row + 3, panel: panel, width: width, output)
+        }
+    }
+
+    /// A tile of 16 rows × 16 columns (`width` 1) or 8 rows × 32 columns (`width` 2).
+    /// Accumulator `j` holds row `j / width`, panel `j % width`; `width` is a constant at
+    /// both call sites, so every selection below folds away.
+    @inline(always)
+    private func tallTile<Output: IntegerGEMMOutput>(_ a: UnsafePointer<UInt8>, rowStride: Int, row: Int, panel: Int,
+                                                     width: Int, signed: Bool, _ output: Output) {
+        let w0 = UnsafeRawPointer(panels.pointer) + panel * panelBytes
+        let w1 = w0 + panelBytes
+        let biasRaw = UnsafeRawPointer(bias.pointer + panel * Self.panelWidth)
+        let b0 = biasRaw.loadUnaligned(as: SIMD16<Int32>.self)
+        let b1 = width == 2 ? biasRaw.loadUnaligned(fromByteOffset: 64, as: SIMD16<Int32>.self) : b0
+        let r0 = a + row * rowStride
+        var c0 = b0, c1 = (width == 2 ? b1 : b0), c2 = b0, c3 = (width == 2 ? b1 : b0)
+        var c4 = b0, c5 = (width == 2 ? b1 : b0), c6 = b0, c7 = (width == 2 ? b1 : b0)
+        var c8 = b0, c9 = (width == 2 ? b1 : b0), c10 = b0, c11 = (width == 2 ? b1 : b0)
+        var c12 = b0, c13 = (width == 2 ? b1 : b0), c14 = b0, c15 = (width == 2 ? b1 : b0)
+        for k in 0 ..< depth {
+            let v0 = widened(w0.loadUnaligned(fromByteOffset: k &* 32, as: SIMD16<Int16>.self))
+            let v1 = width == 2 ? widened(w1.loadUnaligned(fromByteOffset: k &* 32, as: SIMD16<Int16>.self)) : v0
+            c0 &+= v0 &* activation(r0[(width == 2 ? 0 : 0) &* rowStride &+ k], signed: signed)
+            c1 &+= (width == 2 ? v1 : v0) &* activation(r0[(width == 2 ? 0 : 1) &* rowStride &+ k], signed: signed)
+            c2 &+= v0 &* activation(r0[(width == 2 ? 1 : 2) &* rowStride &+ k], signed: signed)
+            c3 &+= (width == 2 ? v1 : v0) &* activation(r0[(width == 2 ? 1 : 3) &* rowStride &+ k], signed: signed)
+            c4 &+= v0 &* activation(r0[(width == 2 ? 2 : 4) &* rowStride &+ k], signed: signed)
+            c5 &+= (width == 2 ? v1 : v0) &* activation(r0[(width == 2 ? 2 : 5) &* rowStride &+ k], signed: signed)
+            c6 &+= v0 &* activation(r0[(width == 2 ? 3 : 6) &* rowStride &+ k], signed: signed)
+            c7 &+= (width == 2 ? v1 : v0) &* activation(r0[(width == 2 ? 3 : 7) &* rowStride &+ k], signed: signed)
+            c8 &+= v0 &* activation(r0[(width == 2 ? 4 : 8) &* rowStride &+ k], signed: signed)
+            c9 &+= (width == 2 ? v1 : v0) &* activation(r0[(width == 2 ? 4 : 9) &* rowStride &+ k], signed: signed)
+            c10 &+= v0 &* activation(r0[(width == 2 ? 5 : 10) &* rowStride &+ k], signed: signed)
+            c11 &+= (width == 2 ? v1 : v0) &* activation(r0[(width == 2 ? 5 : 11) &* rowStride &+ k], signed: signed)
+            c12 &+= v0 &* activation(r0[(width == 2 ? 6 : 12) &* rowStride &+ k], signed: signed)
+            c13 &+= (width == 2 ? v1 : v0) &* activation(r0[(width == 2 ? 6 : 13) &* rowStride &+ k], signed: signed)
+            c14 &+= v0 &* activation(r0[(width == 2 ? 7 : 14) &* rowStride &+ k], signed: signed)
+            c15 &+= (width == 2 ? v1 : v0) &* activation(r0[(width == 2 ? 7 : 15) &* rowStride &+ k], signed: signed)
+        }
+        let column = panel * Self.panelWidth
+        if width == 2 {
+            output.store(c0, row: row + 0, column: column)
+            output.store(c1, row: row + 0, column: column + Self.panelWidth)
+            output.store(c2, row: row + 1, column: column)
+            output.store(c3, row: row + 1, column: column + Self.panelWidth)
+            output.store(c4, row: row + 2, column: column)
+            output.store(c5, row: row + 2, column: column + Self.panelWidth)
+            output.store(c6, row: row + 3, column: column)
+            output.store(c7, row: row + 3, column: column + Self.panelWidth)
+            output.store(c8, row: row + 4, column: column)
+            output.store(c9, row: row + 4, column: column + Self.panelWidth)
+            output.store(c10, row: row + 5, column: column)
+            output.store(c11, row: row + 5, column: column + Self.panelWidth)
+            output.store(c12, row: row + 6, column: column)
+            output.store(c13, row: row + 6, column: column + Self.panelWidth)
+            output.store(c14, row: row + 7, column: column)
+            output.store(c15, row: row + 7, column: column + Self.panelWidth)
+        } else {
+            output.store(c0, row: row + 0, column: column)
+            output.store(c1, row: row + 1, column: column)
+            output.store(c2, row: row + 2, column: column)
+            output.store(c3, row: row + 3, column: column)
+            output.store(c4, row: row + 4, column: column)
+            output.store(c5, row: row + 5, column: column)
+            output.store(c6, row: row + 6, column: column)
+            output.store(c7, row: row + 7, column: column)
+            output.store(c8, row: row + 8, column: column)
+            output.store(c9, row: row + 9, column: column)
+            output.store(c10, row: row + 10, column: column)
+            output.store(c11, row: row + 11, column: column)
+            output.store(c12, row: row + 12, column: column)
+            output.store(c13, row: row + 13, column: column)
+            output.store(c14, row: row + 14, column: column)
+            output.store(c15, row: row + 15, column: column)
+        }
+    }
+
+    @inline(always)
+    func storeRow<Output: IntegerGEMMOutput>(_ c0: SIMD16<Int32>, _ c1: SIMD16<Int32>, _ c2: SIMD16<Int32>,
+                                             _ c3: SIMD16<Int32>, row: Int, panel: Int, width: Int, _ output: Output) {
+        let column = panel * Self.panelWidth
+        output.store(c0, row: row, column: column)
+        if width >= 2 { output.store(c1, row: row, column: column + Self.panelWidth) }
+        if width == 4 {
+            output.store(c2, row: row, column: column + 2 * Self.panelWidth)
+            output.store(c3, row: row, column: column + 3 * Self.panelWidth)
+        }
+    }
+
+    /// One activation in every lane. An `Int8` is read offset by 128 (the sign bit flipped, a
+    /// scalar `xor`): zero-extended lanes give `vpdpwssd`, sign-extended ones `vpmulld`.
+    @inline(always)
+    private func activation(_ byte: UInt8, signed: Bool) -> SIMD16<Int32> {
+        SIMD16(repeating: Int32(signed ? byte ^ 0x80 : byte))
+    }
+}
