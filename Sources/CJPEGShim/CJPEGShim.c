@@ -71,8 +71,13 @@ static void swl_error_exit(j_common_ptr cinfo) {
  * - in a single-scan image, running out while decoding is noted; any warning after
  *   that means image data was missing, which is fatal (SWL_JPEG_TRUNCATED). A file
  *   that lacks only its EOI marker (all scan data present) therefore still decodes;
- * - other warnings (e.g. extraneous bytes before a marker) are counted and
- *   tolerated, as Pillow does.
+ * - a scan whose entropy-coded data stops before its last MCU ("premature end of
+ *   data segment" at a real marker), a bad Huffman code or a lost restart marker
+ *   means pixels would be made up (libjpeg pads them with zeros, which for a
+ *   lying header means decoding a whole claimed image out of nothing): fatal
+ *   (SWL_JPEG_CORRUPT);
+ * - other warnings (e.g. extraneous bytes before a marker, unknown JFIF versions)
+ *   are counted and tolerated, as Pillow does.
  */
 static void swl_emit_message(j_common_ptr cinfo, int msg_level) {
     struct swl_jpeg_decoder *d = decoder_of(cinfo);
@@ -94,6 +99,14 @@ static void swl_emit_message(j_common_ptr cinfo, int msg_level) {
             snprintf(d->message, sizeof d->message, "Premature end of JPEG file (%s)", buffer);
         }
         d->failure = SWL_JPEG_TRUNCATED;
+        longjmp(((struct swl_error_mgr *)cinfo->err)->jump, 1);
+    }
+    const int code = cinfo->err->msg_code;
+    if (code == JWRN_HIT_MARKER || code == JWRN_HUFF_BAD_CODE || code == JWRN_MUST_RESYNC) {
+        char buffer[JMSG_LENGTH_MAX];
+        (*cinfo->err->format_message)(cinfo, buffer);
+        set_message(d, buffer);
+        d->failure = SWL_JPEG_CORRUPT;
         longjmp(((struct swl_error_mgr *)cinfo->err)->jump, 1);
     }
 }
@@ -123,6 +136,12 @@ swl_jpeg_decoder *swl_jpeg_create(void) {
     d->created = 1;
     d->phase = PHASE_NEW;
     return d;
+}
+
+void swl_jpeg_set_memory_limit(swl_jpeg_decoder *d, long max_bytes) {
+    if (d != NULL && d->created) {
+        d->cinfo.mem->max_memory_to_use = max_bytes;
+    }
 }
 
 void swl_jpeg_destroy(swl_jpeg_decoder *d) {

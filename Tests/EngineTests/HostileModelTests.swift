@@ -48,4 +48,57 @@ final class HostileModelTests: XCTestCase {
     func testOperatorCannotChangeAVariablesShape() {
         assertError("pad_resizes_variable.tflite", mentions: "PAD", "variable of shape [1, 1, 1, 1]", "[1, 4, 5, 1]")
     }
+
+    // MARK: - Resource exhaustion (Limits)
+
+    /// `assertError`, and the refusal must come in well under a second (the old engine allocated
+    /// gigabytes or ran for minutes).
+    private func assertRefusedQuickly(_ name: String, mentions fragments: String..., file: StaticString = #filePath, line: UInt = #line) {
+        let start = Date()
+        let message = runError(name)
+        for fragment in fragments {
+            XCTAssert(message.contains(fragment), "\(name): '\(message)' does not mention '\(fragment)'", file: file, line: line)
+        }
+        XCTAssertLessThan(Date().timeIntervalSince(start), 1, "\(name) took too long to refuse", file: file, line: line)
+    }
+
+    func testThreeGiBOfActivationsAreRefused() {
+        assertRefusedQuickly("add_16384x16384.tflite", mentions: "[1, 16384, 16384]", "1024 MiB", "Limits.maxActivationBytes")
+    }
+
+    func testOneOutputBeyondTheMemoryLimitIsRefusedAtItsOperator() {
+        assertRefusedQuickly("resize_to_1_2_gib.tflite", mentions: "operator 0 (RESIZE_BILINEAR)", "'resized'", "[1, 16384, 20000, 1]",
+                             "Limits.maxActivationBytes")
+    }
+
+    func testAbsurdWorkIsRefusedBeforeRunning() {
+        assertRefusedQuickly("conv_52g_macs.tflite", mentions: "operator 0 (CONV_2D)", "52613349376 multiply-accumulates", "Limits.maxMACsPerInvoke")
+    }
+
+    func testHundredMillionDetectionsAreRefused() {
+        assertRefusedQuickly("detection_100m.tflite", mentions: "TFLite_Detection_PostProcess", "100000000 detection slots", "Limits.maxDetections")
+    }
+
+    /// Limits are configurable: raised, the same models plan (and lowered, small models fail).
+    func testLimitsAreConfigurable() throws {
+        let graph = try Graph(contentsOf: directory.appendingPathComponent("detection_100m.tflite").path)
+        var limits = Limits()
+        limits.maxDetections = 100_000_000
+        limits.maxActivationBytes = 1 << 32
+        XCTAssertNoThrow(try Plan(graph: graph, limits: limits))
+
+        let conv = try Graph(contentsOf: directory.appendingPathComponent("conv_52g_macs.tflite").path)
+        limits = Limits()
+        limits.maxMACsPerInvoke = 60_000_000_000
+        XCTAssertNoThrow(try Plan(graph: conv, limits: limits))
+
+        var options = Interpreter.Options()
+        options.limits.maxActivationBytes = 1000
+        let small = Fixtures.directory("EngineTests").appendingPathComponent("float/net_mobilenet_v1_025_128/model.tflite").path
+        XCTAssertNoThrow(try Interpreter(modelPath: small))
+        XCTAssertThrowsError(try Interpreter(modelPath: small, options: options)) { error in
+            XCTAssert("\(error)".contains("the activation memory limit is 1000 bytes"), "\(error)")
+        }
+    }
 }
+

@@ -1,5 +1,6 @@
 """Writes hand-made hostile .tflite files: models that are valid flatbuffers but lie, so that a
-careless engine would corrupt memory, read outside a buffer or exhaust the machine.
+careless engine would corrupt memory, read outside a buffer or exhaust the machine (memory,
+time: see `Limits`).
 
 Every model is built from scratch with the schema's object API (`schema_py_generated`, shipped
 with ai-edge-litert; no TensorFlow needed). `Tests/EngineTests/HostileModelTests.swift` asserts
@@ -14,6 +15,7 @@ import shutil
 import flatbuffers
 import numpy as np
 from ai_edge_litert import schema_py_generated as schema
+from flatbuffers import flexbuffers
 
 OUT = os.path.join(os.path.dirname(__file__), "..", "EngineTests", "Fixtures", "hostile")
 
@@ -34,16 +36,28 @@ def buffer(data=b""):
     return b
 
 
-def model(tensors, operators, codes, inputs, outputs, buffers):
+def model(tensors, operators, codes, inputs, outputs, buffers, metadata=None):
+    """A one-subgraph model; `codes` are builtin codes or custom operator names; `metadata` is a
+    list of (name, buffer index) pairs."""
     m = schema.ModelT()
     m.version = 3
     m.operatorCodes = []
     for builtin in codes:
         c = schema.OperatorCodeT()
-        c.builtinCode = builtin
-        c.deprecatedBuiltinCode = min(builtin, 127)
+        if isinstance(builtin, str):
+            c.builtinCode = c.deprecatedBuiltinCode = schema.BuiltinOperator.CUSTOM
+            c.customCode = builtin.encode()
+        else:
+            c.builtinCode = builtin
+            c.deprecatedBuiltinCode = min(builtin, 127)
         c.version = 1
         m.operatorCodes.append(c)
+    if metadata:
+        m.metadata = []
+        for name, index in metadata:
+            entry = schema.MetadataT()
+            entry.name, entry.buffer = name.encode(), index
+            m.metadata.append(entry)
     sg = schema.SubGraphT()
     sg.tensors, sg.operators, sg.inputs, sg.outputs = tensors, operators, inputs, outputs
     m.subgraphs = [sg]
@@ -53,12 +67,64 @@ def model(tensors, operators, codes, inputs, outputs, buffers):
     return bytes(builder.Output())
 
 
-def operator(code, inputs, outputs, options_type=0, options=None):
+def operator(code, inputs, outputs, options_type=0, options=None, custom=None):
     op = schema.OperatorT()
     op.opcodeIndex = code
     op.inputs, op.outputs = inputs, outputs
     op.builtinOptionsType, op.builtinOptions = options_type, options
+    op.customOptions = list(custom) if custom else None
     return op
+
+
+def add_model(shape):
+    """ADD of two float32 inputs of `shape`: declared sizes only, no data in the file."""
+    tensors = [tensor("a", shape), tensor("b", shape), tensor("sum", shape)]
+    return model(tensors, [operator(0, [0, 1], [2], schema.BuiltinOptions.AddOptions, schema.AddOptionsT())],
+                 [schema.BuiltinOperator.ADD], [0, 1], [2], [])
+
+
+def conv_model(input_shape, filter_shape):
+    """CONV_2D float32, SAME padding, stride 1: a small filter in the file, huge declared input."""
+    out_shape = list(input_shape[:3]) + [filter_shape[0]]
+    weights = np.full(filter_shape, 0.01, dtype=np.float32).tobytes()
+    bias = np.zeros(filter_shape[0], dtype=np.float32).tobytes()
+    tensors = [tensor("image", input_shape), tensor("filter", filter_shape, 1), tensor("bias", [filter_shape[0]], 2),
+               tensor("features", out_shape)]
+    options = schema.Conv2DOptionsT()
+    options.padding, options.strideH, options.strideW = schema.Padding.SAME, 1, 1
+    return model(tensors, [operator(0, [0, 1, 2], [3], schema.BuiltinOptions.Conv2DOptions, options)],
+                 [schema.BuiltinOperator.CONV_2D], [0], [3], [buffer(weights), buffer(bias)])
+
+
+def resize_model(size):
+    """RESIZE_BILINEAR of a [1, 2, 2, 1] float32 input to `size` (a constant): a tiny input whose
+    output the model decides."""
+    tensors = [tensor("input", [1, 2, 2, 1]), tensor("size", [2], 1, schema.TensorType.INT32),
+               tensor("resized", [1, 1, 1, 1])]  # the declared output shape is a lie too
+    return model(tensors, [operator(0, [0, 1], [2], schema.BuiltinOptions.ResizeBilinearOptions,
+                                    schema.ResizeBilinearOptionsT())],
+                 [schema.BuiltinOperator.RESIZE_BILINEAR], [0], [2],
+                 [buffer(np.array(size, dtype=np.int32).tobytes())])
+
+
+def detection_model(max_detections):
+    """TFLite_Detection_PostProcess over 4 anchors and 1 class, asking for `max_detections`."""
+    b = flexbuffers.Builder()
+    with b.Map():
+        b.Int("max_detections", max_detections)
+        b.Int("max_classes_per_detection", 1)
+        b.Bool("use_regular_nms", False)
+        b.Float("nms_score_threshold", 0.3)
+        b.Float("nms_iou_threshold", 0.5)
+        b.Int("num_classes", 1)
+        for key in ("y_scale", "x_scale", "h_scale", "w_scale"):
+            b.Float(key, 10.0)
+    anchors = np.tile(np.array([0.5, 0.5, 0.2, 0.2], dtype=np.float32), (4, 1)).tobytes()
+    tensors = [tensor("boxes", [1, 4, 4]), tensor("scores", [1, 4, 2]), tensor("anchors", [4, 4], 1),
+               tensor("detection_boxes", [1, 1, 4]), tensor("detection_classes", [1, 1]),
+               tensor("detection_scores", [1, 1]), tensor("num_detections", [1])]
+    return model(tensors, [operator(0, [0, 1, 2], [3, 4, 5, 6], custom=b.Finish())],
+                 ["TFLite_Detection_PostProcess"], [0, 1], [3, 4, 5, 6], [buffer(anchors)])
 
 
 def pad_model(output: schema.TensorT, extra_buffers=()):
@@ -86,6 +152,15 @@ def main():
                                                    [buffer(bytes(80))])
     # A variable whose declared shape is smaller than what PAD makes of it.
     cases["pad_resizes_variable.tflite"] = pad_model(tensor("out", [1, 1, 1, 1], variable=True))
+    # Resource exhaustion (Limits): a 292-byte model that made a session allocate and zero 3 GiB,
+    # then add 268 M floats.
+    cases["add_16384x16384.tflite"] = add_model([1, 16384, 16384])
+    # 512 MiB of activations (within the memory limit) but 52.6 G multiply-accumulates: minutes.
+    cases["conv_52g_macs.tflite"] = conv_model([1, 2048, 2048, 16], [16, 7, 7, 16])
+    # A [1, 2, 2, 1] input resized to 16384 x 20000: one 1.2 GiB output decided by a constant.
+    cases["resize_to_1_2_gib.tflite"] = resize_model([16384, 20000])
+    # 100 M detection slots: 1.6 GB of outputs from a 4-anchor model.
+    cases["detection_100m.tflite"] = detection_model(100_000_000)
     for name, data in cases.items():
         with open(os.path.join(OUT, name), "wb") as f:
             f.write(data)

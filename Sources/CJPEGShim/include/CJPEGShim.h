@@ -70,6 +70,14 @@ typedef struct swl_jpeg_decoder swl_jpeg_decoder;
 /* A new decoder, or NULL when memory is exhausted. Free with swl_jpeg_destroy. */
 swl_jpeg_decoder *swl_jpeg_create(void);
 
+/*
+ * Caps libjpeg's working memory (cinfo->mem->max_memory_to_use) at max_bytes; a
+ * stream that needs more (e.g. a progressive image's whole-image coefficient
+ * buffers) fails with SWL_JPEG_NO_MEMORY instead of allocating it. Call before
+ * swl_jpeg_read_header. 0 means no limit (libjpeg's default).
+ */
+void swl_jpeg_set_memory_limit(swl_jpeg_decoder *decoder, long max_bytes);
+
 /* Releases all libjpeg state. Accepts NULL. */
 void swl_jpeg_destroy(swl_jpeg_decoder *decoder);
 
@@ -85,7 +93,9 @@ swl_jpeg_status swl_jpeg_read_header(swl_jpeg_decoder *decoder,
  * upsampling), the same settings Pillow uses. Data that ends before the scan
  * data does fails with SWL_JPEG_TRUNCATED instead of being padded with gray; a
  * single-scan (baseline) file that lacks only its end-of-image marker decodes, a
- * progressive one fails (missing scans and a missing marker look alike). Other libjpeg warnings
+ * progressive one fails (missing scans and a missing marker look alike). Scan data
+ * that stops short of its last MCU, bad Huffman codes and lost restart markers fail
+ * with SWL_JPEG_CORRUPT (libjpeg would make the pixels up). Other libjpeg warnings
  * (e.g. extraneous bytes before a marker) are counted, not fatal, as in Pillow.
  */
 swl_jpeg_status swl_jpeg_decode_rgb(swl_jpeg_decoder *decoder,

@@ -112,8 +112,14 @@ enum DetectionPostProcess {
         guard o.iouThreshold > 0, o.iouThreshold <= 1 else {
             throw context.invalid("custom option nms_iou_threshold = \(o.iouThreshold) must be in (0, 1]")
         }
-        guard Int32(exactly: o.maxDetections * o.maxClassesPerDetection) != nil, Int32(exactly: 2 * o.maxDetections) != nil else {
+        let (product, overflow) = o.maxDetections.multipliedReportingOverflow(by: o.maxClassesPerDetection)
+        guard !overflow, Int32(exactly: product) != nil, Int32(exactly: 2 * o.maxDetections) != nil else {
             throw context.invalid("max_detections \(o.maxDetections) × max_classes_per_detection \(o.maxClassesPerDetection) overflows int32")
+        }
+        // The outputs hold this many slots whatever the input: a lying model could ask for 10⁸.
+        let slots = o.maxDetections * o.maxClassesPerDetection
+        guard slots <= context.limits.maxDetections else {
+            throw context.invalid("max_detections \(o.maxDetections) × max_classes_per_detection \(o.maxClassesPerDetection) = \(slots) detection slots; the limit is \(context.limits.maxDetections) (Limits.maxDetections)")
         }
         if o.useRegularNMS, min(o.detectionsPerClass, o.maxDetections) <= 0 {
             throw context.invalid("regular NMS needs detections_per_class (\(o.detectionsPerClass)) and max_detections (\(o.maxDetections)) > 0")

@@ -20,6 +20,8 @@ public final class Interpreter {
         public var threadCount: Int?
         /// Keep every intermediate tensor readable after `invoke` (no memory reuse).
         public var preserveAllTensors = false
+        /// The most memory and work the model may ask for (see `Limits`).
+        public var limits = Limits.default
         public init(threadCount: Int? = nil) { self.threadCount = threadCount }
     }
 
@@ -34,7 +36,7 @@ public final class Interpreter {
         self.options = options ?? Options()
         try Session.validate(threadCount: self.options.threadCount ?? 1)
         graph = try Graph(contentsOf: modelPath)
-        plan = try Plan(graph: graph, preserveAllTensors: self.options.preserveAllTensors)
+        plan = try Plan(graph: graph, preserveAllTensors: self.options.preserveAllTensors, limits: self.options.limits)
     }
 
     /// The prepared plan, shareable across threads.

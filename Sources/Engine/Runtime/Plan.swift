@@ -39,12 +39,14 @@ public final class Plan: Sendable {
     /// - Parameters:
     ///   - preserveAllTensors: give every tensor its own memory instead of reusing buffers whose
     ///     lifetimes do not overlap, so that every intermediate can be read after `invoke`.
-    /// - Throws: `ModelError` for an unsupported operator or one whose inputs break its rules.
-    public convenience init(graph: Graph, preserveAllTensors: Bool = false) throws(ModelError) {
-        try self.init(graph: graph, registry: .standard, preserveAllTensors: preserveAllTensors)
+    ///   - limits: the most memory and work the plan may ask for (see `Limits`).
+    /// - Throws: `ModelError` for an unsupported operator or one whose inputs break its rules, or
+    ///   whose memory or work exceeds `limits`.
+    public convenience init(graph: Graph, preserveAllTensors: Bool = false, limits: Limits = .default) throws(ModelError) {
+        try self.init(graph: graph, registry: .standard, preserveAllTensors: preserveAllTensors, limits: limits)
     }
 
-    init(graph: Graph, registry: OpRegistry, preserveAllTensors: Bool) throws(ModelError) {
+    init(graph: Graph, registry: OpRegistry, preserveAllTensors: Bool, limits: Limits = .default) throws(ModelError) {
         self.graph = graph
         var tensors = graph.tensors
         var steps = [Step]()
@@ -58,18 +60,21 @@ public final class Plan: Sendable {
         // Loading read the whole file (validation, and the aligned copies of misaligned buffers);
         // drop those pages now, so that only what packing reads comes back, one operator at a time.
         graph.file.releasePages(of: graph.file.bytes)
+        var macs = 0
         for node in graph.nodes {
             guard let prepare = registry.prepare(for: node) else {
                 throw .unsupportedOperator(op: node.opName, index: node.index,
                                            reason: node.customName != nil ? "no kernel for custom operator '\(node.opName)'" : "no kernel for this builtin operator")
             }
-            var context = PrepareContext(node: node, tensors: tensors)
+            var context = PrepareContext(node: node, tensors: tensors, limits: limits)
             let kernel = try prepare(&context)
             // Kernels write exactly the shapes their prepare decided; an output left at the
             // model's declared shape would let a lying model size the memory that eval writes.
             for slot in node.outputs.indices where !context.sizedOutputs.contains(slot) {
                 throw .invalidOperator(op: node.opName, index: node.index, reason: "prepare did not size output \(slot) (an engine bug)")
             }
+            try limits.checkOutputs(of: context)
+            try limits.accumulateMACs(context, into: &macs)
             tensors = context.tensors
             scratch = max(scratch, context.scratchBytes)
             workerScratch = max(workerScratch, context.workerScratchBytes)
@@ -92,6 +97,7 @@ public final class Plan: Sendable {
         self.workerScratchBytes = workerScratch
         releasedConstants = released
         (arenaOffsets, arenaBytes) = Self.planArena(graph: graph, tensors: tensors, preserveAll: preserveAllTensors)
+        try limits.checkArena(bytes: arenaBytes, scratch: scratchBytes, tensors: tensors)
         guard arenaBytes <= maxTensorBytes, scratchBytes <= maxTensorBytes, workerScratchBytes <= maxTensorBytes / WorkerPool.maxThreadCount else {
             throw .invalidGraph("the activations need \(arenaBytes) bytes, \(scratchBytes) bytes of scratch and \(workerScratchBytes) per thread; the limits are \(maxTensorBytes) and \(maxTensorBytes / WorkerPool.maxThreadCount) per thread")
         }

@@ -3,6 +3,8 @@
 struct PrepareContext {
     let node: Node
     var tensors: [TensorDescriptor]
+    /// The resource limits the plan is built under (kernels with data-dependent output sizes check them).
+    let limits: Limits
     /// Scratch bytes this operator needs during `eval`, shared by its threads.
     private(set) var scratchBytes = 0
     /// Output slots whose shape this operator's prepare has set (each must be, see `Plan`).
@@ -13,9 +15,10 @@ struct PrepareContext {
     /// in `eval`: their mapped file pages can be dropped once no operator reads them.
     private(set) var packedSlots = Set<Int>()
 
-    init(node: Node, tensors: [TensorDescriptor]) {
+    init(node: Node, tensors: [TensorDescriptor], limits: Limits = .default) {
         self.node = node
         self.tensors = tensors
+        self.limits = limits
     }
 
     /// An error naming this operator, its index and `reason`.

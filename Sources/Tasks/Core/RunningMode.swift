@@ -1,3 +1,5 @@
+import Engine
+
 /// How a task receives its images (MediaPipe's running modes).
 public enum RunningMode: String, Sendable {
     /// Independent images: call the image method (`classify(image:)`, `detect(image:)`).
@@ -14,6 +16,8 @@ public struct BaseOptions: Sendable {
     public var modelAssetPath: String
     /// GEMM threads for the engine; nil keeps the library default.
     public var threadCount: Int?
+    /// The most memory and work the model and its packed files may ask for (see `Limits`).
+    public var limits = Limits.default
     public init(modelAssetPath: String = "", threadCount: Int? = nil) {
         self.modelAssetPath = modelAssetPath
         self.threadCount = threadCount

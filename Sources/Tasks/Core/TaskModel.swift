@@ -10,7 +10,9 @@ final class TaskModel {
     init(_ options: BaseOptions) throws(TaskError) {
         guard !options.modelAssetPath.isEmpty else { throw .invalidOptions("baseOptions.modelAssetPath is empty") }
         do {
-            interpreter = try Interpreter(modelPath: options.modelAssetPath, options: .init(threadCount: options.threadCount))
+            var engineOptions = Interpreter.Options(threadCount: options.threadCount)
+            engineOptions.limits = options.limits
+            interpreter = try Interpreter(modelPath: options.modelAssetPath, options: engineOptions)
             try interpreter.allocateTensors()
         } catch {
             throw .model(error)
@@ -18,7 +20,7 @@ final class TaskModel {
         do {
             metadata = try ModelMetadata(graph: interpreter.graph)
             // Packed files are only looked for when the metadata names some.
-            archive = metadata == nil ? nil : try ZipArchive(interpreter.graph.file.bytes)
+            archive = metadata == nil ? nil : try ZipArchive(interpreter.graph.file.bytes, maxFileBytes: options.limits.maxAssociatedFileBytes)
         } catch {
             throw .unsupportedModel("\(error)")
         }

@@ -1,3 +1,4 @@
+import Engine
 import Foundation
 
 /// Windows BMP decoding in pure Swift.
@@ -20,8 +21,8 @@ import Foundation
 enum BMPDecoder {
     private static let fileHeaderSize = 14
 
-    static func decode(_ data: Data) throws -> DecodedPixels {
-        try data.withUnsafeBytes { try decode(bytes: $0) }
+    static func decode(_ data: Data, maxPixels: Int = Limits.default.maxImagePixels) throws -> DecodedPixels {
+        try data.withUnsafeBytes { try decode(bytes: $0, maxPixels: maxPixels) }
     }
 
     private static func corrupt(_ message: String) -> ImageError {
@@ -75,7 +76,7 @@ enum BMPDecoder {
         }
     }
 
-    private static func decode(bytes: UnsafeRawBufferPointer) throws -> DecodedPixels {
+    private static func decode(bytes: UnsafeRawBufferPointer, maxPixels: Int) throws -> DecodedPixels {
         let r = Reader(bytes: bytes)
         let count = bytes.count
         guard count >= fileHeaderSize + 4 else {
@@ -103,7 +104,7 @@ enum BMPDecoder {
         let colorsUsed = r.u32(46)
         let topDown = rawHeight < 0
         let height = abs(rawHeight)
-        try Image.checkDimensions(width: width, height: height)
+        try Image.checkDimensions(width: width, height: height, maxPixels: maxPixels)
 
         // Compression: 0 BI_RGB, 3 BI_BITFIELDS, 6 BI_ALPHABITFIELDS.
         var masksAfterHeader = 0

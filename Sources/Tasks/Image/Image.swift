@@ -1,3 +1,4 @@
+import Engine
 import Foundation
 
 /// An 8-bit RGB image: the input type of SwiftLite's vision tasks.
@@ -85,9 +86,9 @@ public struct Image: Sendable, Equatable {
 
     /// The largest accepted width or height, in pixels.
     public static let maxDimension = 65_535
-    /// The largest accepted `width * height` (2^28, about 268 megapixels, 805 MB as RGB8).
-    /// Decoders check it before allocating pixel memory, so a hostile header cannot
-    /// make SwiftLite allocate absurd amounts.
+    /// The largest accepted `width * height` for raw pixels (2^28, about 268 megapixels,
+    /// 805 MB as RGB8). Decoders apply the lower, configurable `Limits.maxImagePixels`
+    /// instead, checked from the header before any pixel memory is allocated.
     public static let maxPixelCount = 1 << 28
 
     /// Interleaved RGB8 pixel bytes, top row first; `count == width * height * 3`.
@@ -133,7 +134,7 @@ public struct Image: Sendable, Equatable {
     ///     `.up`. EXIF orientation tags in the file are not read.
     /// - Throws: ``ImageError/fileUnreadable(path:reason:)`` when the file cannot be read
     ///   (or `url` is not a file URL), and otherwise the errors of ``init(data:orientation:)``.
-    public init(contentsOf url: URL, orientation: Orientation = .up) throws {
+    public init(contentsOf url: URL, orientation: Orientation = .up, limits: Limits = .default) throws {
         guard url.isFileURL else {
             throw ImageError.fileUnreadable(path: url.absoluteString,
                                             reason: "only file URLs can be read")
@@ -145,7 +146,7 @@ public struct Image: Sendable, Equatable {
             throw ImageError.fileUnreadable(path: url.path,
                                             reason: Image.reason(for: error, path: url.path))
         }
-        try self.init(data: data, orientation: orientation)
+        try self.init(data: data, orientation: orientation, limits: limits)
     }
 
     /// Decodes a PNG, JPEG or BMP image held in memory; the format is detected from
@@ -160,16 +161,18 @@ public struct Image: Sendable, Equatable {
     /// - Throws: ``ImageError/unknownFormat(firstBytes:)`` for other data (including
     ///   empty data), ``ImageError/corruptData(format:message:)`` for truncated or
     ///   corrupt files, ``ImageError/unsupported(format:feature:)`` for variants such as
-    ///   CMYK JPEGs or compressed BMPs, and ``ImageError/dimensionsTooLarge(width:height:)``.
-    public init(data: Data, orientation: Orientation = .up) throws {
+    ///   CMYK JPEGs or compressed BMPs, ``ImageError/dimensionsTooLarge(width:height:)``, and
+    ///   ``ImageError/tooManyPixels(width:height:limit:)`` when the header claims more than
+    ///   `limits.maxImagePixels` (a decompression bomb).
+    public init(data: Data, orientation: Orientation = .up, limits: Limits = .default) throws {
         guard let format = Format(detecting: data) else {
             throw ImageError.unknownFormat(firstBytes: [UInt8](data.prefix(8)))
         }
         let decoded: DecodedPixels
         switch format {
-        case .png: decoded = try PNGDecoder.decode(data)
-        case .jpeg: decoded = try JPEGDecoder.decode(data)
-        case .bmp: decoded = try BMPDecoder.decode(data)
+        case .png: decoded = try PNGDecoder.decode(data, maxPixels: limits.maxImagePixels)
+        case .jpeg: decoded = try JPEGDecoder.decode(data, maxPixels: limits.maxImagePixels)
+        case .bmp: decoded = try BMPDecoder.decode(data, maxPixels: limits.maxImagePixels)
         }
         self.init(unchecked: decoded.pixels, width: decoded.width, height: decoded.height,
                   orientation: orientation)
@@ -260,13 +263,18 @@ public struct Image: Sendable, Equatable {
         }
     }
 
-    static func checkDimensions(width: Int, height: Int) throws {
+    /// Throws unless `width × height` is a valid image size of at most `maxPixels` pixels (a
+    /// decoder passes `Limits.maxImagePixels`; raw pixels are held to ``maxPixelCount``).
+    static func checkDimensions(width: Int, height: Int, maxPixels: Int? = nil) throws {
         guard width > 0, height > 0 else {
             throw ImageError.invalidDimensions(width: width, height: height)
         }
         guard width <= maxDimension, height <= maxDimension,
-              width * height <= maxPixelCount else {
+              width * height <= maxPixelCount || maxPixels != nil else {
             throw ImageError.dimensionsTooLarge(width: width, height: height)
+        }
+        if let maxPixels, width * height > maxPixels {
+            throw ImageError.tooManyPixels(width: width, height: height, limit: maxPixels)
         }
     }
 

@@ -29,6 +29,10 @@ public enum ImageError: Error, CustomStringConvertible, Equatable, Sendable {
     /// ``Image/maxPixelCount`` pixels. Refused before any pixel memory is allocated.
     case dimensionsTooLarge(width: Int, height: Int)
 
+    /// A decoder's header claims more than `limit` pixels (`Limits.maxImagePixels`), as a
+    /// decompression bomb does. Refused from the header, before any pixel memory is allocated.
+    case tooManyPixels(width: Int, height: Int, limit: Int)
+
     /// Width or height is zero or negative.
     case invalidDimensions(width: Int, height: Int)
 
@@ -66,6 +70,9 @@ public enum ImageError: Error, CustomStringConvertible, Equatable, Sendable {
         case .dimensionsTooLarge(let width, let height):
             return "Image of \(width)x\(height) pixels is too large: the limits are "
                 + "\(Image.maxDimension) pixels per side and \(Image.maxPixelCount) pixels in all."
+        case .tooManyPixels(let width, let height, let limit):
+            return "Image of \(width)x\(height) = \(width * height) pixels exceeds the limit of \(limit) "
+                + "pixels (a decompression bomb?); raise Limits.maxImagePixels to decode it."
         case .invalidDimensions(let width, let height):
             return "Invalid image size \(width)x\(height): width and height must be positive."
         case .pixelCountMismatch(let expected, let actual):

@@ -1,4 +1,5 @@
 import CJPEGShim
+import Engine
 import Foundation
 
 /// JPEG decoding with libjpeg(-turbo) through the `CJPEGShim` C target, whose
@@ -9,16 +10,22 @@ import Foundation
 /// (`JDCT_ISLOW`) and fancy upsampling, full scale. Baseline and progressive
 /// streams are supported; grayscale images are replicated to RGB, YCbCr and RGB
 /// JPEGs are converted to RGB. CMYK and YCCK JPEGs are rejected. EXIF orientation is
-/// not read. Data that ends before the last scanline is an error (libjpeg would
-/// otherwise pad the image with gray); other recoverable corruption warnings are
-/// tolerated, again like Pillow.
+/// not read. Data that ends before the last scanline, scan data that stops short,
+/// bad Huffman codes and lost restart markers are errors (libjpeg would otherwise
+/// make the missing pixels up); other warnings (extraneous bytes before a marker,
+/// unknown JFIF versions) are tolerated, like Pillow. The header's size is held to
+/// `Limits.maxImagePixels` and libjpeg's working memory to 8 bytes per pixel of it.
 enum JPEGDecoder {
-    static func decode(_ data: Data) throws -> DecodedPixels {
+    static func decode(_ data: Data, maxPixels: Int = Limits.default.maxImagePixels) throws -> DecodedPixels {
         guard let decoder = swl_jpeg_create() else {
             throw ImageError.corruptData(format: .jpeg,
                                          message: "out of memory creating the JPEG decoder")
         }
         defer { swl_jpeg_destroy(decoder) }
+        // libjpeg's working memory (progressive coefficient buffers: 2 bytes per sample) stays
+        // within a small multiple of the pixel limit; beyond it libjpeg fails instead of allocating.
+        let (memory, overflow) = maxPixels.multipliedReportingOverflow(by: 8)
+        swl_jpeg_set_memory_limit(decoder, overflow ? Int.max : max(memory, 1 << 20))
 
         return try data.withUnsafeBytes { raw -> DecodedPixels in
             let base = raw.bindMemory(to: UInt8.self).baseAddress
@@ -46,17 +53,14 @@ enum JPEGDecoder {
 
             let width = Int(info.width)
             let height = Int(info.height)
-            try Image.checkDimensions(width: width, height: height)
+            try Image.checkDimensions(width: width, height: height, maxPixels: maxPixels)
             let count = width * height * 3
             var status = SWL_JPEG_OK
             let pixels = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
                 status = swl_jpeg_decode_rgb(decoder, buffer.baseAddress, count)
-                // On failure the bytes are partly written; zero them so the array is
-                // fully initialized before it is discarded.
-                if status != SWL_JPEG_OK {
-                    buffer.initialize(repeating: 0)
-                }
-                initialized = count
+                // On failure the rows are partly written: keep none of them (UInt8 needs no
+                // deinitialization, and zeroing a hostile file's claimed size would cost time).
+                initialized = status == SWL_JPEG_OK ? count : 0
             }
             try check(status, decoder)
             return DecodedPixels(width: width, height: height, pixels: pixels)

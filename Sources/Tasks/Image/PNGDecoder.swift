@@ -1,4 +1,5 @@
 import CPNGShim
+import Engine
 import Foundation
 
 /// PNG decoding with libpng through the `CPNGShim` C target, whose setjmp-based
@@ -18,7 +19,7 @@ import Foundation
 ///
 /// libpng's simplified `png_image` API is not used for reading: see CPNGShim.h.
 enum PNGDecoder {
-    static func decode(_ data: Data) throws -> DecodedPixels {
+    static func decode(_ data: Data, maxPixels: Int = Limits.default.maxImagePixels) throws -> DecodedPixels {
         guard let decoder = swl_png_create() else {
             throw ImageError.corruptData(format: .png,
                                          message: "out of memory creating the PNG decoder")
@@ -32,17 +33,14 @@ enum PNGDecoder {
 
             let width = Int(info.width)
             let height = Int(info.height)
-            try Image.checkDimensions(width: width, height: height)
+            try Image.checkDimensions(width: width, height: height, maxPixels: maxPixels)
             let count = width * height * 3
             var status = SWL_PNG_OK
             let pixels = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
                 status = swl_png_decode_rgb(decoder, buffer.baseAddress, count)
-                // On failure the rows are partly written; zero them so the array is
-                // fully initialized before it is discarded.
-                if status != SWL_PNG_OK {
-                    buffer.initialize(repeating: 0)
-                }
-                initialized = count
+                // On failure the rows are partly written: keep none of them (UInt8 needs no
+                // deinitialization, and zeroing a hostile file's claimed size would cost time).
+                initialized = status == SWL_PNG_OK ? count : 0
             }
             try check(status, decoder)
             return DecodedPixels(width: width, height: height, pixels: pixels)

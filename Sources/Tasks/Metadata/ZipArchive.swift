@@ -1,4 +1,5 @@
 import CZlib
+import Engine
 import Foundation
 
 /// Reads the files of a zip archive held in memory: the associated files (labels, ...) that TFLite
@@ -18,8 +19,11 @@ struct ZipArchive {
     enum Failure: Error, CustomStringConvertible {
         case malformed(String)
         case unsupported(String)
+        /// An entry larger than `maxFileBytes`.
+        case tooLarge(String)
         var description: String {
             switch self {
+            case .tooLarge(let why): return "zip archive entry too large: \(why)"
             case .malformed(let why): return "malformed zip archive: \(why)"
             case .unsupported(let why): return "unsupported zip archive: \(why)"
             }
@@ -29,11 +33,14 @@ struct ZipArchive {
     /// Borrowed; the caller keeps the memory alive while the archive is used.
     let bytes: UnsafeRawBufferPointer
     let entries: [Entry]
+    /// No entry may inflate to more than this (`Limits.maxAssociatedFileBytes`).
+    let maxFileBytes: Int
 
     /// Finds the end-of-central-directory record and reads the directory. Returns nil when the
     /// bytes are not a zip archive at all.
-    init?(_ bytes: UnsafeRawBufferPointer) throws {
+    init?(_ bytes: UnsafeRawBufferPointer, maxFileBytes: Int = Limits.default.maxAssociatedFileBytes) throws {
         self.bytes = bytes
+        self.maxFileBytes = maxFileBytes
         // The end record is 22 bytes plus a comment of up to 65535 bytes, at the very end.
         let lowest = max(0, bytes.count - 22 - 0xFFFF)
         guard bytes.count >= 22,
@@ -77,6 +84,10 @@ struct ZipArchive {
         guard start <= bytes.count, entry.compressedSize <= bytes.count - start else {
             throw Failure.malformed("'\(name)' extends past the end of the archive")
         }
+        // The header's size is a claim; inflation below stops at it, so checking it bounds the work.
+        guard entry.uncompressedSize <= maxFileBytes, entry.method != 0 || entry.compressedSize <= maxFileBytes else {
+            throw Failure.tooLarge("'\(name)' holds \(max(entry.uncompressedSize, entry.compressedSize)) bytes; the limit is \(maxFileBytes) (Limits.maxAssociatedFileBytes)")
+        }
         let data = Array(bytes[start ..< start + entry.compressedSize])
         switch entry.method {
         case 0:
@@ -90,7 +101,6 @@ struct ZipArchive {
 
     /// Raw-deflate decompression through zlib.
     private static func inflate(_ input: [UInt8], expectedSize: Int, name: String) throws -> [UInt8] {
-        guard expectedSize <= 1 << 30 else { throw Failure.unsupported("'\(name)' is larger than 1 GiB") }
         // Deflate expands at most ~1032×; a larger claimed size is a corrupt header, not a reason to allocate.
         guard expectedSize <= input.count * 1032 + 64 else {
             throw Failure.malformed("'\(name)' claims \(expectedSize) bytes from \(input.count) compressed bytes")

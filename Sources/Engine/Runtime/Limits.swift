@@ -1,0 +1,123 @@
+/// Ceilings on what one untrusted input may make SwiftLite spend: memory, work, output sizes.
+///
+/// A model, an image or a metadata archive is a promise about sizes that costs nothing to write: a
+/// 292-byte model can declare an `ADD` of two `[1, 16384, 16384]` floats (3 GiB of activations), a
+/// 600-byte JPEG can claim 16000 × 16000 pixels, a 1 MB zip can inflate to 1 GiB. Every such claim
+/// is checked against these limits from the headers alone, before any memory is allocated or any
+/// kernel runs, and refused with an error that names the tensor, operator or file and the limit.
+///
+/// The defaults admit every real model SwiftLite targets with a wide margin; raise a limit for an
+/// unusual trusted input, lower it for a small device or a server that takes uploads.
+///
+/// ```swift
+/// var options = Interpreter.Options()
+/// options.limits.maxActivationBytes = 256 << 20      // a 256 MiB arena at most
+/// let interpreter = try Interpreter(modelPath: "upload.tflite", options: options)
+///
+/// var limits = Limits()
+/// limits.maxImagePixels = 4096 * 4096
+/// let image = try Image(data: upload, limits: limits)  // Tasks
+/// ```
+///
+/// Which layer checks what: `Plan` checks `maxActivationBytes` and `maxMACsPerInvoke`;
+/// `TFLite_Detection_PostProcess` checks `maxDetections` at prepare; the image decoders (Tasks)
+/// check `maxImagePixels` from the header; the metadata reader (Tasks) checks
+/// `maxAssociatedFileBytes` before and while inflating.
+public struct Limits: Sendable, Equatable {
+    /// Most bytes of activation memory (arena plus scratch) one session may allocate, and the most
+    /// any single tensor may take. Default 1 GiB; MobileNet-class models need 5–30 MB.
+    public var maxActivationBytes: Int = 1 << 30
+
+    /// Most multiply-accumulates (or, for element-wise operators, elements touched) one `invoke`
+    /// may cost, estimated at prepare from the shapes. Default 50 G; MobileNetV2 needs 0.3 G,
+    /// SSD MobileNet 1–2 G. Refuses absurd declared shapes that would run for minutes.
+    public var maxMACsPerInvoke: Int = 50_000_000_000
+
+    /// Most detection slots (`max_detections × max_classes_per_detection`) that
+    /// `TFLite_Detection_PostProcess` may size its outputs for. Default 10 000; SSD models ask for
+    /// 10–100.
+    public var maxDetections: Int = 10_000
+
+    /// Most pixels (`width × height`) a decoded image may have, checked from the header before
+    /// any pixel memory is allocated. Default 178 956 970, Pillow's decompression-bomb threshold
+    /// (`2 × Image.MAX_IMAGE_PIXELS`), 537 MB as RGB8. libjpeg's own working memory (progressive
+    /// coefficient buffers) is capped at `8 × maxImagePixels` bytes.
+    public var maxImagePixels: Int = 178_956_970
+
+    /// Most bytes any file packed in a model's metadata archive (labels, vocabularies) may have,
+    /// checked against the archive's header and enforced while inflating. Default 16 MiB; label
+    /// files are kilobytes.
+    public var maxAssociatedFileBytes: Int = 16 << 20
+
+    /// The defaults.
+    public init() {}
+
+    /// The defaults.
+    public static let `default` = Limits()
+}
+
+extension Limits {
+    /// `"123 bytes"`, or `"1073741824 bytes (1024 MiB)"` for a mebibyte and more.
+    static func describe(_ bytes: Int) -> String {
+        bytes >= 1 << 20 ? "\(bytes) bytes (\(bytes >> 20) MiB)" : "\(bytes) bytes"
+    }
+
+    /// Throws unless every output of the operator just prepared fits `maxActivationBytes`.
+    func checkOutputs(of context: PrepareContext) throws(ModelError) {
+        for slot in context.node.outputs.indices {
+            let t = context.tensors[context.node.outputs[slot]]
+            guard t.byteCount <= maxActivationBytes else {
+                throw context.invalid("output \(slot) '\(t.name)' of shape \(t.shape) needs \(Self.describe(t.byteCount)); the activation memory limit is \(Self.describe(maxActivationBytes)) (Limits.maxActivationBytes)")
+            }
+        }
+        guard context.scratchBytes <= maxActivationBytes else {
+            throw context.invalid("needs \(Self.describe(context.scratchBytes)) of scratch memory; the activation memory limit is \(Self.describe(maxActivationBytes)) (Limits.maxActivationBytes)")
+        }
+    }
+
+    /// Throws when the arena and scratch of a planned graph exceed `maxActivationBytes`; the
+    /// message names the largest activation.
+    func checkArena(bytes arena: Int, scratch: Int, tensors: [TensorDescriptor]) throws(ModelError) {
+        let (total, overflow) = arena.addingReportingOverflow(scratch)
+        guard overflow || total > maxActivationBytes else { return }
+        let largest = tensors.filter { !$0.isConstant }.max { $0.byteCount < $1.byteCount }
+        let culprit = largest.map { ", the largest being tensor \($0.index) '\($0.name)' of shape \($0.shape) (\(Self.describe($0.byteCount)))" } ?? ""
+        throw .invalidGraph("the activations need \(Self.describe(arena)) plus \(Self.describe(scratch)) of scratch\(culprit); the activation memory limit is \(Self.describe(maxActivationBytes)) (Limits.maxActivationBytes)")
+    }
+
+    /// The estimated cost of one operator from its prepared shapes: multiply-accumulates for
+    /// convolutions and fully connected layers, elements read and written for everything else.
+    /// Saturates instead of overflowing.
+    static func estimatedMACs(_ context: PrepareContext) -> Int {
+        func saturatingProduct(_ values: [Int]) -> Int {
+            values.reduce(1) { $0.multipliedReportingOverflow(by: max($1, 0)).overflow ? Int.max : $0 * max($1, 0) }
+        }
+        func elements(_ index: Int) -> Int { index >= 0 ? saturatingProduct(context.tensors[index].shape) : 0 }
+        func saturatingSum(_ values: [Int]) -> Int {
+            values.reduce(0) { $0.addingReportingOverflow($1).overflow ? Int.max : $0 + $1 }
+        }
+        let node = context.node
+        let outputs = saturatingSum(node.outputs.map(elements))
+        let filter = node.inputs.count > 1 && node.inputs[1] >= 0 ? context.tensors[node.inputs[1]].shape : []
+        switch node.op {
+        case .conv2D where filter.count == 4:
+            return saturatingProduct([outputs, filter[1], filter[2], filter[3]])
+        case .depthwiseConv2D where filter.count == 4:
+            return saturatingProduct([outputs, filter[1], filter[2]])
+        case .fullyConnected where filter.count == 2:
+            return saturatingProduct([outputs, filter[1]])
+        default:
+            return saturatingSum([outputs] + node.inputs.map(elements))
+        }
+    }
+
+    /// Adds the operator's estimated cost to `total` and throws once it exceeds `maxMACsPerInvoke`.
+    func accumulateMACs(_ context: PrepareContext, into total: inout Int) throws(ModelError) {
+        let cost = Self.estimatedMACs(context)
+        let (sum, overflow) = total.addingReportingOverflow(cost)
+        total = overflow ? Int.max : sum
+        guard total <= maxMACsPerInvoke else {
+            throw context.invalid("brings the estimated work per invoke to \(total) multiply-accumulates (this operator \(cost)); the limit is \(maxMACsPerInvoke) (Limits.maxMACsPerInvoke)")
+        }
+    }
+}
