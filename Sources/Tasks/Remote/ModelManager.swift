@@ -10,7 +10,7 @@ import FoundationNetworking
 /// let manager = ModelManager()                      // ~/.cache/swiftlite/models
 /// let remote = RemoteModel(name: "birds", url: URL(string: "https://example.com/birds.tflite")!)
 /// let progress = Progress()
-/// try manager.download(remote, progress: progress)  // blocks; or download(remote) { result in ... }
+/// try manager.download(remote, progress: progress)  // blocks; or downloadInBackground(remote) { result in ... }
 /// var options = ImageClassifierOptions(modelPath: manager.modelPath(remote, orLocal: "Models/birds.tflite"))
 /// ```
 ///
@@ -95,7 +95,7 @@ public final class ModelManager: @unchecked Sendable {
     /// Downloads `model` off the caller's thread; returns the progress at once (ML Kit's shape).
     /// `completion` and the notifications follow on a background thread.
     @discardableResult
-    public func download(_ model: RemoteModel, completion: (@Sendable (Result<DownloadOutcome, RemoteModelError>) -> Void)? = nil) -> Progress {
+    public func downloadInBackground(_ model: RemoteModel, completion: (@Sendable (Result<DownloadOutcome, RemoteModelError>) -> Void)? = nil) -> Progress {
         let progress = Progress(totalUnitCount: Int64(model.size ?? -1))
         Thread { [self] in
             do throws(RemoteModelError) {
@@ -258,7 +258,9 @@ private final class Transfer: NSObject, URLSessionDataDelegate, @unchecked Senda
         try? handle?.close()
         handle = nil
         state.sha256 = digest.finalize().hexString
-        if let error, state.failure == nil, state.status == 200 {
+        if let error, (error as? URLError)?.code == .timedOut, state.failure == nil {
+            state.failure = .network("no data for \(task.originalRequest?.timeoutInterval ?? 0) s (timed out) after \(state.received) bytes")
+        } else if let error, state.failure == nil, state.status == 200 {
             // A connection that closes early is a truncation whatever the transport calls it.
             if let announced = state.announcedLength, state.received < announced {
                 state.failure = .truncated(expected: announced, received: state.received)
