@@ -141,17 +141,26 @@ extension Option where Value == Int {
     }
 }
 
+// For an optional value, `parse` returns `Value?` = `T??`: `.none` is "invalid", `.some(nil)`
+// would be "valid and absent", so each parser below spells out `.some(v)` and `.none`.
+
 extension Option where Value == Int? {
     static func integer(_ name: String, value: String, help: String, in range: ClosedRange<Int>) -> Option {
         Option(spec: OptionSpec(name: name, valueName: value, help: help), defaultValue: nil,
-               expectation: "an integer in \(range.lowerBound)...\(range.upperBound)", parse: { Int($0).flatMap { range.contains($0) ? $0 : nil } })
+               expectation: "an integer in \(range.lowerBound)...\(range.upperBound)", parse: { text -> Int?? in
+                   guard let v = Int(text), range.contains(v) else { return .none }
+                   return .some(v)
+               })
     }
 }
 
 extension Option where Value == Double? {
     static func number(_ name: String, value: String, help: String, in range: ClosedRange<Double>) -> Option {
         Option(spec: OptionSpec(name: name, valueName: value, help: help), defaultValue: nil,
-               expectation: "a number in \(range.lowerBound)...\(range.upperBound)", parse: { Double($0).flatMap { range.contains($0) ? $0 : nil } })
+               expectation: "a number in \(range.lowerBound)...\(range.upperBound)", parse: { text -> Double?? in
+                   guard let v = Double(text), range.contains(v) else { return .none }
+                   return .some(v)
+               })
     }
 }
 
@@ -159,7 +168,7 @@ extension Option where Value == String? {
     /// Any text; nil when not given.
     static func string(_ name: String, value: String, help: String, default defaultText: String? = nil) -> Option {
         Option(spec: OptionSpec(name: name, valueName: value, help: help, defaultText: defaultText), defaultValue: nil,
-               expectation: "a non-empty value", parse: { $0.isEmpty ? nil : $0 })
+               expectation: "a non-empty value", parse: { text -> String?? in text.isEmpty ? .none : .some(text) })
     }
 }
 

@@ -17,7 +17,7 @@ struct ModelsCommand: ParsedCommand {
     static let discussion = """
         fetch downloads into <cache>/<name>/model.tflite (verified, then renamed into place) and prints
         the path; fetching again revalidates with the server (ETag / Last-Modified) and keeps the copy
-        on 304. Pass that path as --model to classify, detect or label.
+        on 304. classify, detect and label take that path as their model.
         """
 
     enum Action { case fetch(RemoteModel), list }
