@@ -15,3 +15,10 @@ bench:
 	@scripts/install-system-packages.sh
 	swift build -c release --product swiftlite
 	.build/release/swiftlite bench ../shared/models/perf/mobilenet_v2_1.0_224_f32.tflite
+
+# An app that depends on a local tag of this repository with `from:` builds and classifies the
+# demo photo (passes once Package.swift is at swift-tools-version 6.2).
+.PHONY: check-dependency
+check-dependency:
+	@scripts/install-system-packages.sh
+	scripts/check-versioned-dependency.sh

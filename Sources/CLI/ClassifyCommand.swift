@@ -1,57 +1,71 @@
 import Foundation
 import Tasks
 
+/// Options that `classify` and `detect` share (MediaPipe's classifier options).
+enum CategoryOptions {
+    static let labels = Option<String?>.string("labels", value: "L", help: "label file, for models without label metadata")
+    static let scoreThreshold = Option<Double?>.number("score-threshold", value: "X", help: "keep scores >= X (default: the model metadata's threshold, else all)", in: -1e9 ... 1e9)
+    static let allow = Option<String?>.string("allow", value: "a,b", help: "only these category names (not with --deny)")
+    static let deny = Option<String?>.string("deny", value: "c,d", help: "never these category names")
+    static let locale = Option<String?>.string("locale", value: "xx", help: "display-names locale", default: "en")
+    static let declarations = [labels.spec, scoreThreshold.spec, allow.spec, deny.spec, locale.spec]
+}
+
 /// `swiftlite classify [options] IMAGE...`: MediaPipe-style image classification.
-struct ClassifyCommand: Command {
+struct ClassifyCommand: ParsedCommand {
     static let name = "classify"
     static let summary = "classify images (default model: EfficientNet-Lite0, ImageNet)"
-    static let usage = """
-        swiftlite classify [--model M] [--labels L] [--max-results N] [--score-threshold X]
-                           [--allow a,b | --deny c] [--locale xx] [--crop center|fit|fill] [--json] IMAGE...
-
-          --model M            .tflite classifier (default Models/\(defaultName))
-          --labels L           label file, for models without label metadata
-          --max-results N      top N per head (default 5; -1 for all)
-          --score-threshold X  keep scores >= X
-          --allow a,b          only these category names      --deny c   never these
-          --locale xx          display-names locale (default en)
-          --crop MODE          center (crop), fit (letterbox) or fill (stretch, default — as MediaPipe)
-          --json               one JSON array, one object per image
-        """
+    static let synopsis = "classify [options] IMAGE|DIR|- ..."
     static let defaultName = "efficientnet_lite0_f32.tflite"
-    static let options: Set<String> = ["model", "labels", "max-results", "score-threshold", "allow", "deny", "locale", "crop"]
-    static let flags: Set<String> = ["json"]
 
-    static func run(_ arguments: Arguments) throws {
-        var options = ImageClassifierOptions(modelPath: try arguments.value("model") ?? defaultModel(defaultName))
-        options.labelsPath = arguments.value("labels")
-        options.maxResults = try arguments.int("max-results", in: -1 ... Int(Int32.max)) ?? 5
-        options.scoreThreshold = try arguments.double("score-threshold", in: -1e9 ... 1e9).map(Float.init)
-        options.categoryAllowlist = nameList(arguments.value("allow"))
-        options.categoryDenylist = nameList(arguments.value("deny"))
-        options.displayNamesLocale = arguments.value("locale") ?? "en"
-        switch arguments.value("crop") ?? "fill" {
-        case "center": options.cropAndScale = .centerCrop
-        case "fit": options.cropAndScale = .scaleFit
-        case "fill": options.cropAndScale = .scaleFill
-        case let other: throw CLIError.usage("--crop must be center, fit or fill, got '\(other)'")
+    static let model = Option<String?>.string("model", value: "M", help: ".tflite classifier", default: "Models/\(defaultName)")
+    static let maxResults = Option<Int>.integer("max-results", value: "N", help: "top N per head, -1 for all", default: 5, in: -1 ... Int(Int32.max))
+    static let crop = Option<ImageCropAndScale>.choice("crop", value: "MODE", help: "center (crop), fit (letterbox) or fill (stretch, as MediaPipe)",
+                                                       default: "fill", ["center": .centerCrop, "fit": .scaleFit, "fill": .scaleFill])
+    static let declarations = [model.spec, maxResults.spec] + CategoryOptions.declarations + [crop.spec] + BatchOptions.declarations
+    static let discussion = BatchOptions.discussion
+
+    let options: ImageClassifierOptions
+    let batch: BatchOptions
+
+    init(_ arguments: Arguments) throws(CLIError) {
+        let modelPath = try arguments[Self.model]
+        var options = ImageClassifierOptions(modelPath: modelPath ?? "")
+        if modelPath == nil { options.baseOptions.modelAssetPath = try defaultModel(Self.defaultName) }
+        options.labelsPath = try arguments[CategoryOptions.labels]
+        options.maxResults = try arguments[Self.maxResults]
+        options.scoreThreshold = try arguments[CategoryOptions.scoreThreshold].map(Float.init)
+        options.categoryAllowlist = nameList(try arguments[CategoryOptions.allow])
+        options.categoryDenylist = nameList(try arguments[CategoryOptions.deny])
+        options.displayNamesLocale = try arguments[CategoryOptions.locale] ?? "en"
+        options.cropAndScale = try arguments[Self.crop]
+        self.options = options
+        batch = try BatchOptions(arguments)
+    }
+
+    func validate() throws(CLIError) {
+        guard options.categoryAllowlist.isEmpty || options.categoryDenylist.isEmpty else {
+            throw .usage("--allow and --deny are mutually exclusive")
         }
-        let classifier = try ImageClassifier(options: options)
-        var results = [[String: Any]]()
-        try forEachImage(arguments.positionals) { path, image in
-            let result = try classifier.classify(image: image)
-            if arguments.flag("json") {
-                results.append(["image": path, "classifications": result.classifications.map { head in
-                    ["headIndex": head.headIndex, "headName": head.headName ?? "", "categories": head.categories.map(categoryJSON)] as [String: Any]
-                }])
-            } else {
-                print("\(path):")
-                for head in result.classifications.indices {
-                    if result.classifications.count > 1 { print(" head \(head) \(result.classifications[head].headName ?? ""):") }
-                    print(result.visionStyleDescription(head: head).split(separator: "\n").map { "  " + $0 }.joined(separator: "\n"))
-                }
-            }
-        }
-        if arguments.flag("json") { print(try jsonText(results)) }
+        try batch.validate()
+    }
+
+    struct Record: Encodable {
+        let image: String
+        let classifications: [Classifications]
+    }
+
+    func run() throws {
+        try runBatch(batch, makeWorker: { try ImageClassifier(options: options) },
+                     process: { classifier, item in try classifier.classify(image: loadImage(item.path)) },
+                     text: { path, result in
+                         var lines = ["\(path):"]
+                         for head in result.classifications {
+                             if result.classifications.count > 1 { lines.append(" head \(head.headIndex) \(head.headName ?? ""):") }
+                             lines += head.categories.map { "  (\(String(format: "%.2f", $0.score))) \(categoryLabel($0))" }
+                         }
+                         return lines.joined(separator: "\n") + "\n"
+                     },
+                     record: { path, result in Record(image: path, classifications: result.classifications) })
     }
 }

@@ -2,61 +2,84 @@ import Foundation
 import Tasks
 
 /// `swiftlite detect [options] IMAGE...`: MediaPipe-style object detection.
-struct DetectCommand: Command {
+struct DetectCommand: ParsedCommand {
     static let name = "detect"
     static let summary = "detect objects (default model: SSDLite MobileNetV2 person detector)"
-    static let usage = """
-        swiftlite detect [--model M] [--labels L] [--max-results N] [--score-threshold X]
-                         [--allow a,b | --deny c] [--json] [--annotate OUT.png] IMAGE...
-
-          --model M            SSD .tflite ending in TFLite_Detection_PostProcess (default Models/\(defaultName))
-          --labels L           label file, for models without label metadata (a leading ??? line is skipped)
-          --max-results N      at most N detections (default all)
-          --score-threshold X  keep scores >= X (default: the model metadata's threshold, else all)
-          --allow a,b | --deny c   filter by category name
-          --json               one JSON array, one object per image
-          --annotate OUT.png   draw the boxes and labels (with several images: OUT-1.png, OUT-2.png, ...)
-        """
+    static let synopsis = "detect [options] IMAGE|DIR|- ..."
     static let defaultName = "person_detector_f32.tflite"
-    static let options: Set<String> = ["model", "labels", "max-results", "score-threshold", "allow", "deny", "annotate", "locale"]
-    static let flags: Set<String> = ["json"]
 
-    static func run(_ arguments: Arguments) throws {
-        var options = ObjectDetectorOptions(modelPath: try arguments.value("model") ?? defaultModel(defaultName))
-        options.labelsPath = arguments.value("labels")
-        options.maxResults = try arguments.int("max-results", in: -1 ... Int(Int32.max)) ?? -1
-        options.scoreThreshold = try arguments.double("score-threshold", in: -1e9 ... 1e9).map(Float.init)
-        options.categoryAllowlist = nameList(arguments.value("allow"))
-        options.categoryDenylist = nameList(arguments.value("deny"))
-        options.displayNamesLocale = arguments.value("locale") ?? "en"
-        let detector = try ObjectDetector(options: options)
-        var results = [[String: Any]]()
-        var number = 0
-        try forEachImage(arguments.positionals) { path, image in
-            number += 1
-            let result = try detector.detect(image: image)
-            if arguments.flag("json") {
-                results.append(["image": path, "detections": result.detections.map { d in
-                    ["boundingBox": ["originX": d.boundingBox.originX, "originY": d.boundingBox.originY,
-                                     "width": d.boundingBox.width, "height": d.boundingBox.height],
-                     "categories": d.categories.map(categoryJSON)] as [String: Any]
-                }])
-            } else {
-                print("\(path): \(result.detections.count) detection\(result.detections.count == 1 ? "" : "s")")
-                for d in result.detections {
-                    let c = d.categories[0], b = d.boundingBox
-                    print(String(format: "  %@ %.2f at (%d, %d) %dx%d", c.categoryName ?? "#\(c.index)", c.score, b.originX, b.originY, b.width, b.height))
-                }
-            }
-            if let out = arguments.value("annotate") {
-                var target = out
-                if arguments.positionals.count > 1 {
-                    let url = URL(fileURLWithPath: out)
-                    target = url.deletingPathExtension().path + "-\(number)." + (url.pathExtension.isEmpty ? "png" : url.pathExtension)
-                }
-                try Annotator.draw(result.detections, on: image.upright()).pngData().write(to: URL(fileURLWithPath: target))
-            }
+    static let model = Option<String?>.string("model", value: "M", help: "SSD .tflite ending in TFLite_Detection_PostProcess", default: "Models/\(defaultName)")
+    static let maxResults = Option<Int>.integer("max-results", value: "N", help: "at most N detections, -1 for all", default: -1, in: -1 ... Int(Int32.max))
+    static let annotate = Option<String?>.string("annotate", value: "OUT.png", help: "draw the boxes and labels (several images: OUT-1.png, OUT-2.png, ... by input number)")
+    static let declarations = [model.spec, maxResults.spec] + CategoryOptions.declarations + [annotate.spec] + BatchOptions.declarations
+    static let discussion = BatchOptions.discussion
+
+    let options: ObjectDetectorOptions
+    let annotatePath: String?
+    let batch: BatchOptions
+
+    init(_ arguments: Arguments) throws(CLIError) {
+        let modelPath = try arguments[Self.model]
+        var options = ObjectDetectorOptions(modelPath: modelPath ?? "")
+        if modelPath == nil { options.baseOptions.modelAssetPath = try defaultModel(Self.defaultName) }
+        options.labelsPath = try arguments[CategoryOptions.labels]
+        options.maxResults = try arguments[Self.maxResults]
+        options.scoreThreshold = try arguments[CategoryOptions.scoreThreshold].map(Float.init)
+        options.categoryAllowlist = nameList(try arguments[CategoryOptions.allow])
+        options.categoryDenylist = nameList(try arguments[CategoryOptions.deny])
+        options.displayNamesLocale = try arguments[CategoryOptions.locale] ?? "en"
+        self.options = options
+        annotatePath = try arguments[Self.annotate]
+        batch = try BatchOptions(arguments)
+    }
+
+    func validate() throws(CLIError) {
+        guard options.categoryAllowlist.isEmpty || options.categoryDenylist.isEmpty else {
+            throw .usage("--allow and --deny are mutually exclusive")
         }
-        if arguments.flag("json") { print(try jsonText(results)) }
+        if let annotatePath { try checkOutputFolder(of: annotatePath, option: "--annotate") }
+        try batch.validate()
+    }
+
+    /// The annotated image's path for input `number` (1-based) of `count`.
+    static func annotationPath(_ out: String, number: Int, count: Int) -> String {
+        guard count > 1 else { return out }
+        let url = URL(fileURLWithPath: out)
+        let base = (out as NSString).deletingPathExtension
+        return base + "-\(number)." + (url.pathExtension.isEmpty ? "png" : url.pathExtension)
+    }
+
+    struct Output: Sendable {
+        let detections: [Detection]
+        let annotated: String?
+    }
+
+    struct Record: Encodable {
+        let image: String
+        let detections: [Detection]
+        let annotated: String?
+    }
+
+    func run() throws {
+        let annotatePath = annotatePath
+        try runBatch(batch, makeWorker: { try ObjectDetector(options: options) },
+                     process: { detector, item in
+                         let image = try loadImage(item.path)
+                         let result = try detector.detect(image: image)
+                         guard let annotatePath else { return Output(detections: result.detections, annotated: nil) }
+                         let target = Self.annotationPath(annotatePath, number: item.number, count: item.count)
+                         try writeFile(try Annotator.draw(result.detections, on: image.upright()).pngData(), to: target)
+                         return Output(detections: result.detections, annotated: target)
+                     },
+                     text: { path, output in
+                         var lines = ["\(path): \(output.detections.count) detection\(output.detections.count == 1 ? "" : "s")"]
+                         for d in output.detections {
+                             let b = d.boundingBox
+                             lines.append(String(format: "  %@ %.2f at (%d, %d) %dx%d", categoryLabel(d.categories[0]), d.categories[0].score, b.originX, b.originY, b.width, b.height))
+                         }
+                         if let a = output.annotated { lines.append("  annotated: \(a)") }
+                         return lines.joined(separator: "\n") + "\n"
+                     },
+                     record: { path, output in Record(image: path, detections: output.detections, annotated: output.annotated) })
     }
 }

@@ -2,26 +2,25 @@ import Foundation
 import Engine
 
 /// `swiftlite inspect MODEL [--json]`: tensors, operators, inputs/outputs, metadata and MACs.
-struct InspectCommand: Command {
+struct InspectCommand: ParsedCommand {
     static let name = "inspect"
     static let summary = "describe a model: tensors, operators, inputs/outputs, metadata, MACs"
-    static let usage = """
-        swiftlite inspect MODEL [--json]
+    static let synopsis = "inspect MODEL [--json]"
+    static let json = Option.flag("json", help: "print one JSON object instead of text")
+    static let declarations = [json.spec]
 
-          --json    print one JSON object instead of text
-        """
-    static let options: Set<String> = []
-    static let flags: Set<String> = ["json"]
+    let path: String
+    let asJSON: Bool
 
-    static func run(_ arguments: Arguments) throws {
-        guard arguments.positionals.count == 1 else { throw CLIError.usage("inspect takes exactly one MODEL path, got \(arguments.positionals.count) (see 'swiftlite inspect --help')") }
-        let report = try ModelReport(path: arguments.positionals[0])
-        if arguments.flag("json") {
-            let data = try JSONSerialization.data(withJSONObject: report.json, options: [.prettyPrinted, .sortedKeys])
-            print(String(decoding: data, as: UTF8.self))
-        } else {
-            print(report.text)
-        }
+    init(_ arguments: Arguments) throws(CLIError) {
+        guard arguments.positionals.count == 1 else { throw .usage("inspect takes exactly one MODEL path, got \(arguments.positionals.count) (see 'swiftlite inspect --help')") }
+        path = arguments.positionals[0]
+        asJSON = try arguments[Self.json]
+    }
+
+    func run() throws {
+        let report = try ModelReport(path: path)
+        print(asJSON ? try jsonText(report.json) : report.text)
     }
 }
 
@@ -100,28 +99,46 @@ struct ModelReport {
         return lines.joined(separator: "\n")
     }
 
-    var json: [String: Any] {
-        func tensorJSON(_ t: TensorDescriptor) -> [String: Any] {
-            var d: [String: Any] = ["index": t.index, "name": t.name, "shape": t.shape, "type": t.dataType.rawValue, "constant": t.isConstant]
-            if let q = t.quantization {
-                d["quantization"] = ["scales": q.scales.map(Double.init), "zero_points": q.zeroPoints, "quantized_dimension": q.quantizedDimension]
-            }
-            return d
+    /// The report as JSON: `inspect --json`.
+    struct JSON: Encodable {
+        struct Quantization: Encodable {
+            let scales: [Double]
+            let zeroPoints: [Int]
+            let quantizedDimension: Int
+            enum CodingKeys: String, CodingKey { case scales, zeroPoints = "zero_points", quantizedDimension = "quantized_dimension" }
         }
-        let ops: [[String: Any]] = graph.nodes.map { node in
-            ["index": node.index, "op": node.opName, "inputs": node.inputs, "outputs": node.outputs,
-             "options": node.customName == nil ? node.options.description : Self.describeCustomOptions(node),
-             "macs": macs(node), "version": node.version]
+        struct Tensor: Encodable {
+            let index: Int, name: String, shape: [Int], type: String, constant: Bool
+            let quantization: Quantization?
         }
-        var result: [String: Any] = [
-            "model": path, "version": graph.version,
-            "inputs": graph.inputs.map { tensorJSON(tensors[$0]) },
-            "outputs": graph.outputs.map { tensorJSON(tensors[$0]) },
-            "operators": ops, "tensors": tensors.map(tensorJSON),
-            "metadata": graph.metadata.map(\.name),
-            "total_macs": graph.nodes.reduce(0) { $0 + macs($1) },
-        ]
-        if let note = preparedNote { result["note"] = note }
-        return result
+        struct Operator: Encodable {
+            let index: Int, op: String, inputs: [Int], outputs: [Int], options: String, macs: Int, version: Int
+        }
+        let model: String
+        let version: Int
+        let inputs, outputs, tensors: [Tensor]
+        let operators: [Operator]
+        let metadata: [String]
+        let totalMacs: Int
+        let note: String?
+        enum CodingKeys: String, CodingKey { case model, version, inputs, outputs, tensors, operators, metadata, totalMacs = "total_macs", note }
+    }
+
+    var json: JSON {
+        func tensorJSON(_ t: TensorDescriptor) -> JSON.Tensor {
+            JSON.Tensor(index: t.index, name: t.name, shape: t.shape, type: t.dataType.rawValue, constant: t.isConstant,
+                        quantization: t.quantization.map { q in
+                            JSON.Quantization(scales: q.scales.map(Double.init), zeroPoints: q.zeroPoints, quantizedDimension: q.quantizedDimension)
+                        })
+        }
+        let ops = graph.nodes.map { node in
+            JSON.Operator(index: node.index, op: node.opName, inputs: node.inputs, outputs: node.outputs,
+                          options: node.customName == nil ? node.options.description : Self.describeCustomOptions(node),
+                          macs: macs(node), version: node.version)
+        }
+        return JSON(model: path, version: graph.version,
+                    inputs: graph.inputs.map { tensorJSON(tensors[$0]) }, outputs: graph.outputs.map { tensorJSON(tensors[$0]) },
+                    tensors: tensors.map(tensorJSON), operators: ops, metadata: graph.metadata.map(\.name),
+                    totalMacs: graph.nodes.reduce(0) { $0 + macs($1) }, note: preparedNote)
     }
 }

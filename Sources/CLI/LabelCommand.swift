@@ -1,43 +1,57 @@
 import Foundation
 import Tasks
 
-/// `swiftlite label [--model M | --automl DIR] [--confidence X] [--json] IMAGE...`: ML Kit-style labels.
-struct LabelCommand: Command {
+/// `swiftlite label [--model M | --automl DIR] [--confidence X] IMAGE...`: ML Kit-style labels.
+struct LabelCommand: ParsedCommand {
     static let name = "label"
     static let summary = "label images, ML Kit style (incl. AutoML Vision Edge folders)"
-    static let usage = """
-        swiftlite label [--model M | --automl DIR] [--confidence X] [--max-results N] [--json] IMAGE...
+    static let synopsis = "label [--model M | --automl DIR] [options] IMAGE|DIR|- ..."
 
-          --model M         .tflite classifier with label metadata (default Models/\(ClassifyCommand.defaultName))
-          --automl DIR      AutoML Vision Edge folder with manifest.json, dict.txt and the model
-          --confidence X    minimum confidence, 0...1 (default 0.5)
-          --max-results N   at most N labels (default 10)
-          --json            one JSON array, one object per image
-        """
-    static let options: Set<String> = ["model", "automl", "confidence", "max-results"]
-    static let flags: Set<String> = ["json"]
+    static let model = Option<String?>.string("model", value: "M", help: ".tflite classifier with label metadata", default: "Models/\(ClassifyCommand.defaultName)")
+    static let automl = Option<String?>.string("automl", value: "DIR", help: "AutoML Vision Edge folder with manifest.json, dict.txt and the model")
+    static let confidence = Option<Double?>.number("confidence", value: "X", help: "minimum confidence, 0...1 (default 0.5)", in: 0 ... 1)
+    static let maxResults = Option<Int>.integer("max-results", value: "N", help: "at most N labels", default: 10, in: 1 ... Int(Int32.max))
+    static let declarations = [model.spec, automl.spec, confidence.spec, maxResults.spec] + BatchOptions.declarations
+    static let discussion = BatchOptions.discussion
 
-    static func run(_ arguments: Arguments) throws {
+    let modelPath: String?
+    let automlFolder: String?
+    let confidence: Float
+    let maxResults: Int
+    let batch: BatchOptions
+
+    init(_ arguments: Arguments) throws(CLIError) {
+        modelPath = try arguments[Self.model]
+        automlFolder = try arguments[Self.automl]
+        confidence = Float(try arguments[Self.confidence] ?? 0.5)
+        maxResults = try arguments[Self.maxResults]
+        batch = try BatchOptions(arguments)
+    }
+
+    func validate() throws(CLIError) {
+        guard modelPath == nil || automlFolder == nil else { throw .usage("--model and --automl are mutually exclusive") }
+        try batch.validate()
+    }
+
+    struct Record: Encodable {
+        let image: String
+        let labels: [ImageLabel]
+    }
+
+    func run() throws {
         let model: LocalModel
-        switch (arguments.value("model"), arguments.value("automl")) {
-        case (.some, .some): throw CLIError.usage("--model and --automl are mutually exclusive")
-        case let (path?, nil): model = LocalModel(path: path)
-        case let (nil, folder?): model = try LocalModel(manifestFolder: folder)
-        case (nil, nil): model = LocalModel(path: try defaultModel(ClassifyCommand.defaultName))
+        if let automlFolder {
+            model = try LocalModel(manifestFolder: automlFolder)
+        } else {
+            model = LocalModel(path: try modelPath ?? defaultModel(ClassifyCommand.defaultName))
         }
-        var options = ImageLabelerOptions(localModel: model, confidenceThreshold: Float(try arguments.double("confidence", in: 0 ... 1) ?? 0.5))
-        options.maxResultCount = try arguments.int("max-results", in: 1 ... Int(Int32.max)) ?? 10
-        let labeler = try ImageLabeler(options: options)
-        var results = [[String: Any]]()
-        try forEachImage(arguments.positionals) { path, image in
-            let labels = try labeler.process(image)
-            if arguments.flag("json") {
-                results.append(["image": path, "labels": labels.map { ["text": $0.text, "confidence": Double($0.confidence), "index": $0.index] as [String: Any] }])
-            } else {
-                print("\(path):")
-                for l in labels { print(String(format: "  %@ %.2f (index %d)", l.text, l.confidence, l.index)) }
-            }
-        }
-        if arguments.flag("json") { print(try jsonText(results)) }
+        var options = ImageLabelerOptions(localModel: model, confidenceThreshold: confidence)
+        options.maxResultCount = maxResults
+        try runBatch(batch, makeWorker: { try ImageLabeler(options: options) },
+                     process: { labeler, item in try labeler.process(loadImage(item.path)) },
+                     text: { path, labels in
+                         (["\(path):"] + labels.map { String(format: "  %@ %.2f (index %d)", $0.text, $0.confidence, $0.index) }).joined(separator: "\n") + "\n"
+                     },
+                     record: { path, labels in Record(image: path, labels: labels) })
     }
 }

@@ -3,7 +3,7 @@ import Tasks
 
 /// Finds a bundled default model: `Models/<name>` under the current directory or any directory
 /// above the executable (so both `swift run` and `.build/release/swiftlite` find the repo's models).
-func defaultModel(_ name: String) throws -> String {
+func defaultModel(_ name: String) throws(CLIError) -> String {
     var candidates = [URL(fileURLWithPath: FileManager.default.currentDirectoryPath)]
     var dir = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
     for _ in 0 ..< 6 {
@@ -14,7 +14,7 @@ func defaultModel(_ name: String) throws -> String {
         let path = base.appendingPathComponent("Models").appendingPathComponent(name).path
         if FileManager.default.fileExists(atPath: path) { return path }
     }
-    throw CLIError.failed("default model Models/\(name) not found (run from the repository, or pass --model)")
+    throw .failed("default model Models/\(name) not found (run from the repository, or pass --model)")
 }
 
 /// Comma-separated names (`--allow a,b`).
@@ -22,26 +22,39 @@ func nameList(_ text: String?) -> [String] {
     (text ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
 }
 
-/// Loads each image path, reporting progress on a terminal for batches.
-func forEachImage(_ paths: [String], _ body: (String, Image) throws -> Void) throws {
-    guard !paths.isEmpty else { throw CLIError.usage("no IMAGE given") }
-    let showProgress = paths.count > 3 && isatty(STDERR_FILENO) != 0
-    for (i, path) in paths.enumerated() {
-        if showProgress { FileHandle.standardError.write(Data("\r[\(i + 1)/\(paths.count)] \(path)\u{1B}[K".utf8)) }
-        let image: Image
-        do { image = try Image(contentsOf: URL(fileURLWithPath: path)) } catch {
-            throw CLIError.failed("\(path): \(error)")
-        }
-        try body(path, image)
+/// The label shown for a category: its display name, else its category name, else `#index`.
+func categoryLabel(_ c: Category) -> String {
+    if let d = c.displayName, !d.isEmpty { return d }
+    if let n = c.categoryName, !n.isEmpty { return n }
+    return "#\(c.index)"
+}
+
+/// Pretty JSON (sorted keys, slashes unescaped) of a Codable value.
+func jsonText(_ value: some Encodable) throws -> String {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+    return String(decoding: try encoder.encode(value), as: UTF8.self)
+}
+
+/// Writes `data` to `path`, failing with one line that names the path and the system's reason
+/// ("No such file or directory"), not Foundation's error domain text.
+func writeFile(_ data: Data, to path: String) throws(CLIError) {
+    guard let file = fopen(path, "wb") else {
+        throw .failed("cannot write '\(path)': \(String(cString: strerror(errno)))")
     }
-    if showProgress { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+    let written = data.withUnsafeBytes { fwrite($0.baseAddress, 1, $0.count, file) }
+    let closed = fclose(file)
+    guard written == data.count, closed == 0 else {
+        throw .failed("cannot write '\(path)': \(String(cString: strerror(errno)))")
+    }
 }
 
-/// Pretty JSON text of a JSON-compatible value.
-func jsonText(_ value: Any) throws -> String {
-    String(decoding: try JSONSerialization.data(withJSONObject: value, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]), as: UTF8.self)
-}
-
-func categoryJSON(_ c: Category) -> [String: Any] {
-    ["index": c.index, "score": Double(c.score), "categoryName": c.categoryName ?? "", "displayName": c.displayName ?? ""]
+/// Refuses an output path whose folder does not exist or is not a folder, before any work.
+func checkOutputFolder(of path: String, option: String) throws(CLIError) {
+    let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
+    var isDirectory: ObjCBool = false
+    guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory) else {
+        throw .usage("\(option) \(path): folder '\(folder)' does not exist")
+    }
+    guard isDirectory.boolValue else { throw .usage("\(option) \(path): '\(folder)' is not a folder") }
 }
