@@ -28,7 +28,7 @@ final class ImageLabelerTests: XCTestCase {
         let breeds = try Labels(contentsOf: model.labelsPath!).names
         XCTAssertEqual(breeds.count, 19)
 
-        let image = try Image(contentsOf: Fixtures.shared("images/pets.jpg"))
+        let image = try MPImage(contentsOf: Fixtures.shared("images/pets.jpg"))
         var options = ImageLabelerOptions(localModel: model, confidenceThreshold: 0)
         options.maxResultCount = 19
         let all = try ImageLabeler(options: options).process(image)

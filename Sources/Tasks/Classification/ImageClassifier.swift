@@ -7,7 +7,7 @@ import Foundation
 /// var options = ImageClassifierOptions(modelPath: "efficientnet_lite0.tflite")
 /// options.maxResults = 5
 /// let classifier = try ImageClassifier(options: options)
-/// let result = try classifier.classify(image: Image(contentsOf: URL(fileURLWithPath: "cat.jpg")))
+/// let result = try classifier.classify(image: MPImage(contentsOf: URL(fileURLWithPath: "cat.jpg")))
 /// print(result.classifications[0].categories[0].categoryName ?? "?")
 /// ```
 ///
@@ -59,13 +59,13 @@ public final class ImageClassifier: @unchecked Sendable {
     }
 
     /// Classifies one image (image running mode).
-    public func classify(image: Image, regionOfInterest: RegionOfInterest = .full) throws(TaskError) -> ImageClassifierResult {
+    public func classify(image: MPImage, regionOfInterest: RegionOfInterest = .full) throws(TaskError) -> ImageClassifierResult {
         try gate.checkMode(.image, method: "classify(image:)")
         return try run(image, region: regionOfInterest, timestamp: 0)
     }
 
     /// Classifies one video frame; timestamps must increase from call to call.
-    public func classify(videoFrame image: Image, timestampInMilliseconds: Int, regionOfInterest: RegionOfInterest = .full) throws(TaskError) -> ImageClassifierResult {
+    public func classify(videoFrame image: MPImage, timestampInMilliseconds: Int, regionOfInterest: RegionOfInterest = .full) throws(TaskError) -> ImageClassifierResult {
         try gate.checkMode(.video, method: "classify(videoFrame:timestampInMilliseconds:)")
         try gate.advance(to: timestampInMilliseconds)
         return try run(image, region: regionOfInterest, timestamp: timestampInMilliseconds)
@@ -74,15 +74,15 @@ public final class ImageClassifier: @unchecked Sendable {
     /// Sends a live-stream frame; the result arrives on `options.resultListener` (on a serial
     /// queue). A frame that arrives while the previous one is still being processed is dropped.
     /// - Throws: for the wrong running mode or a timestamp that does not increase.
-    public func classifyAsync(image: Image, timestampInMilliseconds: Int, regionOfInterest: RegionOfInterest = .full) throws(TaskError) {
+    public func classifyAsync(image: MPImage, timestampInMilliseconds: Int, regionOfInterest: RegionOfInterest = .full) throws(TaskError) {
         try gate.checkMode(.liveStream, method: "classifyAsync(image:timestampInMilliseconds:)")
         try gate.advance(to: timestampInMilliseconds)
         gate.submit({ [self] () throws(TaskError) in try run(image, region: regionOfInterest, timestamp: timestampInMilliseconds) },
                     deliver: { [self] result in options.resultListener?(result, image, timestampInMilliseconds) })
     }
 
-    private func run(_ image: Image, region: RegionOfInterest, timestamp: Int) throws(TaskError) -> ImageClassifierResult {
-        let upright: Image
+    private func run(_ image: MPImage, region: RegionOfInterest, timestamp: Int) throws(TaskError) -> ImageClassifierResult {
+        let upright: MPImage
         do { upright = try image.upright() } catch { throw .invalidArgument("\(error)") }
         let input = try encoder.encode(upright, crop: options.cropAndScale, region: region)
         let outputs = try model.run(input, outputs: heads.count)

@@ -17,7 +17,7 @@ public struct ImageClassifierOptions: Sendable {
     /// Labels to use when the model has no label metadata (a path to a label file, one per line).
     public var labelsPath: String?
     /// Receives live-stream results, on a serial queue.
-    public var resultListener: (@Sendable (Result<ImageClassifierResult, TaskError>, Image, Int) -> Void)?
+    public var resultListener: (@Sendable (Result<ImageClassifierResult, TaskError>, MPImage, Int) -> Void)?
 
     public init(modelPath: String = "") {
         baseOptions.modelAssetPath = modelPath

@@ -81,13 +81,13 @@ public final class ObjectDetector: @unchecked Sendable {
 
     /// Detects objects in one image (image running mode). Boxes are in pixels of the upright image.
     /// - Throws: `TaskError.invalidArgument` in another running mode or for a mirrored orientation.
-    public func detect(image: Image) throws(TaskError) -> ObjectDetectorResult {
+    public func detect(image: MPImage) throws(TaskError) -> ObjectDetectorResult {
         try gate.checkMode(.image, method: "detect(image:)")
         return try run(image, timestamp: 0)
     }
 
     /// Detects objects in one video frame; timestamps must increase from call to call.
-    public func detect(videoFrame image: Image, timestampInMilliseconds: Int) throws(TaskError) -> ObjectDetectorResult {
+    public func detect(videoFrame image: MPImage, timestampInMilliseconds: Int) throws(TaskError) -> ObjectDetectorResult {
         try gate.checkMode(.video, method: "detect(videoFrame:timestampInMilliseconds:)")
         try gate.advance(to: timestampInMilliseconds)
         return try run(image, timestamp: timestampInMilliseconds)
@@ -95,15 +95,15 @@ public final class ObjectDetector: @unchecked Sendable {
 
     /// Sends a live-stream frame; the result arrives on `options.resultListener` on a serial queue.
     /// A frame that arrives while the previous one is still being processed is dropped.
-    public func detectAsync(image: Image, timestampInMilliseconds: Int) throws(TaskError) {
+    public func detectAsync(image: MPImage, timestampInMilliseconds: Int) throws(TaskError) {
         try gate.checkMode(.liveStream, method: "detectAsync(image:timestampInMilliseconds:)")
         try gate.advance(to: timestampInMilliseconds)
         gate.submit({ [self] () throws(TaskError) in try run(image, timestamp: timestampInMilliseconds) },
                     deliver: { [self] result in options.resultListener?(result, image, timestampInMilliseconds) })
     }
 
-    private func run(_ image: Image, timestamp: Int) throws(TaskError) -> ObjectDetectorResult {
-        let upright: Image
+    private func run(_ image: MPImage, timestamp: Int) throws(TaskError) -> ObjectDetectorResult {
+        let upright: MPImage
         do { upright = try image.upright() } catch { throw .invalidArgument("\(error)") }
         let input = try encoder.encode(upright, crop: .scaleFill)
         let outputs = try model.run(input, outputs: 4)

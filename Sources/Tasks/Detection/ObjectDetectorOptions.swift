@@ -13,7 +13,7 @@ public struct ObjectDetectorOptions: Sendable {
     /// label maps, stands for the background class the model does not output and is skipped).
     public var labelsPath: String?
     /// Receives live-stream results, on a serial queue.
-    public var resultListener: (@Sendable (Result<ObjectDetectorResult, TaskError>, Image, Int) -> Void)?
+    public var resultListener: (@Sendable (Result<ObjectDetectorResult, TaskError>, MPImage, Int) -> Void)?
 
     public init(modelPath: String = "") {
         baseOptions.modelAssetPath = modelPath

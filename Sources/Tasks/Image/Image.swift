@@ -1,6 +1,7 @@
 import Foundation
 
-/// An 8-bit RGB image: the input type of SwiftLite's vision tasks.
+/// An 8-bit RGB image: the input type of SwiftLite's vision tasks (MediaPipe's `MPImage`; the
+/// name keeps clear of `SwiftUI.Image`).
 ///
 /// Pixels are stored interleaved (`R, G, B, R, G, B, ...`), row by row from the top,
 /// with no padding: `pixels.count == width * height * 3`. Images decoded from PNG,
@@ -10,20 +11,20 @@ import Foundation
 /// usually trained on).
 ///
 /// ```swift
-/// let image = try Image(contentsOf: URL(fileURLWithPath: "cat.jpg"))
+/// let image = try MPImage(contentsOf: URL(fileURLWithPath: "cat.jpg"))
 /// print(image.width, image.height)         // 512 341
 /// let (r, g, b) = image.rgb(x: 10, y: 20)
 /// ```
-public struct Image: Sendable, Equatable {
+public struct MPImage: Sendable, Equatable {
     /// How the stored pixels must be rotated to appear upright, with the meaning of
     /// UIKit's `UIImage.Orientation` and MediaPipe's `MPImage.orientation`.
     ///
     /// For example `.right` means the stored pixels must be rotated 90° clockwise to
     /// be seen the right way up (a portrait photo from a phone held upright, EXIF
-    /// orientation 6). ``Image/upright()`` applies the rotation.
+    /// orientation 6). ``MPImage/upright()`` applies the rotation.
     ///
     /// ```swift
-    /// let photo = try Image(contentsOf: url, orientation: .right)
+    /// let photo = try MPImage(contentsOf: url, orientation: .right)
     /// let upright = try photo.upright()      // width and height swapped, .up
     /// ```
     public enum Orientation: Sendable, Hashable, CaseIterable {
@@ -35,20 +36,20 @@ public struct Image: Sendable, Equatable {
         case left
         /// Rotate the stored pixels 90° clockwise to display (EXIF 6).
         case right
-        /// `.up` mirrored horizontally. Not supported by ``Image/upright()``.
+        /// `.up` mirrored horizontally. Not supported by ``MPImage/upright()``.
         case upMirrored
-        /// `.down` mirrored horizontally. Not supported by ``Image/upright()``.
+        /// `.down` mirrored horizontally. Not supported by ``MPImage/upright()``.
         case downMirrored
-        /// `.left` mirrored. Not supported by ``Image/upright()``.
+        /// `.left` mirrored. Not supported by ``MPImage/upright()``.
         case leftMirrored
-        /// `.right` mirrored. Not supported by ``Image/upright()``.
+        /// `.right` mirrored. Not supported by ``MPImage/upright()``.
         case rightMirrored
     }
 
     /// An encoded image format SwiftLite can read (and, for PNG, write).
     ///
     /// ```swift
-    /// if Image.Format(detecting: data) == .jpeg { print("a JPEG") }
+    /// if MPImage.Format(detecting: data) == .jpeg { print("a JPEG") }
     /// ```
     public enum Format: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
         /// Portable Network Graphics, decoded with libpng.
@@ -64,7 +65,7 @@ public struct Image: Sendable, Equatable {
         /// Detects the format from the data's leading magic bytes.
         ///
         /// ```swift
-        /// let format = Image.Format(detecting: try Data(contentsOf: url))  // .png, .jpeg, .bmp or nil
+        /// let format = MPImage.Format(detecting: try Data(contentsOf: url))  // .png, .jpeg, .bmp or nil
         /// ```
         /// - Parameter data: The encoded image, or at least its first 8 bytes.
         /// - Returns: `nil` when the bytes match none of PNG (`89 50 4E 47 0D 0A 1A 0A`),
@@ -102,7 +103,7 @@ public struct Image: Sendable, Equatable {
     /// Creates an image from raw interleaved RGB8 pixels.
     ///
     /// ```swift
-    /// let red = try Image(pixels: [255, 0, 0, 255, 0, 0], width: 2, height: 1)
+    /// let red = try MPImage(pixels: [255, 0, 0, 255, 0, 0], width: 2, height: 1)
     /// ```
     /// - Parameters:
     ///   - pixels: `width * height * 3` bytes, `R, G, B` per pixel, rows top to bottom.
@@ -113,7 +114,7 @@ public struct Image: Sendable, Equatable {
     ///   ``ImageError/dimensionsTooLarge(width:height:)`` beyond the limits, and
     ///   ``ImageError/pixelCountMismatch(expected:actual:)`` when the byte count is wrong.
     public init(pixels: [UInt8], width: Int, height: Int, orientation: Orientation = .up) throws {
-        try Image.checkDimensions(width: width, height: height)
+        try MPImage.checkDimensions(width: width, height: height)
         let expected = width * height * 3
         guard pixels.count == expected else {
             throw ImageError.pixelCountMismatch(expected: expected, actual: pixels.count)
@@ -125,7 +126,7 @@ public struct Image: Sendable, Equatable {
     /// not its name.
     ///
     /// ```swift
-    /// let image = try Image(contentsOf: URL(fileURLWithPath: "/tmp/parrot.jpg"))
+    /// let image = try MPImage(contentsOf: URL(fileURLWithPath: "/tmp/parrot.jpg"))
     /// ```
     /// - Parameters:
     ///   - url: A file URL.
@@ -143,7 +144,7 @@ public struct Image: Sendable, Equatable {
             data = try Data(contentsOf: url)
         } catch {
             throw ImageError.fileUnreadable(path: url.path,
-                                            reason: Image.reason(for: error, path: url.path))
+                                            reason: MPImage.reason(for: error, path: url.path))
         }
         try self.init(data: data, orientation: orientation)
     }
@@ -152,7 +153,7 @@ public struct Image: Sendable, Equatable {
     /// the leading magic bytes.
     ///
     /// ```swift
-    /// let image = try Image(data: pngBytes)
+    /// let image = try MPImage(data: pngBytes)
     /// ```
     /// - Parameters:
     ///   - data: The complete encoded file.
@@ -208,13 +209,13 @@ public struct Image: Sendable, Equatable {
     /// unchanged.
     ///
     /// ```swift
-    /// let stored = try Image(pixels: [1, 1, 1, 2, 2, 2], width: 2, height: 1, orientation: .right)
+    /// let stored = try MPImage(pixels: [1, 1, 1, 2, 2, 2], width: 2, height: 1, orientation: .right)
     /// let shown = try stored.upright()   // 1x2: pixel 1 on top, pixel 2 below
     /// ```
     /// - Returns: An `.up` image.
     /// - Throws: ``ImageError/unsupportedOrientation(_:)`` for the mirrored orientations,
     ///   which MediaPipe rejects too.
-    public func upright() throws -> Image {
+    public func upright() throws -> MPImage {
         switch orientation {
         case .up:
             return self
@@ -296,7 +297,11 @@ struct DecodedPixels {
 }
 
 private extension Array where Element == UInt8 {
-    func with(width: Int, height: Int) -> Image {
-        Image(unchecked: self, width: width, height: height, orientation: .up)
+    func with(width: Int, height: Int) -> MPImage {
+        MPImage(unchecked: self, width: width, height: height, orientation: .up)
     }
 }
+
+/// The old name of ``MPImage``, kept so existing code compiles; it collides with `SwiftUI.Image`.
+@available(*, deprecated, renamed: "MPImage")
+public typealias Image = MPImage

@@ -6,7 +6,7 @@
 ///
 /// ```swift
 /// do {
-///     let image = try Image(contentsOf: url)
+///     let image = try MPImage(contentsOf: url)
 ///     print(image.width, image.height)
 /// } catch let error as ImageError {
 ///     print(error)   // e.g. "Unsupported JPEG: CMYK color (...)"
@@ -19,32 +19,32 @@ public enum ImageError: Error, CustomStringConvertible, Equatable, Sendable {
 
     /// The data looks like `format` but is truncated or corrupt. `message` is the
     /// decoder's explanation (libpng's or libjpeg's own text, or the BMP decoder's).
-    case corruptData(format: Image.Format, message: String)
+    case corruptData(format: MPImage.Format, message: String)
 
     /// A well-formed file of a variant SwiftLite does not decode, such as a CMYK JPEG,
     /// an RLE-compressed BMP or an unusual bit depth. `feature` names it.
-    case unsupported(format: Image.Format, feature: String)
+    case unsupported(format: MPImage.Format, feature: String)
 
-    /// The image is larger than ``Image/maxDimension`` on a side or has more than
-    /// ``Image/maxPixelCount`` pixels. Refused before any pixel memory is allocated.
+    /// The image is larger than ``MPImage/maxDimension`` on a side or has more than
+    /// ``MPImage/maxPixelCount`` pixels. Refused before any pixel memory is allocated.
     case dimensionsTooLarge(width: Int, height: Int)
 
     /// Width or height is zero or negative.
     case invalidDimensions(width: Int, height: Int)
 
-    /// Raw pixels passed to ``Image/init(pixels:width:height:orientation:)`` do not
+    /// Raw pixels passed to ``MPImage/init(pixels:width:height:orientation:)`` do not
     /// hold exactly `width * height * 3` bytes.
     case pixelCountMismatch(expected: Int, actual: Int)
 
-    /// ``Image/upright()`` was asked to apply a mirrored orientation. Like MediaPipe,
+    /// ``MPImage/upright()`` was asked to apply a mirrored orientation. Like MediaPipe,
     /// SwiftLite supports rotations only.
-    case unsupportedOrientation(Image.Orientation)
+    case unsupportedOrientation(MPImage.Orientation)
 
     /// The file at `path` could not be read; `reason` is the system's explanation.
     case fileUnreadable(path: String, reason: String)
 
-    /// Encoding (``Image/pngData()``) failed; `message` is the encoder's explanation.
-    case encodingFailed(format: Image.Format, message: String)
+    /// Encoding (``MPImage/pngData()``) failed; `message` is the encoder's explanation.
+    case encodingFailed(format: MPImage.Format, message: String)
 
     /// A one-sentence explanation naming the problem and, where useful, what to do.
     public var description: String {
@@ -65,7 +65,7 @@ public enum ImageError: Error, CustomStringConvertible, Equatable, Sendable {
             return "Unsupported \(format) variant: \(feature)"
         case .dimensionsTooLarge(let width, let height):
             return "Image of \(width)x\(height) pixels is too large: the limits are "
-                + "\(Image.maxDimension) pixels per side and \(Image.maxPixelCount) pixels in all."
+                + "\(MPImage.maxDimension) pixels per side and \(MPImage.maxPixelCount) pixels in all."
         case .invalidDimensions(let width, let height):
             return "Invalid image size \(width)x\(height): width and height must be positive."
         case .pixelCountMismatch(let expected, let actual):

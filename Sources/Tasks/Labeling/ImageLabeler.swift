@@ -27,7 +27,7 @@ public final class ImageLabeler: @unchecked Sendable {
     }
 
     /// The labels of `image`, highest confidence first.
-    public func process(_ image: Image) throws(TaskError) -> [ImageLabel] {
+    public func process(_ image: MPImage) throws(TaskError) -> [ImageLabel] {
         let result = try classifier.classify(image: image)
         return (result.classifications.first?.categories ?? []).map {
             ImageLabel(text: $0.categoryName ?? "#\($0.index)", confidence: $0.score, index: $0.index)
@@ -35,7 +35,7 @@ public final class ImageLabeler: @unchecked Sendable {
     }
 
     /// Labels `image` off the caller's thread; `completion` runs on a serial queue.
-    public func process(_ image: Image, completion: @escaping @Sendable (Result<[ImageLabel], TaskError>) -> Void) {
+    public func process(_ image: MPImage, completion: @escaping @Sendable (Result<[ImageLabel], TaskError>) -> Void) {
         queue.async { [self] in
             do throws(TaskError) { completion(.success(try process(image))) } catch { completion(.failure(error)) }
         }

@@ -13,7 +13,7 @@ public enum ResamplingConvention: String, Sendable, CaseIterable {
     case halfPixelCenters
 }
 
-/// Turns an `Image` into the bytes of a model's image input: region of interest, crop-and-scale,
+/// Turns an `MPImage` into the bytes of a model's image input: region of interest, crop-and-scale,
 /// bilinear resampling (see `ResamplingConvention`; MediaPipe's by default), normalisation and
 /// quantization. Pixels outside the image replicate the nearest edge pixel.
 ///
@@ -85,7 +85,7 @@ public struct InputTensorEncoder: Sendable {
     }
 
     /// Encodes `image` (already upright) as input bytes.
-    public func encode(_ image: Image, crop: ImageCropAndScale = .scaleFill, region: RegionOfInterest = .full) throws(TaskError) -> Data {
+    public func encode(_ image: MPImage, crop: ImageCropAndScale = .scaleFill, region: RegionOfInterest = .full) throws(TaskError) -> Data {
         guard region.width > 0, region.height > 0, region.x >= 0, region.y >= 0,
               region.x + region.width <= 1.000001, region.y + region.height <= 1.000001 else {
             throw .invalidArgument("region of interest \(region) must lie inside the unit square with positive size")
