@@ -119,7 +119,6 @@ final class ImageClassifierTests: XCTestCase {
             $0.categoryDenylist = ["tiger cat"]
         }, "invalidOptions", isInvalidOptions)
         assertTaskError(try classifier { $0.maxResults = 0 }, "invalidOptions", isInvalidOptions)
-        assertTaskError(try classifier { $0.maxResults = -2 }, "invalidOptions", isInvalidOptions)
         assertTaskError(try classifier { $0.scoreThreshold = .nan }, "invalidOptions", isInvalidOptions)
         assertTaskError(try classifier { $0.baseOptions.modelAssetPath = "" }, "invalidOptions", isInvalidOptions)
         assertTaskError(try classifier { $0.runningMode = .liveStream }, "invalidOptions", isInvalidOptions)

@@ -1,3 +1,5 @@
+import Foundation
+
 /// How a task receives its images (MediaPipe's running modes).
 public enum RunningMode: String, Sendable {
     /// Independent images: call the image method (`classify(image:)`, `detect(image:)`).
@@ -9,13 +11,17 @@ public enum RunningMode: String, Sendable {
     case liveStream
 }
 
-/// The model a task runs: a `.tflite` path (MediaPipe's `BaseOptions`).
-public struct BaseOptions: Sendable {
+/// The model a task runs: a `.tflite` path or the model's bytes in memory (MediaPipe's
+/// `BaseOptions` with `modelAssetPath` / `modelAssetBuffer`); set exactly one.
+public struct BaseOptions: Sendable, Equatable {
     public var modelAssetPath: String
-    /// GEMM threads for the engine; nil keeps the library default.
+    /// The `.tflite` file's bytes (for a model downloaded or bundled as data).
+    public var modelAssetBuffer: Data?
+    /// GEMM threads for the engine; nil keeps the library default. Applied for `modelAssetPath`.
     public var threadCount: Int?
-    public init(modelAssetPath: String = "", threadCount: Int? = nil) {
+    public init(modelAssetPath: String = "", modelAssetBuffer: Data? = nil, threadCount: Int? = nil) {
         self.modelAssetPath = modelAssetPath
+        self.modelAssetBuffer = modelAssetBuffer
         self.threadCount = threadCount
     }
 }

@@ -216,49 +216,8 @@ public struct MPImage: Sendable, Equatable {
     /// - Throws: ``ImageError/unsupportedOrientation(_:)`` for the mirrored orientations,
     ///   which MediaPipe rejects too.
     public func upright() throws -> MPImage {
-        switch orientation {
-        case .up:
-            return self
-        case .down:
-            return rotated { x, y in (width - 1 - x, height - 1 - y) }
-                .with(width: width, height: height)
-        case .right:
-            // Output is height x width; output (x, y) shows stored (y, height - 1 - x).
-            return rotated(outputWidth: height) { x, y in (y, height - 1 - x) }
-                .with(width: height, height: width)
-        case .left:
-            // Output (x, y) shows stored (width - 1 - y, x).
-            return rotated(outputWidth: height) { x, y in (width - 1 - y, x) }
-                .with(width: height, height: width)
-        case .upMirrored, .downMirrored, .leftMirrored, .rightMirrored:
-            throw ImageError.unsupportedOrientation(orientation)
-        }
-    }
-
-    /// Gathers output pixels in row-major order from the stored pixel `source(x, y)`
-    /// names. `outputWidth` defaults to the stored width (for 180° rotation).
-    private func rotated(outputWidth: Int? = nil,
-                         source: (Int, Int) -> (Int, Int)) -> [UInt8] {
-        let outWidth = outputWidth ?? width
-        let count = width * height
-        let outHeight = count / outWidth
-        let srcWidth = width
-        return pixels.withUnsafeBufferPointer { src in
-            [UInt8](unsafeUninitializedCapacity: count * 3) { dst, initialized in
-                var o = 0
-                for y in 0..<outHeight {
-                    for x in 0..<outWidth {
-                        let (sx, sy) = source(x, y)
-                        let s = (sy * srcWidth + sx) * 3
-                        dst[o] = src[s]
-                        dst[o + 1] = src[s + 1]
-                        dst[o + 2] = src[s + 2]
-                        o += 3
-                    }
-                }
-                initialized = count * 3
-            }
-        }
+        guard !orientation.isMirrored else { throw ImageError.unsupportedOrientation(orientation) }
+        return applyingOrientation()
     }
 
     static func checkDimensions(width: Int, height: Int) throws {
@@ -294,12 +253,6 @@ struct DecodedPixels {
     var width: Int
     var height: Int
     var pixels: [UInt8]
-}
-
-private extension Array where Element == UInt8 {
-    func with(width: Int, height: Int) -> MPImage {
-        MPImage(unchecked: self, width: width, height: height, orientation: .up)
-    }
 }
 
 /// The old name of ``MPImage``, kept so existing code compiles; it collides with `SwiftUI.Image`.

@@ -53,6 +53,17 @@ public struct InputTensorEncoder: Sendable {
         }
     }
 
+    /// `region` when it lies inside the unit square with a positive size.
+    static func checked(_ region: RegionOfInterest) throws(TaskError) -> RegionOfInterest {
+        // The slack absorbs rounding in regions mapped between orientations.
+        let slack = 0.000001
+        guard region.width > 0, region.height > 0, region.x >= -slack, region.y >= -slack,
+              region.x + region.width <= 1 + slack, region.y + region.height <= 1 + slack else {
+            throw .invalidArgument("region of interest \(region) must lie inside the unit square with positive size")
+        }
+        return region
+    }
+
     /// The source rectangle (in pixels of `image`) that maps onto the whole input, and the
     /// destination rectangle it fills (smaller than the input only for `scaleFit`).
     func geometry(imageWidth: Int, imageHeight: Int, crop: ImageCropAndScale, region: RegionOfInterest)
@@ -86,10 +97,7 @@ public struct InputTensorEncoder: Sendable {
 
     /// Encodes `image` (already upright) as input bytes.
     public func encode(_ image: MPImage, crop: ImageCropAndScale = .scaleFill, region: RegionOfInterest = .full) throws(TaskError) -> Data {
-        guard region.width > 0, region.height > 0, region.x >= 0, region.y >= 0,
-              region.x + region.width <= 1.000001, region.y + region.height <= 1.000001 else {
-            throw .invalidArgument("region of interest \(region) must lie inside the unit square with positive size")
-        }
+        _ = try Self.checked(region)
         let (source, destination) = geometry(imageWidth: image.width, imageHeight: image.height, crop: crop, region: region)
         // Resample to 8-bit RGB at the input size (black outside the destination rectangle).
         var rgb = [UInt8](repeating: 0, count: width * height * 3)
