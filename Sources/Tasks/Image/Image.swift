@@ -130,11 +130,11 @@ public struct MPImage: Sendable, Equatable {
     /// ```
     /// - Parameters:
     ///   - url: A file URL.
-    ///   - orientation: How the stored pixels must be rotated to appear upright; default
-    ///     `.up`. EXIF orientation tags in the file are not read.
+    ///   - orientation: nil (the default) applies the file's EXIF orientation, as
+    ///     ``init(data:orientation:)`` describes; a value keeps the stored pixels with it.
     /// - Throws: ``ImageError/fileUnreadable(path:reason:)`` when the file cannot be read
     ///   (or `url` is not a file URL), and otherwise the errors of ``init(data:orientation:)``.
-    public init(contentsOf url: URL, orientation: Orientation = .up) throws {
+    public init(contentsOf url: URL, orientation: Orientation? = nil) throws {
         guard url.isFileURL else {
             throw ImageError.fileUnreadable(path: url.absoluteString,
                                             reason: "only file URLs can be read")
@@ -157,12 +157,16 @@ public struct MPImage: Sendable, Equatable {
     /// ```
     /// - Parameters:
     ///   - data: The complete encoded file.
-    ///   - orientation: How the stored pixels must be rotated to appear upright; default `.up`.
+    ///   - orientation: nil (the default): the EXIF `Orientation` of a JPEG (APP1) or PNG
+    ///     (`eXIf`) is applied to the pixels — all eight values, mirrored ones included — so
+    ///     the image is upright as the camera meant, with orientation `.up` (no tag: `.up`).
+    ///     A value: the stored pixels are kept as they are, with that orientation, and any
+    ///     EXIF tag is ignored.
     /// - Throws: ``ImageError/unknownFormat(firstBytes:)`` for other data (including
     ///   empty data), ``ImageError/corruptData(format:message:)`` for truncated or
     ///   corrupt files, ``ImageError/unsupported(format:feature:)`` for variants such as
     ///   CMYK JPEGs or compressed BMPs, and ``ImageError/dimensionsTooLarge(width:height:)``.
-    public init(data: Data, orientation: Orientation = .up) throws {
+    public init(data: Data, orientation: Orientation? = nil) throws {
         guard let format = Format(detecting: data) else {
             throw ImageError.unknownFormat(firstBytes: [UInt8](data.prefix(8)))
         }
@@ -172,8 +176,9 @@ public struct MPImage: Sendable, Equatable {
         case .jpeg: decoded = try JPEGDecoder.decode(data)
         case .bmp: decoded = try BMPDecoder.decode(data)
         }
-        self.init(unchecked: decoded.pixels, width: decoded.width, height: decoded.height,
-                  orientation: orientation)
+        let stored = MPImage(unchecked: decoded.pixels, width: decoded.width, height: decoded.height,
+                             orientation: orientation ?? EXIF.orientation(in: data) ?? .up)
+        self = orientation == nil ? stored.applyingOrientation() : stored
     }
 
     /// Builds an image from pixels a decoder or transform has already validated.
