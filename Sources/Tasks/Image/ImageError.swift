@@ -43,6 +43,9 @@ public enum ImageError: Error, CustomStringConvertible, Equatable, Sendable {
     /// The file at `path` could not be read; `reason` is the system's explanation.
     case fileUnreadable(path: String, reason: String)
 
+    /// A pixel buffer whose rows do not fit its bytes (`bytesPerRow` too small, too few bytes).
+    case invalidPixelBuffer(String)
+
     /// Encoding (``MPImage/pngData()``) failed; `message` is the encoder's explanation.
     case encodingFailed(format: MPImage.Format, message: String)
 
@@ -76,6 +79,8 @@ public enum ImageError: Error, CustomStringConvertible, Equatable, Sendable {
                 + "supported (as in MediaPipe); only .up, .down, .left and .right can be applied."
         case .fileUnreadable(let path, let reason):
             return "Cannot read image file \(path): \(reason)"
+        case .invalidPixelBuffer(let reason):
+            return "Invalid pixel buffer: \(reason)"
         case .encodingFailed(let format, let message):
             return "\(format) encoding failed: \(message)"
         }
