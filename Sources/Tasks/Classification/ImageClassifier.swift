@@ -140,8 +140,10 @@ public final class ImageClassifier: Sendable {
         }
     }
 
-    private func run(_ image: MPImage, region: RegionOfInterest, timestamp: Int) throws(TaskError) -> ImageClassifierResult {
-        let input = try encoder.encode(image.applyingOrientation(), crop: options.cropAndScale,
+    /// Runs the model on `image` with its orientation applied (mirrored ones too: the callers
+    /// that must refuse them have) and the crop option given (the options' by default).
+    func run(_ image: MPImage, region: RegionOfInterest, timestamp: Int, crop: ImageCropAndScale? = nil) throws(TaskError) -> ImageClassifierResult {
+        let input = try encoder.encode(image.applyingOrientation(), crop: crop ?? options.cropAndScale,
                                        region: try InputTensorEncoder.checked(region).inUprightFrame(of: image.orientation))
         let outputs = try model.run(input, outputs: heads.count)
         let classifications = heads.enumerated().map { i, head in

@@ -17,12 +17,12 @@ public final class ImageLabeler: Sendable {
     private let queue = DispatchQueue(label: "swiftlite.image-labeler")
 
     /// - Throws: `TaskError` when the model or its labels cannot be used, or the threshold is not
-    ///   in 0...1, or `maxResultCount` is not positive.
+    ///   in 0...1. A `maxResultCount` that is not positive means 10, as ML Kit's
+    ///   `MLKCustomImageLabelerOptions` ("if unset or set to an invalid value, 10 is used").
     public init(options: ImageLabelerOptions) throws(TaskError) {
         if let t = options.confidenceThreshold, !(0 ... 1).contains(t) {
             throw .invalidOptions("confidenceThreshold must be in 0...1, got \(t)")
         }
-        guard options.maxResultCount > 0 else { throw .invalidOptions("maxResultCount must be positive") }
         self.options = options
         var c = ImageClassifierOptions(modelPath: options.localModel.modelPath)
         // An AutoML folder's dict.txt names the labels, whatever the model's metadata says.
@@ -31,7 +31,7 @@ public final class ImageLabeler: Sendable {
         // ML Kit's CustomImageLabelerOptions: unset → the model metadata's threshold, else 0.0.
         c.scoreThreshold = options.confidenceThreshold
         c.defaultScoreThreshold = 0
-        c.maxResults = options.maxResultCount
+        c.maxResults = options.maxResultCount > 0 ? options.maxResultCount : 10
         classifier = try ImageClassifier(options: c)
     }
 

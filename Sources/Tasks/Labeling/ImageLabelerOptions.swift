@@ -7,7 +7,7 @@ public struct ImageLabelerOptions: Sendable, Equatable {
     /// Labels with a confidence below this are not returned. nil (ML Kit's default for custom
     /// models) uses the model metadata's score threshold, or 0.0 when it has none.
     public var confidenceThreshold: Float?
-    /// At most this many labels (ML Kit's default is 10).
+    /// At most this many labels (ML Kit's default is 10, also used for a value that is not positive).
     public var maxResultCount = 10
 
     public init(localModel: LocalModel, confidenceThreshold: Float? = nil) {

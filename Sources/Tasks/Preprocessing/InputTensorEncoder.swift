@@ -73,7 +73,7 @@ public struct InputTensorEncoder: Sendable {
         var destination = (x: 0, y: 0, w: width, h: height)
         let targetAspect = Double(width) / Double(height), sourceAspect = sw / sh
         switch crop {
-        case .scaleFill:
+        case .scaleFill, .scaleFillRotate90CCW:
             break
         case .centerCrop:
             if sourceAspect > targetAspect {
@@ -83,7 +83,7 @@ public struct InputTensorEncoder: Sendable {
                 let newHeight = sw / targetAspect
                 sy += (sh - newHeight) / 2; sh = newHeight
             }
-        case .scaleFit:
+        case .scaleFit, .scaleFitRotate90CCW:
             if sourceAspect > targetAspect {
                 let h = max(1, Int((Double(width) / sourceAspect).rounded()))
                 destination = (0, (height - h) / 2, width, h)
@@ -95,9 +95,14 @@ public struct InputTensorEncoder: Sendable {
         return ((sx, sy, sw, sh), destination)
     }
 
-    /// Encodes `image` (already upright) as input bytes.
+    /// Encodes `image` (already upright) as input bytes. The rotating crops turn the image 90°
+    /// counterclockwise first (and `region` is then in the rotated image's coordinates).
     public func encode(_ image: MPImage, crop: ImageCropAndScale = .scaleFill, region: RegionOfInterest = .full) throws(TaskError) -> Data {
         _ = try Self.checked(region)
+        if crop == .scaleFitRotate90CCW || crop == .scaleFillRotate90CCW {
+            let turned = MPImage(unchecked: image.pixels, width: image.width, height: image.height, orientation: .left).applyingOrientation()
+            return try encode(turned, crop: crop == .scaleFitRotate90CCW ? .scaleFit : .scaleFill, region: region)
+        }
         let (source, destination) = geometry(imageWidth: image.width, imageHeight: image.height, crop: crop, region: region)
         // Resample to 8-bit RGB at the input size (black outside the destination rectangle).
         var rgb = [UInt8](repeating: 0, count: width * height * 3)
