@@ -8,7 +8,7 @@ final class AnnotatorTests: XCTestCase {
     /// a checked build traps on and the unchecked release build looped on for ever).
     func testDetectionsAtEveryEdgeAreClipped() throws {
         let w = 40, h = 30
-        let image = try Image(pixels: [UInt8](repeating: 0, count: w * h * 3), width: w, height: h)
+        let image = try MPImage(pixels: [UInt8](repeating: 0, count: w * h * 3), width: w, height: h)
         let label = [Category(index: 0, score: 0.9, categoryName: "a very long label that runs off the image", displayName: nil)]
         var boxes = [BoundingBox]()
         for x in [-50, -5, 0, 10, w - 3, w, w + 20] {
@@ -28,7 +28,7 @@ final class AnnotatorTests: XCTestCase {
     /// A box wholly inside gets its outline and nothing far from it.
     func testBoxInsideIsOutlined() throws {
         let w = 400, h = 300
-        let image = try Image(pixels: [UInt8](repeating: 0, count: w * h * 3), width: w, height: h)
+        let image = try MPImage(pixels: [UInt8](repeating: 0, count: w * h * 3), width: w, height: h)
         let box = BoundingBox(originX: 100, originY: 100, width: 50, height: 40)
         let drawn = try Annotator.draw([Detection(boundingBox: box, categories: [])], on: image)
         func pixel(_ x: Int, _ y: Int) -> [UInt8] { Array(drawn.pixels[(y * w + x) * 3 ..< (y * w + x) * 3 + 3]) }

@@ -119,7 +119,6 @@ final class ImageClassifierTests: XCTestCase {
             $0.categoryDenylist = ["tiger cat"]
         }, "invalidOptions", isInvalidOptions)
         assertTaskError(try classifier { $0.maxResults = 0 }, "invalidOptions", isInvalidOptions)
-        assertTaskError(try classifier { $0.maxResults = -2 }, "invalidOptions", isInvalidOptions)
         assertTaskError(try classifier { $0.scoreThreshold = .nan }, "invalidOptions", isInvalidOptions)
         assertTaskError(try classifier { $0.baseOptions.modelAssetPath = "" }, "invalidOptions", isInvalidOptions)
         assertTaskError(try classifier { $0.runningMode = .liveStream }, "invalidOptions", isInvalidOptions)
@@ -135,8 +134,8 @@ final class ImageClassifierTests: XCTestCase {
     func testMirroredOrientationIsRejected() throws {
         let c = try smallClassifier()
         let cat = try TaskFixtures.demoCatImage()
-        for orientation in [Image.Orientation.upMirrored, .leftMirrored] {
-            let mirrored = try Image(pixels: cat.pixels, width: cat.width, height: cat.height, orientation: orientation)
+        for orientation in [MPImage.Orientation.upMirrored, .leftMirrored] {
+            let mirrored = try MPImage(pixels: cat.pixels, width: cat.width, height: cat.height, orientation: orientation)
             assertTaskError(try c.classify(image: mirrored), "invalidArgument", isInvalidArgument)
         }
     }
@@ -265,7 +264,7 @@ final class MediaPipeClassifierAgreementTests: XCTestCase {
             let expected = (entry["categories"] as! [[String: Any]]).map {
                 (index: $0["index"] as! Int, score: ($0["score"] as! NSNumber).floatValue, name: $0["category_name"] as? String)
             }
-            let image = try Image(contentsOf: Fixtures.shared(imageFile))
+            let image = try MPImage(contentsOf: Fixtures.shared(imageFile))
             XCTAssertEqual([image.width, image.height], [entry["width"] as! Int, entry["height"] as! Int], imageFile)
             let ours = try classifier.classify(image: image).classifications[0].categories
             var score = [Int: Float]()

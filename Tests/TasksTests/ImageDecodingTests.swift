@@ -3,7 +3,7 @@ import XCTest
 
 import Tasks
 
-/// Image decoding, orientation and PNG encoding.
+/// MPImage decoding, orientation and PNG encoding.
 ///
 /// Expected pixels come from Pillow (`Tests/Goldens/make_image_goldens.py`): for the
 /// images in `<repo>/../shared/images` a JSON golden with the size, a 64-bit FNV-1a
@@ -60,7 +60,7 @@ final class ImageDecodingTests: XCTestCase {
         return hash
     }
 
-    private func assertMatches(_ image: Image, _ golden: Golden, tolerance: Int = 0,
+    private func assertMatches(_ image: MPImage, _ golden: Golden, tolerance: Int = 0,
                                file: StaticString = #filePath, line: UInt = #line) {
         XCTAssertEqual(image.width, golden.width, "\(golden.file): width", file: file, line: line)
         XCTAssertEqual(image.height, golden.height, "\(golden.file): height", file: file, line: line)
@@ -92,7 +92,7 @@ final class ImageDecodingTests: XCTestCase {
         }
     }
 
-    private func assertThrows(_ expression: @autoclosure () throws -> Image,
+    private func assertThrows(_ expression: @autoclosure () throws -> MPImage,
                               file: StaticString = #filePath, line: UInt = #line,
                               _ check: (ImageError) -> Bool) {
         do {
@@ -112,7 +112,7 @@ final class ImageDecodingTests: XCTestCase {
     private func checkShared(_ names: [String]) throws {
         for name in names {
             let url = try sharedImage(name)
-            let image = try Image(contentsOf: url)
+            let image = try MPImage(contentsOf: url)
             assertMatches(image, try golden(name))
         }
     }
@@ -132,7 +132,7 @@ final class ImageDecodingTests: XCTestCase {
 
     func testContentsOfKeepsRequestedOrientation() throws {
         let url = try sharedImage("cat.png")
-        let image = try Image(contentsOf: url, orientation: .left)
+        let image = try MPImage(contentsOf: url, orientation: .left)
         XCTAssertEqual(image.orientation, .left)
         XCTAssertEqual(try image.upright().width, 341)
     }
@@ -143,7 +143,7 @@ final class ImageDecodingTests: XCTestCase {
         for name in ["gray8.png", "gray1.png", "gray4_trns.png", "gray_alpha8.png",
                      "palette8_trns.png", "palette4.png", "palette2_interlaced.png",
                      "rgb8_interlaced.png", "rgba8.png", "rgb8_gamma1.png"] {
-            assertMatches(try Image(data: fixtureData(name)), try golden(name))
+            assertMatches(try MPImage(data: fixtureData(name)), try golden(name))
         }
     }
 
@@ -152,13 +152,13 @@ final class ImageDecodingTests: XCTestCase {
     func testSixteenBitPNGsMatchPillowExactly() throws {
         for name in ["rgb16.png", "rgba16.png", "rgba16_interlaced.png", "gray16.png",
                      "gray_alpha16_interlaced.png", "rgb16_gamma_srgb.png"] {
-            assertMatches(try Image(data: fixtureData(name)), try golden(name))
+            assertMatches(try MPImage(data: fixtureData(name)), try golden(name))
         }
     }
 
     func testJPEGVariantsMatchPillowExactly() throws {
         for name in ["gray.jpg", "color444.jpg", "color420.jpg", "progressive422.jpg"] {
-            assertMatches(try Image(data: fixtureData(name)), try golden(name))
+            assertMatches(try MPImage(data: fixtureData(name)), try golden(name))
         }
     }
 
@@ -167,22 +167,22 @@ final class ImageDecodingTests: XCTestCase {
                      "bmp32_bitfields_v5.bmp", "bmp16_555.bmp", "bmp16_565.bmp",
                      "bmp8_palette.bmp", "bmp8_short_palette.bmp", "bmp4_palette.bmp",
                      "bmp1_palette_topdown.bmp"] {
-            assertMatches(try Image(data: fixtureData(name)), try golden(name))
+            assertMatches(try MPImage(data: fixtureData(name)), try golden(name))
         }
     }
 
     func testFormatDetection() throws {
-        XCTAssertEqual(Image.Format(detecting: try fixtureData("gray8.png")), .png)
-        XCTAssertEqual(Image.Format(detecting: try fixtureData("gray.jpg")), .jpeg)
-        XCTAssertEqual(Image.Format(detecting: try fixtureData("bmp8_palette.bmp")), .bmp)
-        XCTAssertNil(Image.Format(detecting: Data("GIF89a".utf8)))
-        XCTAssertNil(Image.Format(detecting: Data()))
+        XCTAssertEqual(MPImage.Format(detecting: try fixtureData("gray8.png")), .png)
+        XCTAssertEqual(MPImage.Format(detecting: try fixtureData("gray.jpg")), .jpeg)
+        XCTAssertEqual(MPImage.Format(detecting: try fixtureData("bmp8_palette.bmp")), .bmp)
+        XCTAssertNil(MPImage.Format(detecting: Data("GIF89a".utf8)))
+        XCTAssertNil(MPImage.Format(detecting: Data()))
     }
 
     // MARK: - Errors
 
     func testEmptyDataIsUnknownFormat() {
-        assertThrows(try Image(data: Data())) { $0 == .unknownFormat(firstBytes: []) }
+        assertThrows(try MPImage(data: Data())) { $0 == .unknownFormat(firstBytes: []) }
     }
 
     func testRandomBytesAreUnknownFormat() {
@@ -193,8 +193,8 @@ final class ImageDecodingTests: XCTestCase {
             state ^= state << 5
             return UInt8(truncatingIfNeeded: state)
         }
-        XCTAssertNil(Image.Format(detecting: Data(bytes)), "the seed must not produce a magic")
-        assertThrows(try Image(data: Data(bytes))) {
+        XCTAssertNil(MPImage.Format(detecting: Data(bytes)), "the seed must not produce a magic")
+        assertThrows(try MPImage(data: Data(bytes))) {
             $0 == .unknownFormat(firstBytes: Array(bytes.prefix(8)))
         }
         let description = ImageError.unknownFormat(firstBytes: [0x47, 0x49, 0x46, 0x0A]).description
@@ -204,20 +204,20 @@ final class ImageDecodingTests: XCTestCase {
     func testMagicFollowedByGarbageIsCorrupt() {
         let garbage = [UInt8](repeating: 0x5A, count: 100)
         let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
-        assertThrows(try Image(data: Data(png + garbage))) {
+        assertThrows(try MPImage(data: Data(png + garbage))) {
             if case .corruptData(.png, _) = $0 { return true } else { return false }
         }
-        assertThrows(try Image(data: Data([0xFF, 0xD8, 0xFF] + garbage))) {
+        assertThrows(try MPImage(data: Data([0xFF, 0xD8, 0xFF] + garbage))) {
             if case .corruptData(.jpeg, _) = $0 { return true } else { return false }
         }
-        assertThrows(try Image(data: Data([0x42, 0x4D] + garbage))) {
+        assertThrows(try MPImage(data: Data([0x42, 0x4D] + garbage))) {
             if case .corruptData(.bmp, _) = $0 { return true } else { return false }
         }
     }
 
     func testTruncatedPNGThrows() throws {
         let data = try fixtureData("rgb8_interlaced.png")
-        assertThrows(try Image(data: data.prefix(data.count / 2))) {
+        assertThrows(try MPImage(data: data.prefix(data.count / 2))) {
             if case .corruptData(.png, let message) = $0 { return !message.isEmpty }
             return false
         }
@@ -227,7 +227,7 @@ final class ImageDecodingTests: XCTestCase {
         var bytes = [UInt8](try fixtureData("gray8.png"))
         // The last IDAT's CRC sits 4 bytes before the 12-byte IEND chunk.
         bytes[bytes.count - 13] ^= 0xFF
-        assertThrows(try Image(data: Data(bytes))) {
+        assertThrows(try MPImage(data: Data(bytes))) {
             if case .corruptData(.png, let message) = $0 { return message.contains("CRC") }
             return false
         }
@@ -235,7 +235,7 @@ final class ImageDecodingTests: XCTestCase {
 
     func testTruncatedJPEGThrows() throws {
         let data = try fixtureData("color420.jpg")
-        assertThrows(try Image(data: data.prefix(data.count - 100))) {
+        assertThrows(try MPImage(data: data.prefix(data.count - 100))) {
             if case .corruptData(.jpeg, let message) = $0 { return message.contains("truncated") }
             return false
         }
@@ -244,12 +244,12 @@ final class ImageDecodingTests: XCTestCase {
     func testJPEGMissingOnlyItsEndMarkerDecodes() throws {
         let data = try fixtureData("color444.jpg")
         XCTAssertEqual(Array(data.suffix(2)), [0xFF, 0xD9])
-        let image = try Image(data: data.dropLast(2))
+        let image = try MPImage(data: data.dropLast(2))
         assertMatches(image, try golden("color444.jpg"))
     }
 
     func testCMYKJPEGIsUnsupported() throws {
-        assertThrows(try Image(data: fixtureData("cmyk.jpg"))) {
+        assertThrows(try MPImage(data: fixtureData("cmyk.jpg"))) {
             if case .unsupported(.jpeg, let feature) = $0 {
                 return feature.contains("CMYK") || feature.contains("YCCK")
             }
@@ -260,7 +260,7 @@ final class ImageDecodingTests: XCTestCase {
     func testBMPPixelOffsetPastEndThrows() throws {
         var bytes = [UInt8](try fixtureData("bmp24_bottomup.bmp"))
         bytes.replaceSubrange(10..<14, with: [0x00, 0x10, 0x00, 0x00])   // offset 4096
-        assertThrows(try Image(data: Data(bytes))) {
+        assertThrows(try MPImage(data: Data(bytes))) {
             if case .corruptData(.bmp, let message) = $0 { return message.contains("4096") }
             return false
         }
@@ -268,7 +268,7 @@ final class ImageDecodingTests: XCTestCase {
 
     func testBMPTruncatedPixelDataThrows() throws {
         let data = try fixtureData("bmp24_topdown.bmp")
-        assertThrows(try Image(data: data.dropLast(10))) {
+        assertThrows(try MPImage(data: data.dropLast(10))) {
             if case .corruptData(.bmp, _) = $0 { return true } else { return false }
         }
     }
@@ -276,7 +276,7 @@ final class ImageDecodingTests: XCTestCase {
     func testBMPHeaderSizePastEndThrows() throws {
         var bytes = [UInt8](try fixtureData("bmp32_bitfields_v5.bmp"))
         bytes = Array(bytes.prefix(60))   // V5 header needs 14 + 124 bytes
-        assertThrows(try Image(data: Data(bytes))) {
+        assertThrows(try MPImage(data: Data(bytes))) {
             if case .corruptData(.bmp, _) = $0 { return true } else { return false }
         }
     }
@@ -284,7 +284,7 @@ final class ImageDecodingTests: XCTestCase {
     func testBMPCompressionIsUnsupported() throws {
         var bytes = [UInt8](try fixtureData("bmp8_palette.bmp"))
         bytes[30] = 1   // BI_RLE8
-        assertThrows(try Image(data: Data(bytes))) {
+        assertThrows(try MPImage(data: Data(bytes))) {
             if case .unsupported(.bmp, let feature) = $0 { return feature.contains("RLE8") }
             return false
         }
@@ -293,22 +293,22 @@ final class ImageDecodingTests: XCTestCase {
     func testBMPHugeDimensionsAreRefusedBeforeAllocating() throws {
         var bytes = [UInt8](try fixtureData("bmp24_bottomup.bmp"))
         bytes.replaceSubrange(18..<22, with: [0x00, 0x00, 0x01, 0x00])   // width 65536
-        assertThrows(try Image(data: Data(bytes))) {
+        assertThrows(try MPImage(data: Data(bytes))) {
             $0 == .dimensionsTooLarge(width: 65536, height: 5)
         }
         bytes.replaceSubrange(18..<22, with: [0x00, 0x00, 0x00, 0x00])   // width 0
-        assertThrows(try Image(data: Data(bytes))) { $0 == .invalidDimensions(width: 0, height: 5) }
+        assertThrows(try MPImage(data: Data(bytes))) { $0 == .invalidDimensions(width: 0, height: 5) }
     }
 
     func testUnreadableFileThrows() {
         let url = URL(fileURLWithPath: "/nonexistent/swiftlite/none.png")
-        assertThrows(try Image(contentsOf: url)) {
+        assertThrows(try MPImage(contentsOf: url)) {
             $0 == .fileUnreadable(path: url.path, reason: "no such file")
         }
-        assertThrows(try Image(contentsOf: Self.fixtures)) {
+        assertThrows(try MPImage(contentsOf: Self.fixtures)) {
             $0 == .fileUnreadable(path: Self.fixtures.path, reason: "it is a directory")
         }
-        assertThrows(try Image(contentsOf: URL(string: "https://example.com/cat.png")!)) {
+        assertThrows(try MPImage(contentsOf: URL(string: "https://example.com/cat.png")!)) {
             if case .fileUnreadable(_, let reason) = $0 { return reason.contains("file URL") }
             return false
         }
@@ -318,9 +318,9 @@ final class ImageDecodingTests: XCTestCase {
         let png = try fixtureData("gray8.png")
         let slice = (Data([0xAA, 0xBB]) + png).dropFirst(2)
         XCTAssertEqual(slice.startIndex, 2)
-        XCTAssertEqual(try Image(data: slice), try Image(data: png))
+        XCTAssertEqual(try MPImage(data: slice), try MPImage(data: png))
         let bmp = try fixtureData("bmp24_topdown.bmp")
-        XCTAssertEqual(try Image(data: (Data([0]) + bmp).dropFirst()), try Image(data: bmp))
+        XCTAssertEqual(try MPImage(data: (Data([0]) + bmp).dropFirst()), try MPImage(data: bmp))
     }
 
     /// Every prefix of every fixture either throws an ImageError or decodes to exactly
@@ -332,10 +332,10 @@ final class ImageDecodingTests: XCTestCase {
         XCTAssertGreaterThan(names.count, 20)
         for name in names {
             let data = try fixtureData(name)
-            let full = try Image(data: data)
+            let full = try MPImage(data: data)
             for length in 0..<data.count {
                 do {
-                    let image = try Image(data: data.prefix(length))
+                    let image = try MPImage(data: data.prefix(length))
                     XCTAssertTrue(image == full, "\(name) cut to \(length) bytes decoded differently")
                 } catch is ImageError {
                     continue
@@ -349,10 +349,10 @@ final class ImageDecodingTests: XCTestCase {
     func testTruncatedSharedImagesThrow() throws {
         for name in ["parrot.jpg", "pets.jpg", "table.jpg", "cat.png", "bird.bmp"] {
             let data = try Data(contentsOf: try sharedImage(name))
-            let full = try Image(data: data)
+            let full = try MPImage(data: data)
             for cut in [2, 20, 100, 500, data.count / 3, data.count / 2, data.count - 100] {
                 do {
-                    let image = try Image(data: data.prefix(cut))
+                    let image = try MPImage(data: data.prefix(cut))
                     XCTFail("\(name) cut to \(cut) of \(data.count) bytes decoded "
                         + "(\(image == full ? "identical" : "different") pixels)")
                 } catch let error as ImageError {
@@ -363,7 +363,7 @@ final class ImageDecodingTests: XCTestCase {
                 }
             }
             if name.hasSuffix(".jpg") {
-                XCTAssertEqual(try Image(data: data.dropLast(2)), full, "\(name) without EOI")
+                XCTAssertEqual(try MPImage(data: data.dropLast(2)), full, "\(name) without EOI")
             }
         }
     }
@@ -388,7 +388,7 @@ final class ImageDecodingTests: XCTestCase {
                     let index = 2 + next() % (bytes.count - 2)   // keep the magic
                     bytes[index] = UInt8(truncatingIfNeeded: next())
                 }
-                if let image = try? Image(data: Data(bytes)) {
+                if let image = try? MPImage(data: Data(bytes)) {
                     XCTAssertEqual(image.pixels.count, image.width * image.height * 3)
                 }
             }
@@ -398,16 +398,16 @@ final class ImageDecodingTests: XCTestCase {
     // MARK: - Raw pixels
 
     func testRawPixelInitializerValidates() throws {
-        let image = try Image(pixels: [1, 2, 3, 4, 5, 6], width: 2, height: 1)
+        let image = try MPImage(pixels: [1, 2, 3, 4, 5, 6], width: 2, height: 1)
         XCTAssertEqual(image.rgb(x: 1, y: 0).red, 4)
         XCTAssertEqual(image.orientation, .up)
-        assertThrows(try Image(pixels: [1, 2, 3], width: 2, height: 2)) {
+        assertThrows(try MPImage(pixels: [1, 2, 3], width: 2, height: 2)) {
             $0 == .pixelCountMismatch(expected: 12, actual: 3)
         }
-        assertThrows(try Image(pixels: [], width: 0, height: 3)) {
+        assertThrows(try MPImage(pixels: [], width: 0, height: 3)) {
             $0 == .invalidDimensions(width: 0, height: 3)
         }
-        assertThrows(try Image(pixels: [], width: 1 << 15, height: 1 << 14)) {
+        assertThrows(try MPImage(pixels: [], width: 1 << 15, height: 1 << 14)) {
             $0 == .dimensionsTooLarge(width: 1 << 15, height: 1 << 14)
         }
     }
@@ -427,8 +427,8 @@ final class ImageDecodingTests: XCTestCase {
     private let f: [UInt8] = [60, 61, 62]
     private var letters: [[UInt8]] { [a, b, c, d, e, f] }
 
-    private func twoByThree(_ orientation: Image.Orientation) throws -> Image {
-        try Image(pixels: letters.flatMap { $0 }, width: 2, height: 3, orientation: orientation)
+    private func twoByThree(_ orientation: MPImage.Orientation) throws -> MPImage {
+        try MPImage(pixels: letters.flatMap { $0 }, width: 2, height: 3, orientation: orientation)
     }
 
     func testUprightOfUpIsUnchanged() throws {
@@ -469,13 +469,13 @@ final class ImageDecodingTests: XCTestCase {
 
     func testLeftThenRightIsIdentity() throws {
         let once = try twoByThree(.left).upright()
-        let back = try Image(pixels: once.pixels, width: once.width, height: once.height,
+        let back = try MPImage(pixels: once.pixels, width: once.width, height: once.height,
                              orientation: .right).upright()
         XCTAssertEqual(back, try twoByThree(.up))
     }
 
     func testMirroredOrientationsThrow() throws {
-        for orientation in [Image.Orientation.upMirrored, .downMirrored, .leftMirrored,
+        for orientation in [MPImage.Orientation.upMirrored, .downMirrored, .leftMirrored,
                             .rightMirrored] {
             let image = try twoByThree(orientation)
             assertThrows(try image.upright()) { $0 == .unsupportedOrientation(orientation) }
@@ -495,10 +495,10 @@ final class ImageDecodingTests: XCTestCase {
                 pixels += [UInt8(x * 19), UInt8(y * 36), UInt8((x * y * 7) & 0xFF)]
             }
         }
-        let image = try Image(pixels: pixels, width: width, height: height, orientation: .down)
+        let image = try MPImage(pixels: pixels, width: width, height: height, orientation: .down)
         let png = try image.pngData()
-        XCTAssertEqual(Image.Format(detecting: png), .png)
-        let decoded = try Image(data: png, orientation: .down)
+        XCTAssertEqual(MPImage.Format(detecting: png), .png)
+        let decoded = try MPImage(data: png, orientation: .down)
         XCTAssertEqual(decoded, image)
     }
 
@@ -511,14 +511,14 @@ final class ImageDecodingTests: XCTestCase {
             state ^= state << 5
             return UInt8(truncatingIfNeeded: state)
         }
-        let image = try Image(pixels: pixels, width: 97, height: 61)
-        XCTAssertEqual(try Image(data: image.pngData()), image)
-        XCTAssertEqual(try Image(data: image.pngData(fast: true)), image)
+        let image = try MPImage(pixels: pixels, width: 97, height: 61)
+        XCTAssertEqual(try MPImage(data: image.pngData()), image)
+        XCTAssertEqual(try MPImage(data: image.pngData(fast: true)), image)
     }
 
     func testPNGRoundTripOfSharedJPEG() throws {
-        let image = try Image(contentsOf: try sharedImage("table.jpg"))
-        XCTAssertEqual(try Image(data: image.pngData()), image)
+        let image = try MPImage(contentsOf: try sharedImage("table.jpg"))
+        XCTAssertEqual(try MPImage(data: image.pngData()), image)
     }
 }
 

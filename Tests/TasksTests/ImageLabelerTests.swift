@@ -28,7 +28,7 @@ final class ImageLabelerTests: XCTestCase {
         let breeds = try Labels(contentsOf: model.labelsPath!).names
         XCTAssertEqual(breeds.count, 19)
 
-        let image = try Image(contentsOf: Fixtures.shared("images/pets.jpg"))
+        let image = try MPImage(contentsOf: Fixtures.shared("images/pets.jpg"))
         var options = ImageLabelerOptions(localModel: model, confidenceThreshold: 0)
         options.maxResultCount = 19
         let all = try ImageLabeler(options: options).process(image)
@@ -36,10 +36,10 @@ final class ImageLabelerTests: XCTestCase {
         assertLabelerSemantics(all, threshold: 0, maxCount: 19)
         XCTAssertTrue(all.allSatisfy { breeds[$0.index] == $0.text }, "texts come from dict.txt")
 
-        // ML Kit defaults: confidence ≥ 0.5, at most 10.
+        // ML Kit's custom-model defaults: the metadata's threshold (this model has none, so 0.0), at most 10.
         let defaults = try ImageLabeler(options: ImageLabelerOptions(localModel: model)).process(image)
-        assertLabelerSemantics(defaults, threshold: 0.5, maxCount: 10)
-        XCTAssertEqual(defaults, all.filter { $0.confidence >= 0.5 })
+        assertLabelerSemantics(defaults, threshold: 0, maxCount: 10)
+        XCTAssertEqual(defaults, Array(all.prefix(10)))
 
         let threshold = all[1].confidence
         let two = try ImageLabeler(options: ImageLabelerOptions(localModel: model, confidenceThreshold: threshold)).process(image)
@@ -57,13 +57,14 @@ final class ImageLabelerTests: XCTestCase {
         let labeler = try ImageLabeler(options: options)
         // The asynchronous form (one inference keeps the debug-build suite quick).
         let done = expectation(description: "asynchronous labels")
-        nonisolated(unsafe) var received: Result<[ImageLabel], TaskError>?
-        labeler.process(image) { result in
-            received = result
+        nonisolated(unsafe) var received: ([ImageLabel]?, TaskError?)
+        labeler.process(image) { labels, error in
+            received = (labels, error)
             done.fulfill()
         }
         wait(for: [done], timeout: 60)
-        let labels = try XCTUnwrap(received).get()
+        XCTAssertNil(received.1)
+        let labels = try XCTUnwrap(received.0)
         assertLabelerSemantics(labels, threshold: 0.05, maxCount: 2)
         XCTAssertEqual(labels.map(\.text), ["Egyptian cat", "tiger cat"])
         XCTAssertEqual(labels.map(\.index), [285, 282])
@@ -73,9 +74,10 @@ final class ImageLabelerTests: XCTestCase {
         let model = LocalModel(path: TaskFixtures.efficientnetF32)
         assertTaskError(try ImageLabeler(options: ImageLabelerOptions(localModel: model, confidenceThreshold: 1.5)), "invalidOptions", isInvalidOptions)
         assertTaskError(try ImageLabeler(options: ImageLabelerOptions(localModel: model, confidenceThreshold: -0.1)), "invalidOptions", isInvalidOptions)
+        // ML Kit: a maxResultCount that is not positive means the default 10 (not an error).
         var options = ImageLabelerOptions(localModel: model)
         options.maxResultCount = 0
-        assertTaskError(try ImageLabeler(options: options), "invalidOptions", isInvalidOptions)
+        XCTAssertNoThrow(try ImageLabeler(options: options))
     }
 
     // MARK: - Broken AutoML folders

@@ -19,11 +19,11 @@ final class ObjectDetectorTests: XCTestCase {
         return try ObjectDetector(options: options)
     }
 
-    func photo(_ name: String) throws -> Image { try Image(contentsOf: Fixtures.shared("images/\(name)")) }
+    func photo(_ name: String) throws -> MPImage { try MPImage(contentsOf: Fixtures.shared("images/\(name)")) }
 
     func names(_ result: ObjectDetectorResult) -> [String] { result.detections.map { $0.categories[0].categoryName ?? "#\($0.categories[0].index)" } }
 
-    func assertWellFormed(_ result: ObjectDetectorResult, image: Image, file: StaticString = #filePath, line: UInt = #line) {
+    func assertWellFormed(_ result: ObjectDetectorResult, image: MPImage, file: StaticString = #filePath, line: UInt = #line) {
         let scores = result.detections.map { $0.categories[0].score }
         XCTAssertEqual(scores, scores.sorted(by: >), "best first", file: file, line: line)
         for d in result.detections {
@@ -148,7 +148,7 @@ final class ObjectDetectorTests: XCTestCase {
         var worstBox = 0, worstScore: Float = 0, compared = 0, failures = [String]()
         for entry in json["images"] as? [[String: Any]] ?? [] {
             let imageFile = try XCTUnwrap(entry["file"] as? String)
-            let image = try Image(contentsOf: Fixtures.shared(imageFile))
+            let image = try MPImage(contentsOf: Fixtures.shared(imageFile))
             let ours = try detector.detect(image: image).detections.map { d -> (name: String, box: [Int], score: Float) in
                 let c = d.categories[0], b = d.boundingBox
                 let name = mediaPipeNames.map { $0.indices.contains(c.index) ? $0[c.index] : "#\(c.index)" } ?? c.categoryName ?? "#\(c.index)"

@@ -16,8 +16,8 @@ final class PreprocessingTests: XCTestCase {
                          quantization: nil, isVariable: false, constantData: nil)
     }
 
-    func source() throws -> Image {
-        try Image(contentsOf: Self.directory.appendingPathComponent("source_7x5.png"))
+    func source() throws -> MPImage {
+        try MPImage(contentsOf: Self.directory.appendingPathComponent("source_7x5.png"))
     }
 
     func testHalfPixelCentersMatchNumpyReference() throws { try checkReference(.halfPixelCenters, suffix: "half_pixel") }
@@ -116,7 +116,7 @@ final class PreprocessingTests: XCTestCase {
         // Left half red, right half blue, 8x4.
         var pixels = [UInt8]()
         for _ in 0 ..< 4 { for x in 0 ..< 8 { pixels += x < 4 ? [255, 0, 0] : [0, 0, 255] } }
-        let image = try Image(pixels: pixels, width: 8, height: 4)
+        let image = try MPImage(pixels: pixels, width: 8, height: 4)
         let encoder = try InputTensorEncoder(input: input(width: 5, height: 3, type: .uint8), metadata: nil)
         // Bilinear taps may reach half a source pixel beyond the region, so keep it a pixel from the edge.
         let right = try encoder.encode(image, region: RegionOfInterest(x: 0.625, y: 0, width: 0.375, height: 1))

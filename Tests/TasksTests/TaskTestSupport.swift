@@ -16,7 +16,7 @@ enum TaskFixtures {
     /// ImageNet class names that are cats (EfficientNet's labels, no background class).
     static let catNames: Set<String> = ["tabby", "tiger cat", "Persian cat", "Siamese cat", "Egyptian cat"]
 
-    static func demoCatImage() throws -> Image { try Image(contentsOf: demoCat) }
+    static func demoCatImage() throws -> MPImage { try MPImage(contentsOf: demoCat) }
 
     /// A fresh temporary directory, removed when the test ends.
     static func temporaryDirectory(_ test: XCTestCase) throws -> URL {

@@ -4,23 +4,29 @@ import Foundation
 /// Classifies images with a `.tflite` model, with MediaPipe Tasks semantics.
 ///
 /// ```swift
-/// var options = ImageClassifierOptions(modelPath: "efficientnet_lite0.tflite")
-/// options.maxResults = 5
-/// let classifier = try ImageClassifier(options: options)
-/// let result = try classifier.classify(image: Image(contentsOf: URL(fileURLWithPath: "cat.jpg")))
+/// let classifier = try ImageClassifier(modelPath: "efficientnet_lite0.tflite")
+/// let result = try classifier.classify(image: MPImage(contentsOf: URL(fileURLWithPath: "cat.jpg")))
 /// print(result.classifications[0].categories[0].categoryName ?? "?")
 /// ```
 ///
 /// Every output of the model is a classification head (`[1, classes]` scores). Labels come from
 /// the model's metadata, or from `options.labelsPath`. Scores are the dequantized outputs as they
 /// are (a model should end in softmax or logistic).
-public final class ImageClassifier: @unchecked Sendable {
+///
+/// One classifier may be used from many threads at once: it holds one prepared plan, and each
+/// concurrent call runs on a session of its own.
+public final class ImageClassifier: Sendable {
     public let options: ImageClassifierOptions
     private let model: TaskModel
     private let encoder: InputTensorEncoder
-    private let heads: [(name: String?, labels: Labels?, classes: Int)]
-    private let filter: ResultFilter
+    private let heads: [Head]
     private let gate: StreamGate
+
+    private struct Head: Sendable {
+        let name: String?
+        let labels: Labels?
+        let filter: ResultFilter
+    }
 
     /// Creates a classifier.
     /// - Throws: `TaskError.invalidOptions` (allow and deny lists both set, maxResults 0, ...),
@@ -34,74 +40,128 @@ public final class ImageClassifier: @unchecked Sendable {
             throw .unsupportedModel("an image classifier needs exactly one input, the model has \(model.graph.inputs.count)")
         }
         encoder = try InputTensorEncoder(input: model.inputDescriptor(), metadata: model.metadata?.inputs.first)
-        var heads = [(name: String?, labels: Labels?, classes: Int)]()
+        var heads = [Head]()
         for i in 0 ..< model.graph.outputs.count {
             let output = model.outputDescriptor(i)
             let classes = output.shape.last ?? 0
             guard output.elementCount == classes, classes > 0, [.float32, .uint8, .int8].contains(output.dataType) else {
                 throw .unsupportedModel("output \(i) '\(output.name)' has shape \(output.shape) \(output.dataType), expected [1, classes] scores")
             }
-            var labels = try model.metadataLabels(output: i, locale: options.displayNamesLocale)
+            var labels = options.labelsPathOverridesMetadata ? nil : try model.metadataLabels(output: i, locale: options.displayNamesLocale)
             if labels == nil, let path = options.labelsPath { labels = try Labels(contentsOf: path) }
             if let l = labels, l.names.count != classes {
                 throw .invalidLabels("\(l.names.count) labels for output \(i) '\(output.name)' with \(classes) classes")
             }
-            heads.append((model.metadata?.outputs[safe: i]?.name, labels, classes))
-        }
-        filter = ResultFilter(
-            threshold: options.scoreThreshold ?? model.metadata?.outputs.first?.scoreThreshold ?? -.greatestFiniteMagnitude,
-            allow: Set(options.categoryAllowlist), deny: Set(options.categoryDenylist), maxResults: options.maxResults)
-        if heads.contains(where: { $0.labels == nil }), filter.usesNames {
-            throw .invalidOptions("categoryAllowlist/categoryDenylist need labels, and the model has none (pass labelsPath)")
+            if labels == nil, !options.categoryAllowlist.isEmpty || !options.categoryDenylist.isEmpty {
+                throw .invalidOptions("categoryAllowlist/categoryDenylist need labels, and the model has none (pass labelsPath)")
+            }
+            let metadata = model.metadata?.outputs[safe: i]
+            let filter = ResultFilter(
+                threshold: options.scoreThreshold ?? metadata?.scoreThreshold ?? options.defaultScoreThreshold,
+                allowlist: options.categoryAllowlist, denylist: options.categoryDenylist, labels: labels,
+                maxResults: options.maxResults)
+            heads.append(Head(name: metadata?.name, labels: labels, filter: filter))
         }
         self.heads = heads
         gate = StreamGate(mode: options.runningMode)
     }
 
+    /// Creates a classifier in the image running mode with default options.
+    public convenience init(modelPath: String) throws(TaskError) {
+        try self.init(options: ImageClassifierOptions(modelPath: modelPath))
+    }
+
     /// Classifies one image (image running mode).
-    public func classify(image: Image, regionOfInterest: RegionOfInterest = .full) throws(TaskError) -> ImageClassifierResult {
+    /// - Parameter regionOfInterest: in normalised coordinates of the *stored* pixels, as
+    ///   MediaPipe's `ImageProcessingOptions.regionOfInterest`; the image's orientation is then
+    ///   applied to that region.
+    /// - Throws: `TaskError.invalidArgument` in another running mode, for a mirrored orientation
+    ///   (MediaPipe rejects them) or a region outside the image.
+    public func classify(image: MPImage, regionOfInterest: RegionOfInterest = .full) throws(TaskError) -> ImageClassifierResult {
+        try imageCall(image, regionOfInterest)
+    }
+
+    /// Classifies one image off the caller's actor (image running mode).
+    @concurrent
+    public func classify(image: MPImage, regionOfInterest: RegionOfInterest = .full) async throws(TaskError) -> ImageClassifierResult {
+        try imageCall(image, regionOfInterest)
+    }
+
+    private func imageCall(_ image: MPImage, _ region: RegionOfInterest) throws(TaskError) -> ImageClassifierResult {
         try gate.checkMode(.image, method: "classify(image:)")
-        return try run(image, region: regionOfInterest, timestamp: 0)
+        try Self.checkOrientation(image)
+        return try run(image, region: region, timestamp: 0)
     }
 
     /// Classifies one video frame; timestamps must increase from call to call.
-    public func classify(videoFrame image: Image, timestampInMilliseconds: Int, regionOfInterest: RegionOfInterest = .full) throws(TaskError) -> ImageClassifierResult {
-        try gate.checkMode(.video, method: "classify(videoFrame:timestampInMilliseconds:)")
-        try gate.advance(to: timestampInMilliseconds)
-        return try run(image, region: regionOfInterest, timestamp: timestampInMilliseconds)
+    public func classify(videoFrame image: MPImage, timestampInMilliseconds: Int, regionOfInterest: RegionOfInterest = .full) throws(TaskError) -> ImageClassifierResult {
+        try videoCall(image, timestampInMilliseconds, regionOfInterest)
     }
 
-    /// Sends a live-stream frame; the result arrives on `options.resultListener` (on a serial
-    /// queue). A frame that arrives while the previous one is still being processed is dropped.
-    /// - Throws: for the wrong running mode or a timestamp that does not increase.
-    public func classifyAsync(image: Image, timestampInMilliseconds: Int, regionOfInterest: RegionOfInterest = .full) throws(TaskError) {
+    /// Classifies one video frame off the caller's actor; timestamps must increase.
+    @concurrent
+    public func classify(videoFrame image: MPImage, timestampInMilliseconds: Int, regionOfInterest: RegionOfInterest = .full) async throws(TaskError) -> ImageClassifierResult {
+        try videoCall(image, timestampInMilliseconds, regionOfInterest)
+    }
+
+    private func videoCall(_ image: MPImage, _ timestamp: Int, _ region: RegionOfInterest) throws(TaskError) -> ImageClassifierResult {
+        try gate.checkMode(.video, method: "classify(videoFrame:timestampInMilliseconds:)")
+        try Self.checkOrientation(image)
+        try gate.advance(to: timestamp)
+        return try run(image, region: region, timestamp: timestamp)
+    }
+
+    /// Sends a live-stream frame; the result arrives on the delegate and `options.resultListener`
+    /// (on a serial queue). A frame that arrives while the previous one is still being processed
+    /// is dropped.
+    /// - Throws: for the wrong running mode, a timestamp that does not increase, or a mirrored
+    ///   orientation — from this call itself, as MediaPipe's `classifyAsync` does.
+    public func classifyAsync(image: MPImage, timestampInMilliseconds: Int, regionOfInterest: RegionOfInterest = .full) throws(TaskError) {
         try gate.checkMode(.liveStream, method: "classifyAsync(image:timestampInMilliseconds:)")
+        try Self.checkOrientation(image)
         try gate.advance(to: timestampInMilliseconds)
         gate.submit({ [self] () throws(TaskError) in try run(image, region: regionOfInterest, timestamp: timestampInMilliseconds) },
-                    deliver: { [self] result in options.resultListener?(result, image, timestampInMilliseconds) })
+                    deliver: { [self] result in
+                        options.resultListener?(result, image, timestampInMilliseconds)
+                        if let delegate = options.imageClassifierLiveStreamDelegate {
+                            let (value, error): (ImageClassifierResult?, TaskError?) = switch result {
+                            case .success(let r): (r, nil)
+                            case .failure(let e): (nil, e)
+                            }
+                            delegate.imageClassifier(self, didFinishClassification: value, timestampInMilliseconds: timestampInMilliseconds, error: error)
+                        }
+                    })
     }
 
-    private func run(_ image: Image, region: RegionOfInterest, timestamp: Int) throws(TaskError) -> ImageClassifierResult {
-        let upright: Image
-        do { upright = try image.upright() } catch { throw .invalidArgument("\(error)") }
-        let input = try encoder.encode(upright, crop: options.cropAndScale, region: region)
+    /// MediaPipe's tasks apply rotations only (`MPImage` orientations that mirror are refused).
+    static func checkOrientation(_ image: MPImage) throws(TaskError) {
+        if image.orientation.isMirrored {
+            throw .invalidArgument("orientation .\(image.orientation) mirrors the image; MediaPipe-style tasks apply rotations only (.up, .down, .left, .right)")
+        }
+    }
+
+    /// Runs the model on `image` with its orientation applied (mirrored ones too: the callers
+    /// that must refuse them have) and the crop option given (the options' by default).
+    func run(_ image: MPImage, region: RegionOfInterest, timestamp: Int, crop: ImageCropAndScale? = nil) throws(TaskError) -> ImageClassifierResult {
+        let input = try encoder.encode(image.applyingOrientation(), crop: crop ?? options.cropAndScale,
+                                       region: try InputTensorEncoder.checked(region).inUprightFrame(of: image.orientation))
         let outputs = try model.run(input, outputs: heads.count)
         let classifications = heads.enumerated().map { i, head in
-            Classifications(headIndex: i, headName: head.name, categories: select(outputs[i], labels: head.labels))
+            Classifications(headIndex: i, headName: head.name, categories: select(outputs[i], head: head))
         }
         return ImageClassifierResult(classifications: classifications, timestampInMilliseconds: timestamp)
     }
 
     /// MediaPipe's post-processing: threshold and allow/deny filtering, then sort by score
     /// (ties: lower index first), then the top `maxResults`.
-    private func select(_ scores: [Float], labels: Labels?) -> [Category] {
-        var kept = scores.enumerated().compactMap { index, score -> Category? in
-            let name = labels?.name(index)
-            guard filter.accepts(score: score, name: name) else { return nil }
-            return Category(index: index, score: score, categoryName: name, displayName: labels?.displayName(index) ?? "")
+    private func select(_ scores: [Float], head: Head) -> [Category] {
+        var kept = [Category]()
+        for (index, score) in scores.enumerated() where head.filter.accepts(score: score, index: index) {
+            kept.append(Category(index: index, score: score, categoryName: head.labels?.name(index),
+                                 displayName: head.labels?.displayName(index) ?? ""))
         }
         kept.sort { $0.score != $1.score ? $0.score > $1.score : $0.index < $1.index }
-        filter.cap(&kept)
+        head.filter.cap(&kept)
         return kept
     }
 }

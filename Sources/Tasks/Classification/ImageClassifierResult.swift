@@ -1,17 +1,30 @@
+import Foundation
+
 /// The categories of one output head of a classifier, best first.
 public struct Classifications: Sendable, Equatable, Codable {
     public var headIndex: Int
     /// The output tensor's name from the model metadata, if any.
     public var headName: String?
     public var categories: [Category]
+
+    public init(headIndex: Int, headName: String? = nil, categories: [Category]) {
+        self.headIndex = headIndex
+        self.headName = headName
+        self.categories = categories
+    }
 }
 
 /// What `ImageClassifier` returns for one image.
-public struct ImageClassifierResult: Sendable, Equatable {
+public struct ImageClassifierResult: Sendable, Equatable, Codable {
     /// One entry per output head.
     public var classifications: [Classifications]
     /// The frame's timestamp (0 in image mode).
     public var timestampInMilliseconds: Int
+
+    public init(classifications: [Classifications], timestampInMilliseconds: Int = 0) {
+        self.classifications = classifications
+        self.timestampInMilliseconds = timestampInMilliseconds
+    }
 
     /// Vision-style top-k text: `(0.37) cliff, drop, drop-off`, one line per category.
     public func visionStyleDescription(head: Int = 0) -> String {
@@ -21,5 +34,3 @@ public struct ImageClassifierResult: Sendable, Equatable {
         }.joined(separator: "\n")
     }
 }
-
-import Foundation

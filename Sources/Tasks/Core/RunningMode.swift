@@ -1,4 +1,5 @@
 import Engine
+import Foundation
 
 /// How a task receives its images (MediaPipe's running modes).
 public enum RunningMode: String, Sendable {
@@ -11,15 +12,19 @@ public enum RunningMode: String, Sendable {
     case liveStream
 }
 
-/// The model a task runs: a `.tflite` path (MediaPipe's `BaseOptions`).
-public struct BaseOptions: Sendable {
+/// The model a task runs: a `.tflite` path or the model's bytes in memory (MediaPipe's
+/// `BaseOptions` with `modelAssetPath` / `modelAssetBuffer`); set exactly one.
+public struct BaseOptions: Sendable, Equatable {
     public var modelAssetPath: String
-    /// GEMM threads for the engine; nil keeps the library default.
+    /// The `.tflite` file's bytes (for a model downloaded or bundled as data).
+    public var modelAssetBuffer: Data?
+    /// GEMM threads for the engine; nil keeps the library default. Applied for `modelAssetPath`.
     public var threadCount: Int?
     /// The most memory and work the model and its packed files may ask for (see `Limits`).
     public var limits = Limits.default
-    public init(modelAssetPath: String = "", threadCount: Int? = nil) {
+    public init(modelAssetPath: String = "", modelAssetBuffer: Data? = nil, threadCount: Int? = nil) {
         self.modelAssetPath = modelAssetPath
+        self.modelAssetBuffer = modelAssetBuffer
         self.threadCount = threadCount
     }
 }

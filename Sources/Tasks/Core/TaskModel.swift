@@ -1,35 +1,55 @@
 import Engine
 import Foundation
 
-/// What every task needs from a model: the interpreter, its metadata, and its packed files.
-final class TaskModel {
-    let interpreter: Interpreter
+/// What every task needs from a model: one prepared `Plan` (immutable, shared by every caller), a
+/// pool of `Session`s (one per concurrent call), the metadata and the packed files.
+final class TaskModel: Sendable {
+    let plan: Plan
     let metadata: ModelMetadata?
-    private let archive: ZipArchive?
+    /// A read-only view of the plan's model bytes (which live as long as the plan).
+    nonisolated(unsafe) private let archive: ZipArchive?
+    private let sessions = SessionPool()
+    /// Threads per operator in each session (`BaseOptions.threadCount`, default 1).
+    private let threadCount: Int
 
     init(_ options: BaseOptions) throws(TaskError) {
-        guard !options.modelAssetPath.isEmpty else { throw .invalidOptions("baseOptions.modelAssetPath is empty") }
+        threadCount = options.threadCount ?? 1
         do {
-            var engineOptions = Interpreter.Options(threadCount: options.threadCount)
-            engineOptions.limits = options.limits
-            interpreter = try Interpreter(modelPath: options.modelAssetPath, options: engineOptions)
-            try interpreter.allocateTensors()
-        } catch {
+            try Session.validate(threadCount: threadCount)
+            if let buffer = options.modelAssetBuffer {
+                guard options.modelAssetPath.isEmpty else {
+                    throw TaskError.invalidOptions("set one of baseOptions.modelAssetPath and baseOptions.modelAssetBuffer, not both")
+                }
+                plan = try Plan(graph: Graph(data: buffer), limits: options.limits)
+            } else {
+                guard !options.modelAssetPath.isEmpty else {
+                    throw TaskError.invalidOptions("baseOptions.modelAssetPath is empty (set it or modelAssetBuffer)")
+                }
+                // Only the interpreter's plan is kept (it never allocates a session); sessions come from the pool.
+                var engineOptions = Interpreter.Options(threadCount: options.threadCount)
+                engineOptions.limits = options.limits
+                plan = try Interpreter(modelPath: options.modelAssetPath, options: engineOptions).plan
+            }
+        } catch let error as TaskError {
+            throw error
+        } catch let error as ModelError {
             throw .model(error)
+        } catch {
+            throw .unsupportedModel("\(error)")
         }
         do {
-            metadata = try ModelMetadata(graph: interpreter.graph)
+            metadata = try ModelMetadata(graph: plan.graph)
             // Packed files are only looked for when the metadata names some.
-            archive = metadata == nil ? nil : try ZipArchive(interpreter.graph.file.bytes, maxFileBytes: options.limits.maxAssociatedFileBytes)
+            archive = metadata == nil ? nil : try ZipArchive(plan.graph.file.bytes, maxFileBytes: options.limits.maxAssociatedFileBytes)
         } catch {
             throw .unsupportedModel("\(error)")
         }
     }
 
-    var graph: Graph { interpreter.graph }
+    var graph: Graph { plan.graph }
 
-    func inputDescriptor(_ i: Int = 0) -> TensorDescriptor { interpreter.plan.tensors[graph.inputs[i]] }
-    func outputDescriptor(_ i: Int) -> TensorDescriptor { interpreter.plan.tensors[graph.outputs[i]] }
+    func inputDescriptor(_ i: Int = 0) -> TensorDescriptor { plan.tensors[graph.inputs[i]] }
+    func outputDescriptor(_ i: Int) -> TensorDescriptor { plan.tensors[graph.outputs[i]] }
 
     /// The contents of a file packed in the model.
     func associatedFile(_ name: String) throws(TaskError) -> String {
@@ -58,38 +78,54 @@ final class TaskModel {
         return labels
     }
 
-    /// Serialises inference: the engine session is single-threaded.
-    private let lock = NSLock()
-
     /// Runs the model on `input` (the encoded image) and returns the first `outputs` outputs as
-    /// floats (dequantized where needed).
+    /// floats (dequantized where needed). Calls from several threads run in parallel, each on a
+    /// session of its own.
     func run(_ input: Data, outputs: Int) throws(TaskError) -> [[Float]] {
-        lock.lock()
-        defer { lock.unlock() }
+        let session = sessions.take(plan, threadCount: threadCount)
+        defer { sessions.give(session) }
         do {
-            try interpreter.copy(input, toInputAt: 0)
-            try interpreter.invoke()
+            try session.copy(input, toTensor: graph.inputs[0])
         } catch {
             throw .model(error)
         }
-        var result = [[Float]]()
-        for i in 0 ..< outputs { result.append(try scores(output: i)) }
-        return result
+        session.invoke()
+        return (0 ..< outputs).map { scores(session, output: $0) }
     }
 
     /// The float scores of output `index`, dequantized if needed.
-    func scores(output index: Int) throws(TaskError) -> [Float] {
-        let tensor: Tensor
-        do { tensor = try interpreter.output(at: index) } catch { throw .model(error) }
-        return tensor.data.withUnsafeBytes { raw -> [Float] in
-            let q = tensor.quantizationParameters
-            switch tensor.dataType {
-            case .float32: return Array(raw.bindMemory(to: Float.self))
-            case .uint8: return raw.map { (Float(Int($0) - (q?.zeroPoint ?? 0))) * (q?.scale ?? 1) }
-            case .int8: return raw.map { (Float(Int(Int8(bitPattern: $0)) - (q?.zeroPoint ?? 0))) * (q?.scale ?? 1) }
-            default: return []
-            }
+    private func scores(_ session: Session, output index: Int) -> [Float] {
+        let tensor = plan.tensors[graph.outputs[index]]
+        let raw = session.bytes(ofTensor: tensor.index)
+        let scale = tensor.quantization?.scale ?? 1, zeroPoint = tensor.quantization?.zeroPoint ?? 0
+        switch tensor.dataType {
+        case .float32: return Array(raw.bindMemory(to: Float.self))
+        case .uint8: return raw.map { Float(Int($0) - zeroPoint) * scale }
+        case .int8: return raw.map { Float(Int(Int8(bitPattern: $0)) - zeroPoint) * scale }
+        default: return []
         }
+    }
+}
+
+/// Idle sessions of one plan. A call takes one (or makes one when all are busy) and gives it back,
+/// so the pool grows to the largest number of concurrent calls and no call waits for another.
+private final class SessionPool: @unchecked Sendable {
+    private let lock = NSLock()
+    /// Guarded by `lock`; a session is only ever used by the one call that took it.
+    private var idle: [Session] = []
+
+    /// `threadCount` was validated when the task was created, so making a session cannot fail.
+    func take(_ plan: Plan, threadCount: Int) -> Session {
+        lock.lock()
+        let session = idle.popLast()
+        lock.unlock()
+        return session ?? (try! Session(plan: plan, threadCount: threadCount))
+    }
+
+    func give(_ session: Session) {
+        lock.lock()
+        idle.append(session)
+        lock.unlock()
     }
 }
 

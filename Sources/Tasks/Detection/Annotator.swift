@@ -2,7 +2,7 @@
 /// (in a small built-in bitmap font), so results can be looked at rather than read.
 public enum Annotator {
     /// Returns a copy of `image` (upright) with `detections` drawn.
-    public static func draw(_ detections: [Detection], on image: Image) throws -> Image {
+    public static func draw(_ detections: [Detection], on image: MPImage) throws -> MPImage {
         var pixels = image.pixels
         let w = image.width, h = image.height
         let thickness = max(2, min(w, h) / 200), scale = max(2, min(w, h) / 250)
@@ -40,7 +40,7 @@ public enum Annotator {
                 }
             }
         }
-        return try Image(pixels: pixels, width: w, height: h)
+        return try MPImage(pixels: pixels, width: w, height: h)
     }
 
     private static let palette: [(UInt8, UInt8, UInt8)] = [

@@ -15,7 +15,9 @@ import Foundation
 ///
 /// The model's four outputs are boxes `[1, N, 4]` (ymin, xmin, ymax, xmax, normalised), classes
 /// `[1, N]`, scores `[1, N]` and the detection count `[1]`, in that order.
-public final class ObjectDetector: @unchecked Sendable {
+///
+/// One detector may be used from many threads at once (one plan, a session per concurrent call).
+public final class ObjectDetector: Sendable {
     public let options: ObjectDetectorOptions
     private let model: TaskModel
     private let encoder: InputTensorEncoder
@@ -57,8 +59,8 @@ public final class ObjectDetector: @unchecked Sendable {
         }
         filter = ResultFilter(
             threshold: options.scoreThreshold ?? model.metadata?.outputs[safe: 2]?.scoreThreshold ?? -.greatestFiniteMagnitude,
-            allow: Set(options.categoryAllowlist), deny: Set(options.categoryDenylist), maxResults: options.maxResults)
-        if labels == nil, filter.usesNames {
+            allowlist: options.categoryAllowlist, denylist: options.categoryDenylist, labels: labels, maxResults: options.maxResults)
+        if labels == nil, !options.categoryAllowlist.isEmpty || !options.categoryDenylist.isEmpty {
             throw .invalidOptions("categoryAllowlist/categoryDenylist need labels, and the model has none (pass labelsPath)")
         }
         self.labels = labels
@@ -70,7 +72,7 @@ public final class ObjectDetector: @unchecked Sendable {
     private func checkLabels(_ labels: Labels) throws(TaskError) {
         let node = model.graph.nodes.last { $0.customName == "TFLite_Detection_PostProcess" }
         if let node, node.inputs.count > 1, node.inputs[1] >= 0 {
-            let scores = model.interpreter.plan.tensors[node.inputs[1]]
+            let scores = model.plan.tensors[node.inputs[1]]
             // Class scores are [1, anchors, classes (+1 background)].
             let columns = scores.shape.last ?? 0
             if labels.names.count < columns - 1 {
@@ -79,48 +81,97 @@ public final class ObjectDetector: @unchecked Sendable {
         }
     }
 
-    /// Detects objects in one image (image running mode). Boxes are in pixels of the upright image.
+    /// Creates a detector in the image running mode with default options.
+    public convenience init(modelPath: String) throws(TaskError) {
+        try self.init(options: ObjectDetectorOptions(modelPath: modelPath))
+    }
+
+    /// Detects objects in one image (image running mode).
+    ///
+    /// Boxes are in pixels of the *stored* image (the unrotated frame), as MediaPipe projects its
+    /// detections back onto the input image: for an image with orientation `.right` the model sees
+    /// the upright picture, and each box is mapped back into the stored pixels.
     /// - Throws: `TaskError.invalidArgument` in another running mode or for a mirrored orientation.
-    public func detect(image: Image) throws(TaskError) -> ObjectDetectorResult {
+    public func detect(image: MPImage) throws(TaskError) -> ObjectDetectorResult {
+        try imageCall(image)
+    }
+
+    /// Detects objects in one image off the caller's actor (image running mode).
+    @concurrent
+    public func detect(image: MPImage) async throws(TaskError) -> ObjectDetectorResult {
+        try imageCall(image)
+    }
+
+    private func imageCall(_ image: MPImage) throws(TaskError) -> ObjectDetectorResult {
         try gate.checkMode(.image, method: "detect(image:)")
+        try ImageClassifier.checkOrientation(image)
         return try run(image, timestamp: 0)
     }
 
     /// Detects objects in one video frame; timestamps must increase from call to call.
-    public func detect(videoFrame image: Image, timestampInMilliseconds: Int) throws(TaskError) -> ObjectDetectorResult {
-        try gate.checkMode(.video, method: "detect(videoFrame:timestampInMilliseconds:)")
-        try gate.advance(to: timestampInMilliseconds)
-        return try run(image, timestamp: timestampInMilliseconds)
+    public func detect(videoFrame image: MPImage, timestampInMilliseconds: Int) throws(TaskError) -> ObjectDetectorResult {
+        try videoCall(image, timestampInMilliseconds)
     }
 
-    /// Sends a live-stream frame; the result arrives on `options.resultListener` on a serial queue.
-    /// A frame that arrives while the previous one is still being processed is dropped.
-    public func detectAsync(image: Image, timestampInMilliseconds: Int) throws(TaskError) {
+    /// Detects objects in one video frame off the caller's actor; timestamps must increase.
+    @concurrent
+    public func detect(videoFrame image: MPImage, timestampInMilliseconds: Int) async throws(TaskError) -> ObjectDetectorResult {
+        try videoCall(image, timestampInMilliseconds)
+    }
+
+    private func videoCall(_ image: MPImage, _ timestamp: Int) throws(TaskError) -> ObjectDetectorResult {
+        try gate.checkMode(.video, method: "detect(videoFrame:timestampInMilliseconds:)")
+        try ImageClassifier.checkOrientation(image)
+        try gate.advance(to: timestamp)
+        return try run(image, timestamp: timestamp)
+    }
+
+    /// Sends a live-stream frame; the result arrives on the delegate and `options.resultListener`
+    /// on a serial queue. A frame that arrives while the previous one is still being processed is
+    /// dropped.
+    /// - Throws: for the wrong running mode, a timestamp that does not increase, or a mirrored
+    ///   orientation — from this call itself.
+    public func detectAsync(image: MPImage, timestampInMilliseconds: Int) throws(TaskError) {
         try gate.checkMode(.liveStream, method: "detectAsync(image:timestampInMilliseconds:)")
+        try ImageClassifier.checkOrientation(image)
         try gate.advance(to: timestampInMilliseconds)
         gate.submit({ [self] () throws(TaskError) in try run(image, timestamp: timestampInMilliseconds) },
-                    deliver: { [self] result in options.resultListener?(result, image, timestampInMilliseconds) })
+                    deliver: { [self] result in
+                        options.resultListener?(result, image, timestampInMilliseconds)
+                        if let delegate = options.objectDetectorLiveStreamDelegate {
+                            let (value, error): (ObjectDetectorResult?, TaskError?) = switch result {
+                            case .success(let r): (r, nil)
+                            case .failure(let e): (nil, e)
+                            }
+                            delegate.objectDetector(self, didFinishDetection: value, timestampInMilliseconds: timestampInMilliseconds, error: error)
+                        }
+                    })
     }
 
-    private func run(_ image: Image, timestamp: Int) throws(TaskError) -> ObjectDetectorResult {
-        let upright: Image
-        do { upright = try image.upright() } catch { throw .invalidArgument("\(error)") }
-        let input = try encoder.encode(upright, crop: .scaleFill)
+    private func run(_ image: MPImage, timestamp: Int) throws(TaskError) -> ObjectDetectorResult {
+        let input = try encoder.encode(image.applyingOrientation(), crop: .scaleFill)
         let outputs = try model.run(input, outputs: 4)
         let boxes = outputs[0], classes = outputs[1], scores = outputs[2], count = outputs[3]
         let n = min(Self.truncated(count.first ?? 0), scores.count, classes.count, boxes.count / 4)
-        let width = Float(upright.width), height = Float(upright.height)
+        // Boxes come out normalised in the upright frame; MediaPipe reports them in the stored one.
+        let width = Float(image.width), height = Float(image.height)
         var detections = [Detection]()
         for i in 0 ..< n {
             let index = Self.truncated(classes[i])
             let name = labels?.name(index)
-            guard filter.accepts(score: scores[i], name: name) else { continue }
-            let ymin = boxes[i * 4], xmin = boxes[i * 4 + 1], ymax = boxes[i * 4 + 2], xmax = boxes[i * 4 + 3]
+            guard filter.accepts(score: scores[i], index: index) else { continue }
+            var ymin = boxes[i * 4], xmin = boxes[i * 4 + 1], ymax = boxes[i * 4 + 2], xmax = boxes[i * 4 + 3]
+            if image.orientation != .up {
+                let stored = RegionOfInterest(x: Double(xmin), y: Double(ymin), width: Double(xmax - xmin), height: Double(ymax - ymin))
+                    .inStoredFrame(of: image.orientation)
+                xmin = Float(stored.x); ymin = Float(stored.y)
+                xmax = Float(stored.x + stored.width); ymax = Float(stored.y + stored.height)
+            }
             // MediaPipe's pixel boxes: float32 products truncated toward zero, origins clamped at 0
             // (without shrinking the size), sizes capped at the image's.
             let box = BoundingBox(originX: max(0, Self.truncated(xmin * width)), originY: max(0, Self.truncated(ymin * height)),
-                                  width: min(upright.width, Self.truncated((xmax - xmin) * width)),
-                                  height: min(upright.height, Self.truncated((ymax - ymin) * height)))
+                                  width: min(image.width, Self.truncated((xmax - xmin) * width)),
+                                  height: min(image.height, Self.truncated((ymax - ymin) * height)))
             detections.append(Detection(boundingBox: box, categories: [
                 Category(index: index, score: scores[i], categoryName: name, displayName: labels?.displayName(index) ?? ""),
             ]))

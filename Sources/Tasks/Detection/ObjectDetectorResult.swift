@@ -1,4 +1,4 @@
-/// A box in pixels of the original (upright) image.
+/// A box in pixels of the stored image (MediaPipe's unrotated frame).
 public struct BoundingBox: Sendable, Equatable, Codable {
     public var originX: Int, originY: Int, width: Int, height: Int
     public init(originX: Int, originY: Int, width: Int, height: Int) {
@@ -19,7 +19,12 @@ public struct Detection: Sendable, Equatable, Codable {
 }
 
 /// What `ObjectDetector` returns for one image: detections sorted by score, best first.
-public struct ObjectDetectorResult: Sendable, Equatable {
+public struct ObjectDetectorResult: Sendable, Equatable, Codable {
     public var detections: [Detection]
     public var timestampInMilliseconds: Int
+
+    public init(detections: [Detection], timestampInMilliseconds: Int = 0) {
+        self.detections = detections
+        self.timestampInMilliseconds = timestampInMilliseconds
+    }
 }

@@ -1,7 +1,8 @@
 import Engine
 import Foundation
 
-/// An 8-bit RGB image: the input type of SwiftLite's vision tasks.
+/// An 8-bit RGB image: the input type of SwiftLite's vision tasks (MediaPipe's `MPImage`; the
+/// name keeps clear of `SwiftUI.Image`).
 ///
 /// Pixels are stored interleaved (`R, G, B, R, G, B, ...`), row by row from the top,
 /// with no padding: `pixels.count == width * height * 3`. Images decoded from PNG,
@@ -11,20 +12,20 @@ import Foundation
 /// usually trained on).
 ///
 /// ```swift
-/// let image = try Image(contentsOf: URL(fileURLWithPath: "cat.jpg"))
+/// let image = try MPImage(contentsOf: URL(fileURLWithPath: "cat.jpg"))
 /// print(image.width, image.height)         // 512 341
 /// let (r, g, b) = image.rgb(x: 10, y: 20)
 /// ```
-public struct Image: Sendable, Equatable {
+public struct MPImage: Sendable, Equatable {
     /// How the stored pixels must be rotated to appear upright, with the meaning of
     /// UIKit's `UIImage.Orientation` and MediaPipe's `MPImage.orientation`.
     ///
     /// For example `.right` means the stored pixels must be rotated 90° clockwise to
     /// be seen the right way up (a portrait photo from a phone held upright, EXIF
-    /// orientation 6). ``Image/upright()`` applies the rotation.
+    /// orientation 6). ``MPImage/upright()`` applies the rotation.
     ///
     /// ```swift
-    /// let photo = try Image(contentsOf: url, orientation: .right)
+    /// let photo = try MPImage(contentsOf: url, orientation: .right)
     /// let upright = try photo.upright()      // width and height swapped, .up
     /// ```
     public enum Orientation: Sendable, Hashable, CaseIterable {
@@ -36,20 +37,20 @@ public struct Image: Sendable, Equatable {
         case left
         /// Rotate the stored pixels 90° clockwise to display (EXIF 6).
         case right
-        /// `.up` mirrored horizontally. Not supported by ``Image/upright()``.
+        /// `.up` mirrored horizontally. Not supported by ``MPImage/upright()``.
         case upMirrored
-        /// `.down` mirrored horizontally. Not supported by ``Image/upright()``.
+        /// `.down` mirrored horizontally. Not supported by ``MPImage/upright()``.
         case downMirrored
-        /// `.left` mirrored. Not supported by ``Image/upright()``.
+        /// `.left` mirrored. Not supported by ``MPImage/upright()``.
         case leftMirrored
-        /// `.right` mirrored. Not supported by ``Image/upright()``.
+        /// `.right` mirrored. Not supported by ``MPImage/upright()``.
         case rightMirrored
     }
 
     /// An encoded image format SwiftLite can read (and, for PNG, write).
     ///
     /// ```swift
-    /// if Image.Format(detecting: data) == .jpeg { print("a JPEG") }
+    /// if MPImage.Format(detecting: data) == .jpeg { print("a JPEG") }
     /// ```
     public enum Format: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
         /// Portable Network Graphics, decoded with libpng.
@@ -65,7 +66,7 @@ public struct Image: Sendable, Equatable {
         /// Detects the format from the data's leading magic bytes.
         ///
         /// ```swift
-        /// let format = Image.Format(detecting: try Data(contentsOf: url))  // .png, .jpeg, .bmp or nil
+        /// let format = MPImage.Format(detecting: try Data(contentsOf: url))  // .png, .jpeg, .bmp or nil
         /// ```
         /// - Parameter data: The encoded image, or at least its first 8 bytes.
         /// - Returns: `nil` when the bytes match none of PNG (`89 50 4E 47 0D 0A 1A 0A`),
@@ -103,7 +104,7 @@ public struct Image: Sendable, Equatable {
     /// Creates an image from raw interleaved RGB8 pixels.
     ///
     /// ```swift
-    /// let red = try Image(pixels: [255, 0, 0, 255, 0, 0], width: 2, height: 1)
+    /// let red = try MPImage(pixels: [255, 0, 0, 255, 0, 0], width: 2, height: 1)
     /// ```
     /// - Parameters:
     ///   - pixels: `width * height * 3` bytes, `R, G, B` per pixel, rows top to bottom.
@@ -114,7 +115,7 @@ public struct Image: Sendable, Equatable {
     ///   ``ImageError/dimensionsTooLarge(width:height:)`` beyond the limits, and
     ///   ``ImageError/pixelCountMismatch(expected:actual:)`` when the byte count is wrong.
     public init(pixels: [UInt8], width: Int, height: Int, orientation: Orientation = .up) throws {
-        try Image.checkDimensions(width: width, height: height)
+        try MPImage.checkDimensions(width: width, height: height)
         let expected = width * height * 3
         guard pixels.count == expected else {
             throw ImageError.pixelCountMismatch(expected: expected, actual: pixels.count)
@@ -126,15 +127,15 @@ public struct Image: Sendable, Equatable {
     /// not its name.
     ///
     /// ```swift
-    /// let image = try Image(contentsOf: URL(fileURLWithPath: "/tmp/parrot.jpg"))
+    /// let image = try MPImage(contentsOf: URL(fileURLWithPath: "/tmp/parrot.jpg"))
     /// ```
     /// - Parameters:
     ///   - url: A file URL.
-    ///   - orientation: How the stored pixels must be rotated to appear upright; default
-    ///     `.up`. EXIF orientation tags in the file are not read.
+    ///   - orientation: nil (the default) applies the file's EXIF orientation, as
+    ///     ``init(data:orientation:)`` describes; a value keeps the stored pixels with it.
     /// - Throws: ``ImageError/fileUnreadable(path:reason:)`` when the file cannot be read
     ///   (or `url` is not a file URL), and otherwise the errors of ``init(data:orientation:)``.
-    public init(contentsOf url: URL, orientation: Orientation = .up, limits: Limits = .default) throws {
+    public init(contentsOf url: URL, orientation: Orientation? = nil, limits: Limits = .default) throws {
         guard url.isFileURL else {
             throw ImageError.fileUnreadable(path: url.absoluteString,
                                             reason: "only file URLs can be read")
@@ -144,7 +145,7 @@ public struct Image: Sendable, Equatable {
             data = try Data(contentsOf: url)
         } catch {
             throw ImageError.fileUnreadable(path: url.path,
-                                            reason: Image.reason(for: error, path: url.path))
+                                            reason: MPImage.reason(for: error, path: url.path))
         }
         try self.init(data: data, orientation: orientation, limits: limits)
     }
@@ -153,18 +154,22 @@ public struct Image: Sendable, Equatable {
     /// the leading magic bytes.
     ///
     /// ```swift
-    /// let image = try Image(data: pngBytes)
+    /// let image = try MPImage(data: pngBytes)
     /// ```
     /// - Parameters:
     ///   - data: The complete encoded file.
-    ///   - orientation: How the stored pixels must be rotated to appear upright; default `.up`.
+    ///   - orientation: nil (the default): the EXIF `Orientation` of a JPEG (APP1) or PNG
+    ///     (`eXIf`) is applied to the pixels — all eight values, mirrored ones included — so
+    ///     the image is upright as the camera meant, with orientation `.up` (no tag: `.up`).
+    ///     A value: the stored pixels are kept as they are, with that orientation, and any
+    ///     EXIF tag is ignored.
     /// - Throws: ``ImageError/unknownFormat(firstBytes:)`` for other data (including
     ///   empty data), ``ImageError/corruptData(format:message:)`` for truncated or
     ///   corrupt files, ``ImageError/unsupported(format:feature:)`` for variants such as
     ///   CMYK JPEGs or compressed BMPs, ``ImageError/dimensionsTooLarge(width:height:)``, and
     ///   ``ImageError/tooManyPixels(width:height:limit:)`` when the header claims more than
     ///   `limits.maxImagePixels` (a decompression bomb).
-    public init(data: Data, orientation: Orientation = .up, limits: Limits = .default) throws {
+    public init(data: Data, orientation: Orientation? = nil, limits: Limits = .default) throws {
         guard let format = Format(detecting: data) else {
             throw ImageError.unknownFormat(firstBytes: [UInt8](data.prefix(8)))
         }
@@ -174,8 +179,9 @@ public struct Image: Sendable, Equatable {
         case .jpeg: decoded = try JPEGDecoder.decode(data, maxPixels: limits.maxImagePixels)
         case .bmp: decoded = try BMPDecoder.decode(data, maxPixels: limits.maxImagePixels)
         }
-        self.init(unchecked: decoded.pixels, width: decoded.width, height: decoded.height,
-                  orientation: orientation)
+        let stored = MPImage(unchecked: decoded.pixels, width: decoded.width, height: decoded.height,
+                             orientation: orientation ?? EXIF.orientation(in: data) ?? .up)
+        self = orientation == nil ? stored.applyingOrientation() : stored
     }
 
     /// Builds an image from pixels a decoder or transform has already validated.
@@ -211,56 +217,15 @@ public struct Image: Sendable, Equatable {
     /// unchanged.
     ///
     /// ```swift
-    /// let stored = try Image(pixels: [1, 1, 1, 2, 2, 2], width: 2, height: 1, orientation: .right)
+    /// let stored = try MPImage(pixels: [1, 1, 1, 2, 2, 2], width: 2, height: 1, orientation: .right)
     /// let shown = try stored.upright()   // 1x2: pixel 1 on top, pixel 2 below
     /// ```
     /// - Returns: An `.up` image.
     /// - Throws: ``ImageError/unsupportedOrientation(_:)`` for the mirrored orientations,
     ///   which MediaPipe rejects too.
-    public func upright() throws -> Image {
-        switch orientation {
-        case .up:
-            return self
-        case .down:
-            return rotated { x, y in (width - 1 - x, height - 1 - y) }
-                .with(width: width, height: height)
-        case .right:
-            // Output is height x width; output (x, y) shows stored (y, height - 1 - x).
-            return rotated(outputWidth: height) { x, y in (y, height - 1 - x) }
-                .with(width: height, height: width)
-        case .left:
-            // Output (x, y) shows stored (width - 1 - y, x).
-            return rotated(outputWidth: height) { x, y in (width - 1 - y, x) }
-                .with(width: height, height: width)
-        case .upMirrored, .downMirrored, .leftMirrored, .rightMirrored:
-            throw ImageError.unsupportedOrientation(orientation)
-        }
-    }
-
-    /// Gathers output pixels in row-major order from the stored pixel `source(x, y)`
-    /// names. `outputWidth` defaults to the stored width (for 180° rotation).
-    private func rotated(outputWidth: Int? = nil,
-                         source: (Int, Int) -> (Int, Int)) -> [UInt8] {
-        let outWidth = outputWidth ?? width
-        let count = width * height
-        let outHeight = count / outWidth
-        let srcWidth = width
-        return pixels.withUnsafeBufferPointer { src in
-            [UInt8](unsafeUninitializedCapacity: count * 3) { dst, initialized in
-                var o = 0
-                for y in 0..<outHeight {
-                    for x in 0..<outWidth {
-                        let (sx, sy) = source(x, y)
-                        let s = (sy * srcWidth + sx) * 3
-                        dst[o] = src[s]
-                        dst[o + 1] = src[s + 1]
-                        dst[o + 2] = src[s + 2]
-                        o += 3
-                    }
-                }
-                initialized = count * 3
-            }
-        }
+    public func upright() throws -> MPImage {
+        guard !orientation.isMirrored else { throw ImageError.unsupportedOrientation(orientation) }
+        return applyingOrientation()
     }
 
     /// Throws unless `width × height` is a valid image size of at most `maxPixels` pixels (a
@@ -303,8 +268,6 @@ struct DecodedPixels {
     var pixels: [UInt8]
 }
 
-private extension Array where Element == UInt8 {
-    func with(width: Int, height: Int) -> Image {
-        Image(unchecked: self, width: width, height: height, orientation: .up)
-    }
-}
+/// The old name of ``MPImage``, kept so existing code compiles; it collides with `SwiftUI.Image`.
+@available(*, deprecated, renamed: "MPImage")
+public typealias Image = MPImage

@@ -6,7 +6,7 @@
 ///
 /// ```swift
 /// do {
-///     let image = try Image(contentsOf: url)
+///     let image = try MPImage(contentsOf: url)
 ///     print(image.width, image.height)
 /// } catch let error as ImageError {
 ///     print(error)   // e.g. "Unsupported JPEG: CMYK color (...)"
@@ -19,14 +19,14 @@ public enum ImageError: Error, CustomStringConvertible, Equatable, Sendable {
 
     /// The data looks like `format` but is truncated or corrupt. `message` is the
     /// decoder's explanation (libpng's or libjpeg's own text, or the BMP decoder's).
-    case corruptData(format: Image.Format, message: String)
+    case corruptData(format: MPImage.Format, message: String)
 
     /// A well-formed file of a variant SwiftLite does not decode, such as a CMYK JPEG,
     /// an RLE-compressed BMP or an unusual bit depth. `feature` names it.
-    case unsupported(format: Image.Format, feature: String)
+    case unsupported(format: MPImage.Format, feature: String)
 
-    /// The image is larger than ``Image/maxDimension`` on a side or has more than
-    /// ``Image/maxPixelCount`` pixels. Refused before any pixel memory is allocated.
+    /// The image is larger than ``MPImage/maxDimension`` on a side or has more than
+    /// ``MPImage/maxPixelCount`` pixels. Refused before any pixel memory is allocated.
     case dimensionsTooLarge(width: Int, height: Int)
 
     /// A decoder's header claims more than `limit` pixels (`Limits.maxImagePixels`), as a
@@ -36,19 +36,22 @@ public enum ImageError: Error, CustomStringConvertible, Equatable, Sendable {
     /// Width or height is zero or negative.
     case invalidDimensions(width: Int, height: Int)
 
-    /// Raw pixels passed to ``Image/init(pixels:width:height:orientation:)`` do not
+    /// Raw pixels passed to ``MPImage/init(pixels:width:height:orientation:)`` do not
     /// hold exactly `width * height * 3` bytes.
     case pixelCountMismatch(expected: Int, actual: Int)
 
-    /// ``Image/upright()`` was asked to apply a mirrored orientation. Like MediaPipe,
+    /// ``MPImage/upright()`` was asked to apply a mirrored orientation. Like MediaPipe,
     /// SwiftLite supports rotations only.
-    case unsupportedOrientation(Image.Orientation)
+    case unsupportedOrientation(MPImage.Orientation)
 
     /// The file at `path` could not be read; `reason` is the system's explanation.
     case fileUnreadable(path: String, reason: String)
 
-    /// Encoding (``Image/pngData()``) failed; `message` is the encoder's explanation.
-    case encodingFailed(format: Image.Format, message: String)
+    /// A pixel buffer whose rows do not fit its bytes (`bytesPerRow` too small, too few bytes).
+    case invalidPixelBuffer(String)
+
+    /// Encoding (``MPImage/pngData()``) failed; `message` is the encoder's explanation.
+    case encodingFailed(format: MPImage.Format, message: String)
 
     /// A one-sentence explanation naming the problem and, where useful, what to do.
     public var description: String {
@@ -69,7 +72,7 @@ public enum ImageError: Error, CustomStringConvertible, Equatable, Sendable {
             return "Unsupported \(format) variant: \(feature)"
         case .dimensionsTooLarge(let width, let height):
             return "Image of \(width)x\(height) pixels is too large: the limits are "
-                + "\(Image.maxDimension) pixels per side and \(Image.maxPixelCount) pixels in all."
+                + "\(MPImage.maxDimension) pixels per side and \(MPImage.maxPixelCount) pixels in all."
         case .tooManyPixels(let width, let height, let limit):
             return "Image of \(width)x\(height) = \(width * height) pixels exceeds the limit of \(limit) "
                 + "pixels (a decompression bomb?); raise Limits.maxImagePixels to decode it."
@@ -83,6 +86,8 @@ public enum ImageError: Error, CustomStringConvertible, Equatable, Sendable {
                 + "supported (as in MediaPipe); only .up, .down, .left and .right can be applied."
         case .fileUnreadable(let path, let reason):
             return "Cannot read image file \(path): \(reason)"
+        case .invalidPixelBuffer(let reason):
+            return "Invalid pixel buffer: \(reason)"
         case .encodingFailed(let format, let message):
             return "\(format) encoding failed: \(message)"
         }

@@ -1,7 +1,7 @@
 import CPNG
 import Foundation
 
-extension Image {
+extension MPImage {
     /// Encodes the stored pixels as an 8-bit RGB PNG (via libpng's simplified write API),
     /// e.g. to save an image annotated with detection boxes.
     ///

@@ -1,19 +1,25 @@
 import Foundation
 
-/// Options of an `ImageLabeler` (ML Kit's `ImageLabelerOptions` / `CustomImageLabelerOptions`).
-public struct ImageLabelerOptions: Sendable {
+/// Options of an `ImageLabeler` with a model of yours (ML Kit's `CustomImageLabelerOptions`).
+public struct ImageLabelerOptions: Sendable, Equatable {
     /// The model: a `.tflite` file, or an AutoML Vision Edge folder (see `LocalModel`).
     public var localModel: LocalModel
-    /// Labels with a confidence below this are not returned (ML Kit's default is 0.5).
-    public var confidenceThreshold: Float = 0.5
-    /// At most this many labels (ML Kit's default is 10).
+    /// Labels with a confidence below this are not returned. nil (ML Kit's default for custom
+    /// models) uses the model metadata's score threshold, or 0.0 when it has none.
+    public var confidenceThreshold: Float?
+    /// At most this many labels (ML Kit's default is 10, also used for a value that is not positive).
     public var maxResultCount = 10
 
-    public init(localModel: LocalModel, confidenceThreshold: Float = 0.5) {
+    public init(localModel: LocalModel, confidenceThreshold: Float? = nil) {
         self.localModel = localModel
         self.confidenceThreshold = confidenceThreshold
     }
 }
+
+/// ML Kit's name for the options of a labeler with a custom model.
+public typealias CustomImageLabelerOptions = ImageLabelerOptions
+/// ML Kit's name for an AutoML Vision Edge model: `AutoMLImageLabelerLocalModel(manifestPath:)`.
+public typealias AutoMLImageLabelerLocalModel = LocalModel
 
 /// A model on disk, as ML Kit's `LocalModel`: a `.tflite` path, or an AutoML Vision Edge export
 /// folder whose `manifest.json` names the model and label files.
@@ -92,4 +98,10 @@ public struct ImageLabel: Sendable, Equatable, Codable {
     public var text: String
     public var confidence: Float
     public var index: Int
+
+    public init(text: String, confidence: Float, index: Int) {
+        self.text = text
+        self.confidence = confidence
+        self.index = index
+    }
 }

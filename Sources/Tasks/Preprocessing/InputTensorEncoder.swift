@@ -13,7 +13,7 @@ public enum ResamplingConvention: String, Sendable, CaseIterable {
     case halfPixelCenters
 }
 
-/// Turns an `Image` into the bytes of a model's image input: region of interest, crop-and-scale,
+/// Turns an `MPImage` into the bytes of a model's image input: region of interest, crop-and-scale,
 /// bilinear resampling (see `ResamplingConvention`; MediaPipe's by default), normalisation and
 /// quantization. Pixels outside the image replicate the nearest edge pixel.
 ///
@@ -53,6 +53,17 @@ public struct InputTensorEncoder: Sendable {
         }
     }
 
+    /// `region` when it lies inside the unit square with a positive size.
+    static func checked(_ region: RegionOfInterest) throws(TaskError) -> RegionOfInterest {
+        // The slack absorbs rounding in regions mapped between orientations.
+        let slack = 0.000001
+        guard region.width > 0, region.height > 0, region.x >= -slack, region.y >= -slack,
+              region.x + region.width <= 1 + slack, region.y + region.height <= 1 + slack else {
+            throw .invalidArgument("region of interest \(region) must lie inside the unit square with positive size")
+        }
+        return region
+    }
+
     /// The source rectangle (in pixels of `image`) that maps onto the whole input, and the
     /// destination rectangle it fills (smaller than the input only for `scaleFit`).
     func geometry(imageWidth: Int, imageHeight: Int, crop: ImageCropAndScale, region: RegionOfInterest)
@@ -62,7 +73,7 @@ public struct InputTensorEncoder: Sendable {
         var destination = (x: 0, y: 0, w: width, h: height)
         let targetAspect = Double(width) / Double(height), sourceAspect = sw / sh
         switch crop {
-        case .scaleFill:
+        case .scaleFill, .scaleFillRotate90CCW:
             break
         case .centerCrop:
             if sourceAspect > targetAspect {
@@ -72,7 +83,7 @@ public struct InputTensorEncoder: Sendable {
                 let newHeight = sw / targetAspect
                 sy += (sh - newHeight) / 2; sh = newHeight
             }
-        case .scaleFit:
+        case .scaleFit, .scaleFitRotate90CCW:
             if sourceAspect > targetAspect {
                 let h = max(1, Int((Double(width) / sourceAspect).rounded()))
                 destination = (0, (height - h) / 2, width, h)
@@ -84,11 +95,13 @@ public struct InputTensorEncoder: Sendable {
         return ((sx, sy, sw, sh), destination)
     }
 
-    /// Encodes `image` (already upright) as input bytes.
-    public func encode(_ image: Image, crop: ImageCropAndScale = .scaleFill, region: RegionOfInterest = .full) throws(TaskError) -> Data {
-        guard region.width > 0, region.height > 0, region.x >= 0, region.y >= 0,
-              region.x + region.width <= 1.000001, region.y + region.height <= 1.000001 else {
-            throw .invalidArgument("region of interest \(region) must lie inside the unit square with positive size")
+    /// Encodes `image` (already upright) as input bytes. The rotating crops turn the image 90°
+    /// counterclockwise first (and `region` is then in the rotated image's coordinates).
+    public func encode(_ image: MPImage, crop: ImageCropAndScale = .scaleFill, region: RegionOfInterest = .full) throws(TaskError) -> Data {
+        _ = try Self.checked(region)
+        if crop == .scaleFitRotate90CCW || crop == .scaleFillRotate90CCW {
+            let turned = MPImage(unchecked: image.pixels, width: image.width, height: image.height, orientation: .left).applyingOrientation()
+            return try encode(turned, crop: crop == .scaleFitRotate90CCW ? .scaleFit : .scaleFill, region: region)
         }
         let (source, destination) = geometry(imageWidth: image.width, imageHeight: image.height, crop: crop, region: region)
         // Resample to 8-bit RGB at the input size (black outside the destination rectangle).
