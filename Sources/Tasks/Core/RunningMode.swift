@@ -18,7 +18,7 @@ public struct BaseOptions: Sendable, Equatable {
     public var modelAssetPath: String
     /// The `.tflite` file's bytes (for a model downloaded or bundled as data).
     public var modelAssetBuffer: Data?
-    /// GEMM threads for the engine; nil keeps the library default. Applied for `modelAssetPath`.
+    /// Threads per operator in each call's session (`1...Session.maxThreadCount`); nil means 1.
     public var threadCount: Int?
     /// The most memory and work the model and its packed files may ask for (see `Limits`).
     public var limits = Limits.default
