@@ -64,6 +64,24 @@ final class TaskAPITests: XCTestCase {
         }
     }
 
+    /// MediaPipe holds its live-stream delegate weakly: the classifier does not keep it alive.
+    func testLiveStreamDelegateIsHeldWeakly() throws {
+        final class Listener: ImageClassifierLiveStreamDelegate {
+            func imageClassifier(_ imageClassifier: ImageClassifier, didFinishClassification result: ImageClassifierResult?,
+                                 timestampInMilliseconds: Int, error: TaskError?) {}
+        }
+        var options = ImageClassifierOptions(modelPath: TaskFixtures.smallUnlabelled)
+        options.runningMode = .liveStream
+        var listener: Listener? = Listener()
+        options.imageClassifierLiveStreamDelegate = listener
+        let classifier = try ImageClassifier(options: options)
+        XCTAssertNotNil(classifier.options.imageClassifierLiveStreamDelegate)
+        listener = nil
+        XCTAssertNil(classifier.options.imageClassifierLiveStreamDelegate)
+        // With the delegate gone, frames are still accepted (their results go nowhere).
+        XCTAssertNoThrow(try classifier.classifyAsync(image: TaskFixtures.demoCatImage(), timestampInMilliseconds: 0))
+    }
+
     func testResultsRoundTripThroughJSON() throws {
         let cat = try TaskFixtures.demoCatImage()
         var options = ImageClassifierOptions(modelPath: TaskFixtures.efficientnetF32)
