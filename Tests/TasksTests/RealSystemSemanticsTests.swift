@@ -79,7 +79,10 @@ final class RealSystemSemanticsTests: XCTestCase {
     /// applied to the cropped region. Source: MediaPipe iOS `MPPVisionTaskRunner.mm`
     /// `normalizedRectWithRegionOfInterest` (the ROI's centre and size are taken in the stored
     /// image, then a rotation is set) and `ImageProcessingOptions` ("the rotation to apply to the
-    /// image (or cropped region-of-interest)").
+    /// image (or cropped region-of-interest)"). Checked with MediaPipe 1.2.3 (Python, EfficientNet-Lite0
+    /// f32, grace_hopper stored turned 90° counterclockwise, `rotation_degrees=90`): the stored
+    /// image's left-half ROI gives the upright top half's top-3 classes (652, 643, 457); the stored
+    /// top-half ROI does not (834 second).
     func testRegionOfInterestIsInStoredCoordinates() throws {
         let c = try small()
         let cat = try TaskFixtures.demoCatImage()
@@ -97,7 +100,10 @@ final class RealSystemSemanticsTests: XCTestCase {
     /// Rule: detections on a rotated input are in pixels of the unrotated (stored) frame. Source:
     /// MediaPipe `tasks/cc/vision/object_detector/object_detector_graph.cc` (the detections are
     /// projected back through `DetectionProjectionCalculator` with the image-to-tensor matrix, which
-    /// includes the rotation) and `MPPVisionTaskRunner.mm` (orientation → rotation).
+    /// includes the rotation) and `MPPVisionTaskRunner.mm` (orientation → rotation). Checked with
+    /// MediaPipe 1.2.3 (Python, person_detector_f32, the same stored image, `rotation_degrees=90`):
+    /// upright box (1, 15, 507, 584) comes back as (14, 2, 584, 505) — this mapping's (15, 4, 584, 507)
+    /// within MediaPipe's own rotated resampling.
     func testDetectionsOnRotatedInputAreInStoredPixels() throws {
         let photo = try MPImage(contentsOf: Fixtures.shared("images/grace_hopper.png"))
         let detector = try ObjectDetector(modelPath: TaskFixtures.models.appendingPathComponent("person_detector_f32.tflite").path)

@@ -9,7 +9,9 @@ import Foundation
 /// JPEG or BMP files hold the file's stored color values with any alpha channel
 /// dropped and no color management applied (the same bytes Pillow gives for
 /// `Image.open(path).convert("RGB")`, which is what TensorFlow Lite models are
-/// usually trained on).
+/// usually trained on), with the file's EXIF orientation applied (JPEG APP1, PNG eXIf).
+/// Camera and graphics buffers come in through ``PixelBuffer`` (RGB, RGBA, BGRA, ARGB,
+/// gray, any row stride) and ``YUV420BiPlanarBuffer`` (NV12/NV21).
 ///
 /// ```swift
 /// let image = try MPImage(contentsOf: URL(fileURLWithPath: "cat.jpg"))
@@ -22,7 +24,8 @@ public struct MPImage: Sendable, Equatable {
     ///
     /// For example `.right` means the stored pixels must be rotated 90° clockwise to
     /// be seen the right way up (a portrait photo from a phone held upright, EXIF
-    /// orientation 6). ``MPImage/upright()`` applies the rotation.
+    /// orientation 6). ``MPImage/upright()`` applies the rotation (as MediaPipe: rotations
+    /// only); ``MPImage/applyingOrientation()`` applies all eight (as Vision).
     ///
     /// ```swift
     /// let photo = try MPImage(contentsOf: url, orientation: .right)
@@ -37,13 +40,13 @@ public struct MPImage: Sendable, Equatable {
         case left
         /// Rotate the stored pixels 90° clockwise to display (EXIF 6).
         case right
-        /// `.up` mirrored horizontally. Not supported by ``MPImage/upright()``.
+        /// `.up` mirrored horizontally (EXIF 2). Refused by ``MPImage/upright()`` and MediaPipe-style tasks.
         case upMirrored
-        /// `.down` mirrored horizontally. Not supported by ``MPImage/upright()``.
+        /// `.down` mirrored horizontally (EXIF 4). Refused by ``MPImage/upright()`` and MediaPipe-style tasks.
         case downMirrored
-        /// `.left` mirrored. Not supported by ``MPImage/upright()``.
+        /// `.left` mirrored (EXIF 5). Refused by ``MPImage/upright()`` and MediaPipe-style tasks.
         case leftMirrored
-        /// `.right` mirrored. Not supported by ``MPImage/upright()``.
+        /// `.right` mirrored (EXIF 7). Refused by ``MPImage/upright()`` and MediaPipe-style tasks.
         case rightMirrored
     }
 

@@ -18,6 +18,8 @@ public struct ImageLabelerOptions: Sendable, Equatable {
 
 /// ML Kit's name for the options of a labeler with a custom model.
 public typealias CustomImageLabelerOptions = ImageLabelerOptions
+/// ML Kit's name for the options of a labeler with an AutoML Vision Edge model.
+public typealias AutoMLImageLabelerOptions = ImageLabelerOptions
 /// ML Kit's name for an AutoML Vision Edge model: `AutoMLImageLabelerLocalModel(manifestPath:)`.
 public typealias AutoMLImageLabelerLocalModel = LocalModel
 
