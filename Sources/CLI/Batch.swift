@@ -263,6 +263,6 @@ func runBatch<Worker: Sendable, Output: Sendable, Record: Encodable>(
 }
 
 /// Reads an image for a batch worker.
-func loadImage(_ path: String) throws -> Image {
-    try Image(contentsOf: URL(fileURLWithPath: path))
+func loadImage(_ path: String) throws -> MPImage {
+    try MPImage(contentsOf: URL(fileURLWithPath: path))
 }

@@ -104,7 +104,7 @@ enum BMPDecoder {
         let colorsUsed = r.u32(46)
         let topDown = rawHeight < 0
         let height = abs(rawHeight)
-        try Image.checkDimensions(width: width, height: height, maxPixels: maxPixels)
+        try MPImage.checkDimensions(width: width, height: height, maxPixels: maxPixels)
 
         // Compression: 0 BI_RGB, 3 BI_BITFIELDS, 6 BI_ALPHABITFIELDS.
         var masksAfterHeader = 0

@@ -53,7 +53,7 @@ enum JPEGDecoder {
 
             let width = Int(info.width)
             let height = Int(info.height)
-            try Image.checkDimensions(width: width, height: height, maxPixels: maxPixels)
+            try MPImage.checkDimensions(width: width, height: height, maxPixels: maxPixels)
             let count = width * height * 3
             var status = SWL_JPEG_OK
             let pixels = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in

@@ -33,7 +33,7 @@ enum PNGDecoder {
 
             let width = Int(info.width)
             let height = Int(info.height)
-            try Image.checkDimensions(width: width, height: height, maxPixels: maxPixels)
+            try MPImage.checkDimensions(width: width, height: height, maxPixels: maxPixels)
             let count = width * height * 3
             var status = SWL_PNG_OK
             let pixels = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
