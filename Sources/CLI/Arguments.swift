@@ -45,13 +45,6 @@ struct Arguments {
         }
     }
 
-    /// The older string-keyed form (`options` take a value, `flags` do not), for commands that
-    /// have not declared `Option`s yet.
-    init(_ arguments: [String], options: Set<String>, flags: Set<String>) throws(CLIError) {
-        try self.init(arguments, accepting: options.sorted().map { OptionSpec(name: $0, valueName: "VALUE", help: "") }
-                                            + flags.sorted().map { OptionSpec(name: $0, valueName: nil, help: "") })
-    }
-
     /// The parsed value of `option`: its last occurrence, else its default.
     /// - Throws: `CLIError.usage` naming the flag and what it expects.
     subscript<Value>(_ option: Option<Value>) -> Value {

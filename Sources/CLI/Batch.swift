@@ -89,9 +89,10 @@ enum BatchInput: Equatable {
     }
 }
 
-/// The reason an image failed, as one line.
+/// The reason an image failed, as one line (the path is printed beside it, so not repeated).
 func describe(_ error: any Error) -> String {
     switch error {
+    case ImageError.fileUnreadable(_, let reason): return "cannot read the file: \(reason)"
     case let e as ImageError: return e.description
     case let e as TaskError: return e.description
     case let e as CLIError: return e.description

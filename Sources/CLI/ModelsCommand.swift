@@ -89,13 +89,14 @@ struct ModelsCommand: ParsedCommand {
 /// Polls a `Progress` on a terminal while a download runs (KVO is not available here).
 final class ProgressReporter: @unchecked Sendable {
     private let timer: DispatchSourceTimer?
+    private let queue = DispatchQueue(label: "swiftlite.download-progress")
 
     init(_ progress: Progress, report: @escaping @Sendable (Double) -> Void) {
         guard isatty(STDERR_FILENO) != 0 else {
             timer = nil
             return
         }
-        let timer = DispatchSource.makeTimerSource(queue: .global())
+        let timer = DispatchSource.makeTimerSource(queue: queue)
         timer.schedule(deadline: .now(), repeating: .milliseconds(200))
         timer.setEventHandler { if progress.totalUnitCount > 0 { report(progress.fractionCompleted) } }
         timer.resume()
@@ -106,6 +107,8 @@ final class ProgressReporter: @unchecked Sendable {
     func stop() {
         guard let timer else { return }
         timer.cancel()
+        // The handler runs on `queue`: once this returns, no report can follow the clearing.
+        queue.sync {}
         writeStderr("\r\u{1B}[K")
     }
 }

@@ -93,7 +93,8 @@ final class CLIBatchTests: XCTestCase {
         XCTAssertNotNil(results[0]["classifications"])
         XCTAssertNil(results[0]["error"])
         XCTAssertTrue((results[1]["error"] as? String)?.contains("Unknown image format") == true, "\(results[1])")
-        XCTAssertTrue((results[2]["error"] as? String)?.contains("/nonexistent/x.jpg") == true, "\(results[2])")
+        XCTAssertTrue((results[2]["error"] as? String)?.hasPrefix("cannot read the file: ") == true, "\(results[2])")
+        XCTAssertTrue(output.stderr.contains("error: /nonexistent/x.jpg: cannot read the file: "), output.stderr)
         XCTAssertNil(results[1]["classifications"])
         let categories = ((results[3]["classifications"] as? [[String: Any]])?.first?["categories"] as? [[String: Any]]) ?? []
         XCTAssertEqual(categories.first?["categoryName"] as? String, "Egyptian cat")

@@ -68,10 +68,12 @@ def main() -> int:
         paths = list_images([folder])
         assert len(paths) == len(made) + len(broken), (len(paths), len(made), len(broken))
         print(f"{len(paths)} inputs: {len(made)} images, {len(broken)} broken files")
-        ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, object_store_memory=200 * 1024 * 1024)
         answers = {}
         failures = 0
         for concurrency in [1, 2]:
+            # A fresh local cluster per run: Ray Data keeps a finished pool's actors (and their CPUs)
+            # for a while, which starved the second run's actors when both shared one cluster.
+            ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, object_store_memory=200 * 1024 * 1024)
             start = time.monotonic()
             rows = classify(paths, args.swiftlite, args.model, concurrency=concurrency, batch_size=args.batch_size, max_results=1)
             seconds = time.monotonic() - start
@@ -93,11 +95,11 @@ def main() -> int:
             for problem in problems[:20]:
                 print("FAIL:", problem)
             failures += len(problems)
+            ray.shutdown()
         if answers[1] != answers[2]:
             differing = [p for p in paths if answers[1].get(p) != answers[2].get(p)]
             print(f"FAIL: 1 and 2 workers differ on {len(differing)} inputs, e.g. {differing[:3]}")
             failures += 1
-        ray.shutdown()
     print("ok" if failures == 0 else f"{failures} problems")
     return 0 if failures == 0 else 1
 

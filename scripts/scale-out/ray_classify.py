@@ -76,8 +76,9 @@ class SwiftLiteShard:
 def classify(paths: list[str], swiftlite: str, model: str, concurrency: int, batch_size: int,
              max_results: int = 5, threads_per_actor: int = 1) -> list[dict]:
     """Runs the shards and returns one row per input: path, result (JSON text) or error."""
-    dataset = ray.data.from_items([{"path": p} for p in paths])
-    dataset = dataset.repartition(max(1, (len(paths) + batch_size - 1) // batch_size))
+    # One block per shard, made on the driver (no repartition stage competing for the actors' CPUs).
+    dataset = ray.data.from_items([{"path": p} for p in paths],
+                                  override_num_blocks=max(1, (len(paths) + batch_size - 1) // batch_size))
     classified = dataset.map_batches(
         SwiftLiteShard,
         fn_constructor_kwargs={"swiftlite": swiftlite, "model": model, "max_results": max_results,
