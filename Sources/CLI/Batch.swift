@@ -7,7 +7,7 @@ import Tasks
 struct BatchOptions {
     static let json = Option.flag("json", help: "one JSON array at the end, one object per input")
     static let jsonl = Option.flag("jsonl", help: "one JSON object per line, written as each input finishes (input order)")
-    static let workers = Option<Int>.integer("workers", value: "N", help: "images processed at once, each worker with its own copy of the task", default: 1, in: 1 ... 64)
+    static let workers = Option<Int>.integer("workers", value: "N", help: "images processed at once (one shared model, a session per image in flight)", default: 1, in: 1 ... 64)
     static let progress = Option.flag("progress", help: "progress and images/second on stderr (default: only when stderr is a terminal)")
     static let declarations = [json.spec, jsonl.spec, workers.spec, progress.spec]
 
@@ -205,7 +205,7 @@ struct FailureRecord: Encodable {
 /// throws `CLIError.someInputsFailed` if any input failed.
 ///
 /// - Parameters:
-///   - makeWorker: creates one task instance (called once per worker, before any image is read).
+///   - makeWorker: creates the task (once, before any image is read), shared by every worker.
 ///   - process: runs the task on one input's image.
 ///   - text: the text lines for one result.
 ///   - record: the JSON record for one result.
@@ -220,8 +220,10 @@ func runBatch<Worker: Sendable, Output: Sendable, Record: Encodable>(
         String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
     }
     guard !inputs.isEmpty else { throw CLIError.usage("no IMAGE given (stdin listed no paths)") }
-    var workers = [Worker]()
-    for _ in 0 ..< min(options.workers, inputs.count) { workers.append(try makeWorker()) }
+    // Tasks run concurrent calls in parallel (one plan, a session per call), so every worker
+    // shares the one task.
+    let task = try makeWorker()
+    let workers = [Worker](repeating: task, count: min(options.workers, inputs.count))
 
     var progress = ProgressLine(enabled: options.showProgress, total: inputs.count)
     var failed = 0

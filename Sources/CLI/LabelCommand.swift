@@ -9,21 +9,21 @@ struct LabelCommand: ParsedCommand {
 
     static let model = Option<String?>.string("model", value: "M", help: ".tflite classifier with label metadata", default: "Models/\(ClassifyCommand.defaultName)")
     static let automl = Option<String?>.string("automl", value: "DIR", help: "AutoML Vision Edge folder with manifest.json, dict.txt and the model")
-    static let confidence = Option<Double?>.number("confidence", value: "X", help: "minimum confidence, 0...1 (default 0.5)", in: 0 ... 1)
+    static let confidence = Option<Double?>.number("confidence", value: "X", help: "minimum confidence, 0...1 (default: the model's metadata threshold, else 0, as ML Kit)", in: 0 ... 1)
     static let maxResults = Option<Int>.integer("max-results", value: "N", help: "at most N labels", default: 10, in: 1 ... Int(Int32.max))
     static let declarations = [model.spec, automl.spec, confidence.spec, maxResults.spec] + BatchOptions.declarations
     static let discussion = BatchOptions.discussion
 
     let modelPath: String?
     let automlFolder: String?
-    let confidence: Float
+    let confidence: Float?
     let maxResults: Int
     let batch: BatchOptions
 
     init(_ arguments: Arguments) throws(CLIError) {
         modelPath = try arguments[Self.model]
         automlFolder = try arguments[Self.automl]
-        confidence = Float(try arguments[Self.confidence] ?? 0.5)
+        confidence = try arguments[Self.confidence].map(Float.init)
         maxResults = try arguments[Self.maxResults]
         batch = try BatchOptions(arguments)
     }
