@@ -14,8 +14,8 @@ extension DepthwiseConv2D {
 /// `depthMultiplier` times and rounded up to 16), so every tap of every output pixel is in
 /// bounds and contributes `(x − x₀)·w` with no branches. The `x₀ · Σ taps` term is folded into
 /// the bias at prepare time; sixteen channels accumulate in `Int32` lanes and are requantized
-/// with their own multipliers. Eight output pixels of a row (then four, then one) are computed
-/// together, in independent accumulators that share each tap's weights.
+/// with their own multipliers. Four output pixels of a row are computed together, in
+/// independent accumulators that share each tap's weights.
 struct DepthwiseConv2DQuantized: Kernel {
     let geometry: DepthwiseConv2D.Geometry
     let input: Int, output: Int
@@ -122,17 +122,12 @@ struct DepthwiseConv2DQuantized: Kernel {
         }
     }
 
-    /// Output rows `rows` of one image from its padded copy: eight pixels at a time, then four,
-    /// then one.
+    /// Output rows `rows` of one image from its padded copy.
     private func convolve(_ buffer: UnsafePointer<UInt8>, _ out: UnsafeMutablePointer<UInt8>, rows: Range<Int>) {
         let g = geometry
         for oy in rows {
             var ox = 0
-            while ox + 8 <= g.outputWidth {
-                convolveEightPixels(buffer, out, oy: oy, ox: ox)
-                ox += 8
-            }
-            if ox + 4 <= g.outputWidth {
+            while ox + 4 <= g.outputWidth {
                 convolveFourPixels(buffer, out, oy: oy, ox: ox)
                 ox += 4
             }
@@ -145,25 +140,19 @@ struct DepthwiseConv2DQuantized: Kernel {
 
     // Separate functions so that each stays small enough for the `loadUnaligned` calls to be inlined.
     @inline(never)
-    private func convolveEightPixels(_ buffer: UnsafePointer<UInt8>, _ out: UnsafeMutablePointer<UInt8>, oy: Int, ox: Int) {
-        convolvePixels(buffer, out, oy: oy, ox: ox, count: 8)
-    }
-
-    @inline(never)
     private func convolveFourPixels(_ buffer: UnsafePointer<UInt8>, _ out: UnsafeMutablePointer<UInt8>, oy: Int, ox: Int) {
-        convolvePixels(buffer, out, oy: oy, ox: ox, count: 4)
+        convolvePixels(buffer, out, oy: oy, ox: ox, four: true)
     }
 
     @inline(never)
     private func convolveOnePixel(_ buffer: UnsafePointer<UInt8>, _ out: UnsafeMutablePointer<UInt8>, oy: Int, ox: Int) {
-        convolvePixels(buffer, out, oy: oy, ox: ox, count: 1)
+        convolvePixels(buffer, out, oy: oy, ox: ox, four: false)
     }
 
-    /// Output pixels `ox ..< ox + count` of row `oy` (`count` is 1, 4 or 8, a constant at each
-    /// call site), sixteen channels at a time: the pixels share each tap's weights (one widening
-    /// load for `count` multiply-adds) and accumulate in independent chains.
+    /// Output pixels `ox ..< ox + 4` (or just `ox`) of row `oy`, sixteen channels at a time: the
+    /// pixels share each tap's weights and accumulate in independent chains.
     @inline(always)
-    private func convolvePixels(_ buffer: UnsafePointer<UInt8>, _ out: UnsafeMutablePointer<UInt8>, oy: Int, ox: Int, count: Int) {
+    private func convolvePixels(_ buffer: UnsafePointer<UInt8>, _ out: UnsafeMutablePointer<UInt8>, oy: Int, ox: Int, four: Bool) {
         let g = geometry
         let cp = paddedChannels, channels = g.outputChannels
         let source = UnsafeRawPointer(buffer), filter = UnsafeRawPointer(weights.pointer)
@@ -172,42 +161,31 @@ struct DepthwiseConv2DQuantized: Kernel {
         let pixelStep = g.strideWidth * cp
         let origin = (oy * g.strideHeight * paddedWidth + ox * g.strideWidth) * cp
         let dst = out + (oy * g.outputWidth + ox) * channels
-        @inline(always)
-        func input(_ offset: Int, _ pixel: Int) -> SIMD16<Int32> {
-            widened(source.loadUnaligned(fromByteOffset: offset &+ pixel &* pixelStep, as: SIMD16<UInt8>.self))
-        }
         var ch = 0
         while ch < cp {
             let b = biasRaw.loadUnaligned(fromByteOffset: ch &* 4, as: SIMD16<Int32>.self)
-            var acc0 = b, acc1 = b, acc2 = b, acc3 = b, acc4 = b, acc5 = b, acc6 = b, acc7 = b
+            var acc0 = b, acc1 = b, acc2 = b, acc3 = b
             var tap = ch
             for ky in 0 ..< g.filterHeight {
                 var offset = origin &+ ky &* rowStep &+ ch
                 for _ in 0 ..< g.filterWidth {
                     let w = widened(filter.loadUnaligned(fromByteOffset: tap &* 2, as: SIMD16<Int16>.self))
-                    acc0 &+= input(offset, 0) &* w
-                    if count >= 4 {
-                        acc1 &+= input(offset, 1) &* w
-                        acc2 &+= input(offset, 2) &* w
-                        acc3 &+= input(offset, 3) &* w
-                    }
-                    if count == 8 {
-                        acc4 &+= input(offset, 4) &* w
-                        acc5 &+= input(offset, 5) &* w
-                        acc6 &+= input(offset, 6) &* w
-                        acc7 &+= input(offset, 7) &* w
+                    acc0 &+= widened(source.loadUnaligned(fromByteOffset: offset, as: SIMD16<UInt8>.self)) &* w
+                    if four {
+                        acc1 &+= widened(source.loadUnaligned(fromByteOffset: offset &+ pixelStep, as: SIMD16<UInt8>.self)) &* w
+                        acc2 &+= widened(source.loadUnaligned(fromByteOffset: offset &+ 2 &* pixelStep, as: SIMD16<UInt8>.self)) &* w
+                        acc3 &+= widened(source.loadUnaligned(fromByteOffset: offset &+ 3 &* pixelStep, as: SIMD16<UInt8>.self)) &* w
                     }
                     offset &+= columnStep
                     tap &+= cp
                 }
             }
-            @inline(always)
-            func store(_ acc: SIMD16<Int32>, _ pixel: Int) {
-                storeLowBytes(requantization.apply(acc, channel: ch), to: dst + pixel * channels + ch, count: channels - ch)
+            storeLowBytes(requantization.apply(acc0, channel: ch), to: dst + ch, count: channels - ch)
+            if four {
+                storeLowBytes(requantization.apply(acc1, channel: ch), to: dst + channels + ch, count: channels - ch)
+                storeLowBytes(requantization.apply(acc2, channel: ch), to: dst + 2 * channels + ch, count: channels - ch)
+                storeLowBytes(requantization.apply(acc3, channel: ch), to: dst + 3 * channels + ch, count: channels - ch)
             }
-            store(acc0, 0)
-            if count >= 4 { store(acc1, 1); store(acc2, 2); store(acc3, 3) }
-            if count == 8 { store(acc4, 4); store(acc5, 5); store(acc6, 6); store(acc7, 7) }
             ch += 16
         }
     }
