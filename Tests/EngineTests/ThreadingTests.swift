@@ -162,15 +162,23 @@ final class ThreadingTests: XCTestCase {
             let tasks = 1 + dispatch % 64
             counts.initialize(repeating: 0, count: 64)
             busy.initialize(repeating: 0, count: 3)
-            pool.run(tasks: tasks) { task, worker in
-                precondition((0 ..< 3).contains(worker))
-                busy[worker] += 1
-                precondition(busy[worker] == 1, "two tasks on worker \(worker) at once")
-                counts[task] += 1
-                busy[worker] -= 1
-            }
+            pool.run(tasks: tasks, CountingJob(counts: counts, busy: busy))
             if dispatch % 3 == 0 { usleep(dispatch % 2 == 0 ? 0 : 500) }
             XCTAssertEqual((0 ..< tasks).filter { counts[$0] != 1 }, [], "dispatch \(dispatch)")
         }
+    }
+}
+
+/// Counts each task and checks that no worker index runs two tasks at once.
+private struct CountingJob: PoolJob {
+    let counts: UnsafeMutablePointer<Int>
+    let busy: UnsafeMutablePointer<Int>
+
+    func run(task: Int, worker: Int) {
+        precondition((0 ..< 3).contains(worker))
+        busy[worker] += 1
+        precondition(busy[worker] == 1, "two tasks on worker \(worker) at once")
+        counts[task] += 1
+        busy[worker] -= 1
     }
 }
