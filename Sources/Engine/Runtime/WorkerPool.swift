@@ -117,12 +117,13 @@ final class WorkerPool: @unchecked Sendable {
     /// Runs `job.run(task:worker:)` for every task in `0 ..< tasks` across the pool and returns
     /// when all have finished. `worker` is in `0 ..< threadCount` and unique among concurrently
     /// running tasks (index per-worker scratch with it). With one thread, or one task, the
-    /// tasks run in order on the calling thread.
+    /// tasks run in order on the calling thread. Not re-entrant: a task must not call `run`.
     func run<Job: PoolJob>(tasks: Int, _ job: Job) {
         guard threadCount > 1, tasks > 1 else {
             for task in 0 ..< tasks { job.run(task: task, worker: 0) }
             return
         }
+        precondition(self.job == nil, "WorkerPool.run called from inside a task")
         withUnsafePointer(to: job) { pointer in
             self.job = (UnsafeRawPointer(pointer), Job.self)
             taskCount = tasks
