@@ -16,7 +16,9 @@ import Synchronization
 ///
 /// Between operators the workers spin on the job counter for a while (an operator's successor
 /// usually follows within microseconds), then yield, then park on a condition variable; an idle
-/// session costs no CPU. Dispatching allocates nothing: the job is a value on the caller's stack,
+/// session costs no CPU. The caller, once out of tasks, spins briefly for the last ones to finish,
+/// then sleeps until the last worker wakes it: on a machine busy with other processes, a thread
+/// that sleeps is scheduled again promptly, one that spins or yields loses its turn. Dispatching allocates nothing: the job is a value on the caller's stack,
 /// which workers reach through a pointer and its type (a closure would be boxed on the heap the
 /// moment it is stored for another thread), valid until `run` returns.
 ///
@@ -51,16 +53,21 @@ final class WorkerPool: @unchecked Sendable {
     /// Workers (not counting the caller) that have not finished the current job.
     private let unfinished = Atomic<Int>(0)
     private let stopping = Atomic<Bool>(false)
+    /// The caller sleeps on `finished` until `unfinished` is zero.
+    private let callerSleeping = Atomic<Bool>(false)
     private var taskCount = 0
     /// The current job: its address on the caller's stack and its type.
     private var job: (pointer: UnsafeRawPointer, type: any PoolJob.Type)?
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
     private let condition: UnsafeMutablePointer<pthread_cond_t>
+    private let finished: UnsafeMutablePointer<pthread_cond_t>
     private var threads = [pthread_t]()
 
     /// How long a worker spins on the job counter before yielding, and yields before parking.
     private static let spinNanoseconds: UInt64 = 30_000
-    private static let yieldNanoseconds: UInt64 = 300_000
+    private static let yieldNanoseconds: UInt64 = 100_000
+    /// How many times the caller looks at `unfinished` before it sleeps.
+    private static let callerSpins = 4000
 
     /// Starts `threadCount − 1` worker threads (none for 1). `threadCount` must be in
     /// `1...maxThreadCount` (the session validated it).
@@ -70,8 +77,10 @@ final class WorkerPool: @unchecked Sendable {
         self.minimumWork = minimumWork
         mutex = .allocate(capacity: 1)
         condition = .allocate(capacity: 1)
+        finished = .allocate(capacity: 1)
         pthread_mutex_init(mutex, nil)
         pthread_cond_init(condition, nil)
+        pthread_cond_init(finished, nil)
         for index in 1 ..< threadCount {
             let start = UnsafeMutablePointer<WorkerStart>.allocate(capacity: 1)
             start.initialize(to: WorkerStart(pool: self, index: index))
@@ -109,8 +118,10 @@ final class WorkerPool: @unchecked Sendable {
 
     deinit {
         pthread_cond_destroy(condition)
+        pthread_cond_destroy(finished)
         pthread_mutex_destroy(mutex)
         condition.deallocate()
+        finished.deallocate()
         mutex.deallocate()
     }
 
@@ -136,14 +147,24 @@ final class WorkerPool: @unchecked Sendable {
                 pthread_mutex_unlock(mutex)
             }
             runTasks(worker: 0)
-            // The other workers finish their last task; yield soon in case one was preempted.
-            var spins = 0
-            while unfinished.load(ordering: .acquiring) != 0 {
-                spins += 1
-                if spins > 2000 { sched_yield() }
-            }
+            waitForWorkers()
             self.job = nil
         }
+    }
+
+    /// Returns once every worker has finished the current job: spins a little (the last tasks
+    /// usually end within microseconds), then sleeps on `finished`.
+    private func waitForWorkers() {
+        for _ in 0 ..< Self.callerSpins where unfinished.load(ordering: .acquiring) == 0 { return }
+        pthread_mutex_lock(mutex)
+        // Announce the sleep before the last look; the last worker decrements `unfinished` before
+        // it looks at `callerSleeping` (both sequentially consistent), so one sees the other.
+        callerSleeping.store(true, ordering: .sequentiallyConsistent)
+        while unfinished.load(ordering: .sequentiallyConsistent) != 0 {
+            pthread_cond_wait(finished, mutex)
+        }
+        callerSleeping.store(false, ordering: .relaxed)
+        pthread_mutex_unlock(mutex)
     }
 
     private func runTasks(worker: Int) {
@@ -162,7 +183,12 @@ final class WorkerPool: @unchecked Sendable {
             seen = waitForJob(after: seen)
             if stopping.load(ordering: .acquiring) { return }
             runTasks(worker: index)
-            unfinished.wrappingSubtract(1, ordering: .releasing)
+            let left = unfinished.wrappingSubtract(1, ordering: .sequentiallyConsistent).newValue
+            if left == 0, callerSleeping.load(ordering: .sequentiallyConsistent) {
+                pthread_mutex_lock(mutex)
+                pthread_cond_signal(finished)
+                pthread_mutex_unlock(mutex)
+            }
         }
     }
 
