@@ -1,6 +1,6 @@
 """Latency (and peak memory) of swiftlite next to LiteRT XNNPACK on the same machine, in the same run.
 
-    python Benchmarks/compare_litert.py [--memory] [MODEL ...]
+    python Benchmarks/compare_litert.py [--memory | --allocations] [MODEL ...]
 
 For each model and for 1 and 2 threads: LiteRT with its default delegate (XNNPACK, num_threads=N)
 and `swiftlite bench --threads N` (release build), alternated for ROUNDS rounds (default 5) of RUNS
@@ -12,6 +12,11 @@ of the per-round ratios.
 --memory: instead, the peak resident memory each runner adds over its process baseline (one fresh
 process per model and runner: LiteRT loaded in Python after its imports, swiftlite after start-up;
 the peak is reset with /proc/self/clear_refs at the baseline).
+
+--allocations: checks that `invoke` allocates nothing, for 1, 2 and 3 threads: runs
+`swiftlite bench` under an LD_PRELOAD malloc counter (compiled here with clang) for 10 and for 110
+invocations; the difference is the bench loop's own few array growths (under 20), or 100× any
+allocation per invocation.
 """
 import json
 import os
@@ -132,14 +137,63 @@ def memory(models):
             print(f"{os.path.basename(path):36s} {threads:3d} {litert / 1e6:18.1f} {ours / 1e6:13.1f}", flush=True)
 
 
+MALLOC_COUNTER = r"""
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+extern void *__libc_malloc(size_t);
+extern void *__libc_calloc(size_t, size_t);
+extern void *__libc_realloc(void *, size_t);
+extern void *__libc_memalign(size_t, size_t);
+static atomic_long count;
+void *malloc(size_t s) { atomic_fetch_add(&count, 1); return __libc_malloc(s); }
+void *calloc(size_t n, size_t s) { atomic_fetch_add(&count, 1); return __libc_calloc(n, s); }
+void *realloc(void *p, size_t s) { atomic_fetch_add(&count, 1); return __libc_realloc(p, s); }
+void *memalign(size_t a, size_t s) { atomic_fetch_add(&count, 1); return __libc_memalign(a, s); }
+void *aligned_alloc(size_t a, size_t s) { atomic_fetch_add(&count, 1); return __libc_memalign(a, s); }
+int posix_memalign(void **p, size_t a, size_t s) { atomic_fetch_add(&count, 1); *p = __libc_memalign(a, s); return *p ? 0 : 12; }
+__attribute__((destructor)) static void report(void) {
+    char line[64];
+    int n = snprintf(line, sizeof line, "ALLOCATIONS %ld\n", atomic_load(&count));
+    write(2, line, n);
+}
+"""
+
+
+def allocations(models):
+    import shutil
+    import tempfile
+    clang = shutil.which("clang") or "/opt/swift/usr/bin/clang"
+    work = tempfile.mkdtemp()
+    source, library = os.path.join(work, "count.c"), os.path.join(work, "count.so")
+    with open(source, "w") as f:
+        f.write(MALLOC_COUNTER)
+    subprocess.run([clang, "-O2", "-shared", "-fPIC", "-o", library, source], check=True)
+
+    def count(path, threads, runs):
+        err = subprocess.run([EXE, "bench", path, "--runs", str(runs), "--warmup", "3", "--threads", str(threads)],
+                             env=dict(os.environ, LD_PRELOAD=library), check=True, capture_output=True, text=True).stderr
+        return int(err.split("ALLOCATIONS")[-1].split()[0])
+
+    failed = False
+    for path in models:
+        for threads in [1, 2, 3]:
+            extra = count(path, threads, 110) - count(path, threads, 10)
+            ok = extra < 20
+            failed |= not ok
+            print(f"{os.path.basename(path):36s} {threads} threads: {extra:5d} allocations over 100 more invocations {'ok' if ok else 'ALLOCATES'}")
+    sys.exit(1 if failed else 0)
+
+
 def main():
     args = sys.argv[1:]
-    memory_mode = "--memory" in args
-    args = [a for a in args if a != "--memory"]
+    mode = next((a for a in args if a in ("--memory", "--allocations")), None)
+    args = [a for a in args if a not in ("--memory", "--allocations")]
     if os.environ.get("NO_BUILD") is None:
         subprocess.run(["swift", "build", "-c", "release", "--product", "swiftlite"], cwd=ROOT, check=True)
     models = args or DEFAULT_MODELS
-    memory(models) if memory_mode else latency(models)
+    {"--memory": memory, "--allocations": allocations}.get(mode, latency)(models)
 
 
 if __name__ == "__main__":

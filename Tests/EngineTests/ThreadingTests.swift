@@ -1,6 +1,6 @@
 import Foundation
 import XCTest
-import Engine
+@testable import Engine
 import TestSupport
 
 /// Intra-operator threads: every thread count gives the same bytes, and bad counts are rejected.
@@ -122,5 +122,63 @@ final class ThreadingTests: XCTestCase {
             let session = try Session(plan: plan, threadCount: 3)
             for _ in 0 ..< 5 { session.invoke() }
         }
+    }
+
+    // MARK: The pool and the partition
+
+    /// Parts are contiguous, cover every unit once, start at multiples of the granularity and
+    /// differ by at most one granule.
+    func testWorkPartitionCoversEveryUnitOnce() {
+        for count in [1, 2, 7, 15, 16, 17, 49, 64, 100, 3136] {
+            for granularity in [1, 4, 7, 16] {
+                for maxParts in [1, 2, 3, 8, 1000] {
+                    let p = WorkPartition(count: count, granularity: granularity, maxParts: maxParts)
+                    var next = 0, sizes = [Int]()
+                    for i in 0 ..< p.parts {
+                        let r = p.range(i)
+                        XCTAssertEqual(r.lowerBound, next, "count \(count) granularity \(granularity) parts \(maxParts)")
+                        XCTAssertEqual(r.lowerBound % granularity, 0)
+                        XCTAssertFalse(r.isEmpty)
+                        next = r.upperBound
+                        if r.upperBound < count { sizes.append(r.count / granularity) }
+                    }
+                    XCTAssertEqual(next, count)
+                    XCTAssertLessThanOrEqual(p.parts, maxParts)
+                    XCTAssertLessThanOrEqual((sizes.max() ?? 0) - (sizes.min() ?? 0), 1)
+                }
+            }
+        }
+    }
+
+    /// Every task of every dispatch runs exactly once, on a worker index in range, with no two
+    /// concurrent tasks sharing a worker index.
+    func testPoolRunsEveryTaskOnce() {
+        let pool = WorkerPool(threadCount: 3, minimumWork: 0)
+        defer { pool.shutdown() }
+        let counts = UnsafeMutablePointer<Int>.allocate(capacity: 64)
+        let busy = UnsafeMutablePointer<Int>.allocate(capacity: 3)
+        defer { counts.deallocate(); busy.deallocate() }
+        for dispatch in 0 ..< 2000 {
+            let tasks = 1 + dispatch % 64
+            counts.initialize(repeating: 0, count: 64)
+            busy.initialize(repeating: 0, count: 3)
+            pool.run(tasks: tasks, CountingJob(counts: counts, busy: busy))
+            if dispatch % 3 == 0 { usleep(dispatch % 2 == 0 ? 0 : 500) }
+            XCTAssertEqual((0 ..< tasks).filter { counts[$0] != 1 }, [], "dispatch \(dispatch)")
+        }
+    }
+}
+
+/// Counts each task and checks that no worker index runs two tasks at once.
+private struct CountingJob: PoolJob {
+    let counts: UnsafeMutablePointer<Int>
+    let busy: UnsafeMutablePointer<Int>
+
+    func run(task: Int, worker: Int) {
+        precondition((0 ..< 3).contains(worker))
+        busy[worker] += 1
+        precondition(busy[worker] == 1, "two tasks on worker \(worker) at once")
+        counts[task] += 1
+        busy[worker] -= 1
     }
 }

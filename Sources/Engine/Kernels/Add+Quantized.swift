@@ -46,7 +46,7 @@ enum AdditiveQuantized {
 /// comes from a 256-entry table (SUB's right table is negated, which is exact), the two are added
 /// and rescaled to the output. Same-shape operands (MobileNet's residual adds) take sixteen
 /// elements per step through the same arithmetic in vector lanes, the tail through the tables.
-struct AdditiveQuantizedKernel<T: FixedWidthInteger & Sendable>: Kernel {
+struct AdditiveQuantizedKernel<T: FixedWidthInteger & Sendable>: PartitionedKernel {
     let lhs: Int, rhs: Int, output: Int
     let broadcast: Broadcast
     let lhsZeroPoint: Int32, rhsZeroPoint: Int32
@@ -87,12 +87,18 @@ struct AdditiveQuantizedKernel<T: FixedWidthInteger & Sendable>: Kernel {
         if broadcast.isElementwise {
             // Threads take ranges of whole 16-element vectors.
             let count = broadcast.outputCount
-            memory.parallelize(count: count, granularity: 16, work: count * 8) { range, _ in
-                elementwise(x + range.lowerBound, y + range.lowerBound, z + range.lowerBound, count: range.count)
-            }
+            memory.parallelize(self, count: count, granularity: 16, work: count * 8)
             return
         }
         broadcast.apply(x, y, z) { a, b in combined(a, b) }
+    }
+
+    /// Same-shape elements `range`.
+    @_specialize(where T == Int8)
+    @_specialize(where T == UInt8)
+    func evalPart(_ range: Range<Int>, step: Int, worker: Int, memory: TensorMemory) {
+        let x = memory.input(lhs, as: T.self), y = memory.input(rhs, as: T.self), z = memory.output(output, as: T.self)
+        elementwise(x + range.lowerBound, y + range.lowerBound, z + range.lowerBound, count: range.count)
     }
 
     /// `lhs ⊕ rhs` for one pair of elements, through the tables: the reference the vector path

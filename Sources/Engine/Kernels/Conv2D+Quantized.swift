@@ -17,7 +17,7 @@ extension Conv2D {
 /// activations as signed), the requantization fused into the product's output; a 1×1 stride-1
 /// convolution reads its input directly as the patch matrix. Padding is filled with the input
 /// zero point, which contributes exactly nothing, as the reference's skipped taps do.
-struct Conv2DQuantized: Kernel {
+struct Conv2DQuantized: PartitionedKernel {
     let geometry: Conv2D.Geometry
     let input: Int, output: Int
     /// The input zero point as a raw byte of the input tensor.
@@ -66,36 +66,37 @@ struct Conv2DQuantized: Kernel {
 
     func eval(_ memory: TensorMemory) {
         let g = geometry
+        let rows = g.batches * g.outputHeight * g.outputWidth
+        // Threads take blocks of output pixels (GEMM rows): whole 16-row tiles when the blocks are
+        // large, else 4-row ones, so small late layers still split evenly.
+        memory.parallelize(self, count: rows, granularity: rows >= 64 * memory.threadCount ? 16 : 4,
+                           work: rows * g.outputChannels * g.patchSize)
+    }
+
+    /// Output pixels (GEMM rows) `part`, counted over all batches.
+    func evalPart(_ part: Range<Int>, step: Int, worker: Int, memory: TensorMemory) {
+        let g = geometry
         let pixels = g.outputHeight * g.outputWidth
         let channels = g.outputChannels
         let source = memory.input(input, as: UInt8.self)
         let destination = memory.output(output, as: UInt8.self)
-        let rows = g.batches * pixels
-        // Threads take blocks of output pixels (GEMM rows): whole 16-row tiles when the blocks are
-        // large, else 4-row ones, so small late layers still split evenly.
-        let granularity = rows >= 64 * memory.threadCount ? 16 : 4
-        let work = rows * channels * g.patchSize
         if readsInputDirectly {
-            memory.parallelize(count: rows, granularity: granularity, work: work) { part, _ in
-                gemm.multiply(source + part.lowerBound * g.inputChannels, rows: part.count, rowStride: g.inputChannels,
-                              into: RequantizedGEMMOutput(base: destination + part.lowerBound * channels, rowStride: channels,
-                                                          columns: channels, stage: requantization))
-            }
+            gemm.multiply(source + part.lowerBound * g.inputChannels, rows: part.count, rowStride: g.inputChannels,
+                          into: RequantizedGEMMOutput(base: destination + part.lowerBound * channels, rowStride: channels,
+                                                      columns: channels, stage: requantization))
             return
         }
-        memory.parallelize(count: rows, granularity: granularity, work: work) { part, worker in
-            let patches = memory.scratch(as: UInt8.self, worker: worker)
-            var row = part.lowerBound
-            while row < part.upperBound {
-                // A block stays inside one image and holds at most `rowsPerBlock` patches.
-                let n = row / pixels, start = row % pixels
-                let count = min(rowsPerBlock, pixels - start, part.upperBound - row)
-                im2col(source + n * g.inputHeight * g.inputWidth * g.inputChannels, rows: start ..< start + count, into: patches)
-                gemm.multiply(patches, rows: count, rowStride: g.patchSize,
-                              into: RequantizedGEMMOutput(base: destination + row * channels,
-                                                          rowStride: channels, columns: channels, stage: requantization))
-                row += count
-            }
+        let patches = memory.scratch(as: UInt8.self, worker: worker)
+        var row = part.lowerBound
+        while row < part.upperBound {
+            // A block stays inside one image and holds at most `rowsPerBlock` patches.
+            let n = row / pixels, start = row % pixels
+            let count = min(rowsPerBlock, pixels - start, part.upperBound - row)
+            im2col(source + n * g.inputHeight * g.inputWidth * g.inputChannels, rows: start ..< start + count, into: patches)
+            gemm.multiply(patches, rows: count, rowStride: g.patchSize,
+                          into: RequantizedGEMMOutput(base: destination + row * channels,
+                                                      rowStride: channels, columns: channels, stage: requantization))
+            row += count
         }
     }
 

@@ -69,7 +69,7 @@ enum Conv2D {
 ///   `filterWidth · i` adjacent input values starting `strideWidth · i` after patch `x − 1`'s
 ///   (`FloatGEMM.Runs`); with padding, from a zero-padded copy of the input in scratch;
 /// - **im2col** otherwise: patches are copied out a chunk of pixels at a time into scratch.
-struct Conv2DFloat32: Kernel {
+struct Conv2DFloat32: PartitionedKernel {
     let geometry: Conv2D.Geometry
     let input: Int, output: Int
     let weights: FloatGEMM.PackedWeights
@@ -154,23 +154,30 @@ struct Conv2DFloat32: Kernel {
         switch layout {
         case .inPlace(padded: let padded?) where g.batches == 1:
             // The padded copy is shared by every thread; make it once, then split the rows.
-            let frame = memory.scratch(as: Float.self)
-            pad(source, into: frame, height: padded.height, width: padded.width)
-            memory.parallelize(count: g.outputHeight, work: work) { part, _ in
-                let rows = part.lowerBound * g.outputWidth ..< part.upperBound * g.outputWidth
-                convolve(source, out, rows: rows, scratch: frame, prepared: true)
-            }
+            pad(source, into: memory.scratch(as: Float.self), height: padded.height, width: padded.width)
+            memory.parallelize(self, step: Self.paddedRows, count: g.outputHeight, work: work)
         case .inPlace(padded: .some):
             convolve(source, out, rows: 0 ..< pixels, scratch: memory.scratch(as: Float.self), prepared: false)
         case .inPlace(padded: nil):
-            memory.parallelize(count: g.batches * g.outputHeight, work: work) { part, _ in
-                convolve(source, out, rows: part.lowerBound * g.outputWidth ..< part.upperBound * g.outputWidth,
-                         scratch: memory.scratch(as: Float.self), prepared: false)
-            }
+            memory.parallelize(self, step: Self.imageRows, count: g.batches * g.outputHeight, work: work)
         case .pointwise, .im2col:
-            memory.parallelize(count: pixels, granularity: FloatGEMM.tileRows, work: work) { part, worker in
-                convolve(source, out, rows: part, scratch: memory.scratch(as: Float.self, worker: worker), prepared: false)
-            }
+            memory.parallelize(self, step: Self.pixelBlocks, count: pixels, granularity: FloatGEMM.tileRows, work: work)
+        }
+    }
+
+    /// The parallel steps: rows of the one image from its padded frame, rows of the input in
+    /// place (over all batches), blocks of pixels.
+    private static let paddedRows = 0, imageRows = 1, pixelBlocks = 2
+
+    func evalPart(_ units: Range<Int>, step: Int, worker: Int, memory: TensorMemory) {
+        let g = geometry
+        let source = memory.input(input, as: Float.self), out = memory.output(output, as: Float.self)
+        switch step {
+        case Self.paddedRows, Self.imageRows:
+            convolve(source, out, rows: units.lowerBound * g.outputWidth ..< units.upperBound * g.outputWidth,
+                     scratch: memory.scratch(as: Float.self), prepared: step == Self.paddedRows)
+        default:
+            convolve(source, out, rows: units, scratch: memory.scratch(as: Float.self, worker: worker), prepared: false)
         }
     }
 

@@ -16,7 +16,7 @@ extension DepthwiseConv2D {
 /// the bias at prepare time; sixteen channels accumulate in `Int32` lanes and are requantized
 /// with their own multipliers. Four output pixels of a row are computed together, in
 /// independent accumulators that share each tap's weights.
-struct DepthwiseConv2DQuantized: Kernel {
+struct DepthwiseConv2DQuantized: PartitionedKernel {
     let geometry: DepthwiseConv2D.Geometry
     let input: Int, output: Int
     let encoding: ActivationEncoding
@@ -71,18 +71,23 @@ struct DepthwiseConv2DQuantized: Kernel {
 
     func eval(_ memory: TensorMemory) {
         let g = geometry
-        let buffer = memory.scratch(as: UInt8.self)
         let work = g.outputHeight * g.outputWidth * paddedChannels * g.filterHeight * g.filterWidth
         for n in 0 ..< g.batches {
-            let image = memory.input(input, as: UInt8.self) + n * g.inputHeight * g.inputWidth * g.inputChannels
-            let out = memory.output(output, as: UInt8.self) + n * g.outputHeight * g.outputWidth * g.outputChannels
             // Threads fill rows of the padded copy, then compute whole output rows from it.
-            memory.parallelize(count: paddedHeight, work: paddedHeight * paddedWidth * paddedChannels) { rows, _ in
-                pad(image, into: buffer, rows: rows)
-            }
-            memory.parallelize(count: g.outputHeight, work: work) { rows, _ in
-                convolve(buffer, out, rows: rows)
-            }
+            memory.parallelize(self, step: 2 * n, count: paddedHeight, work: paddedHeight * paddedWidth * paddedChannels)
+            memory.parallelize(self, step: 2 * n + 1, count: g.outputHeight, work: work)
+        }
+    }
+
+    /// Step `2n`: rows of batch `n`'s padded copy; step `2n + 1`: output rows of batch `n`.
+    func evalPart(_ rows: Range<Int>, step: Int, worker: Int, memory: TensorMemory) {
+        let g = geometry
+        let n = step / 2
+        let buffer = memory.scratch(as: UInt8.self)
+        if step % 2 == 0 {
+            pad(memory.input(input, as: UInt8.self) + n * g.inputHeight * g.inputWidth * g.inputChannels, into: buffer, rows: rows)
+        } else {
+            convolve(buffer, memory.output(output, as: UInt8.self) + n * g.outputHeight * g.outputWidth * g.outputChannels, rows: rows)
         }
     }
 

@@ -60,7 +60,7 @@ enum DepthwiseConv2D {
 /// column loads. The pixels at the left and right edges read zeros for taps outside the input.
 /// Other shapes go through `convolvePixel`, which clips the window. `reference` is the plain
 /// scalar definition both are tested against.
-struct DepthwiseConv2DFloat32: Kernel {
+struct DepthwiseConv2DFloat32: PartitionedKernel {
     typealias Lanes = SIMD16<Float>
     typealias Rows = (UnsafePointer<Float>, UnsafePointer<Float>, UnsafePointer<Float>)
     let geometry: DepthwiseConv2D.Geometry
@@ -125,8 +125,9 @@ struct DepthwiseConv2DFloat32: Kernel {
         let c = g.outputChannels
         let inputPlane = g.inputHeight * g.inputWidth
         for n in 0 ..< g.batches {
-            var source = memory.input(input, as: Float.self) + n * inputPlane * g.inputChannels
             if g.depthMultiplier > 1 {
+                // Input channels repeated, so that the inner loop stays contiguous.
+                let source = memory.input(input, as: Float.self) + n * inputPlane * g.inputChannels
                 let expanded = memory.scratch(as: Float.self)
                 for p in 0 ..< inputPlane {
                     for i in 0 ..< g.inputChannels {
@@ -134,14 +135,19 @@ struct DepthwiseConv2DFloat32: Kernel {
                         for m in 0 ..< g.depthMultiplier { expanded[p * c + i * g.depthMultiplier + m] = value }
                     }
                 }
-                source = UnsafePointer(expanded)
             }
-            let out = memory.output(output, as: Float.self) + n * g.outputHeight * g.outputWidth * c
             // Threads take whole output rows.
-            memory.parallelize(count: g.outputHeight, work: g.outputHeight * g.outputWidth * c * g.filterHeight * g.filterWidth) { rows, _ in
-                convolve(source, out, rows: rows)
-            }
+            memory.parallelize(self, step: n, count: g.outputHeight, work: g.outputHeight * g.outputWidth * c * g.filterHeight * g.filterWidth)
         }
+    }
+
+    /// Output rows `rows` of batch `step`.
+    func evalPart(_ rows: Range<Int>, step n: Int, worker: Int, memory: TensorMemory) {
+        let g = geometry
+        let c = g.outputChannels
+        let source = g.depthMultiplier > 1 ? UnsafePointer(memory.scratch(as: Float.self))
+            : memory.input(input, as: Float.self) + n * g.inputHeight * g.inputWidth * g.inputChannels
+        convolve(source, memory.output(output, as: Float.self) + n * g.outputHeight * g.outputWidth * c, rows: rows)
     }
 
     /// One image: `source` has `outputChannels` channels per pixel (already expanded for depth multipliers).

@@ -51,7 +51,7 @@ enum FullyConnected {
 }
 
 /// Float32 fully connected layer through BLAS.
-struct FullyConnectedFloat32: Kernel {
+struct FullyConnectedFloat32: PartitionedKernel {
     let shape: FullyConnected.Shape
     let input: Int, weights: Int, bias: Int?, output: Int
     let range: ClosedRange<Float>
@@ -77,7 +77,6 @@ struct FullyConnectedFloat32: Kernel {
     func eval(_ memory: TensorMemory) {
         let s = shape
         guard s.batches > 0, s.units > 0 else { return }
-        let x = memory.input(input, as: Float.self), w = memory.input(weights, as: Float.self)
         let out = memory.output(output, as: Float.self)
         // Start from the bias; BLAS accumulates the products onto it.
         if let bias {
@@ -87,21 +86,25 @@ struct FullyConnectedFloat32: Kernel {
         // Threads take blocks of units (one batch) or of batches; OpenBLAS itself runs on one
         // thread, and a unit's dot product does not depend on where its block starts, as long
         // as blocks start at multiples of 16 (its kernels take units 4 and 8 at a time).
-        let work = s.batches * s.units * s.inputDepth
-        if s.batches == 1 {
-            memory.parallelize(count: s.units, granularity: 16, work: work) { units, _ in
-                BLAS.gemv(m: units.count, n: s.inputDepth, a: w + units.lowerBound * s.inputDepth, x: x,
-                          y: out + units.lowerBound, accumulate: bias != nil)
-            }
-        } else {
-            memory.parallelize(count: s.batches, granularity: 16, work: work) { rows, _ in
-                BLAS.gemm(m: rows.count, n: s.units, k: s.inputDepth, a: x + rows.lowerBound * s.inputDepth, b: w,
-                          c: out + rows.lowerBound * s.units, transposeB: true, accumulate: bias != nil)
-            }
-        }
+        memory.parallelize(self, count: s.batches == 1 ? s.units : s.batches, granularity: 16,
+                           work: s.batches * s.units * s.inputDepth)
         if hasActivation {
             let lower = range.lowerBound, upper = range.upperBound
             for i in 0 ..< s.batches * s.units { out[i] = min(max(out[i], lower), upper) }
+        }
+    }
+
+    /// Units `part` (one batch), or batches `part`.
+    func evalPart(_ part: Range<Int>, step: Int, worker: Int, memory: TensorMemory) {
+        let s = shape
+        let x = memory.input(input, as: Float.self), w = memory.input(weights, as: Float.self)
+        let out = memory.output(output, as: Float.self)
+        if s.batches == 1 {
+            BLAS.gemv(m: part.count, n: s.inputDepth, a: w + part.lowerBound * s.inputDepth, x: x,
+                      y: out + part.lowerBound, accumulate: bias != nil)
+        } else {
+            BLAS.gemm(m: part.count, n: s.units, k: s.inputDepth, a: x + part.lowerBound * s.inputDepth, b: w,
+                      c: out + part.lowerBound * s.units, transposeB: true, accumulate: bias != nil)
         }
     }
 }

@@ -14,7 +14,7 @@ extension MaxPool2D {
 }
 
 /// Integer max pooling of an 8-bit tensor, all channels of an output pixel at once.
-struct MaxPool2DQuantized<T: FixedWidthInteger & Sendable>: Kernel {
+struct MaxPool2DQuantized<T: FixedWidthInteger & Sendable>: PartitionedKernel {
     let geometry: Pool2DGeometry
     let lower: T, upper: T
     let input: Int, output: Int
@@ -25,29 +25,35 @@ struct MaxPool2DQuantized<T: FixedWidthInteger & Sendable>: Kernel {
     @_specialize(where T == UInt8)
     func eval(_ memory: TensorMemory) {
         let g = geometry
+        // Threads take whole output rows.
+        memory.parallelize(self, count: g.batches * g.outputHeight,
+                           work: g.batches * g.outputHeight * g.outputWidth * g.channels * g.filterHeight * g.filterWidth)
+    }
+
+    /// Output rows `outputRows`, counted over all batches.
+    @_specialize(where T == Int8)
+    @_specialize(where T == UInt8)
+    func evalPart(_ outputRows: Range<Int>, step: Int, worker: Int, memory: TensorMemory) {
+        let g = geometry
         let c = g.channels
         let lower = lower, upper = upper
         let base = memory.input(input, as: T.self), out = memory.output(output, as: T.self)
-        // Threads take whole output rows.
-        let work = g.batches * g.outputHeight * g.outputWidth * c * g.filterHeight * g.filterWidth
-        memory.parallelize(count: g.batches * g.outputHeight, work: work) { outputRows, worker in
-            for outputRow in outputRows {
-                let oy = outputRow % g.outputHeight
-                let source = base + outputRow / g.outputHeight * g.inputHeight * g.inputWidth * c
-                var dst = out + outputRow * g.outputWidth * c
-                let rows = g.inputRows(oy)
-                for ox in 0 ..< g.outputWidth {
-                    let cols = g.inputColumns(ox)
-                    dst.update(repeating: T.min, count: c)
-                    for iy in rows {
-                        for ix in cols {
-                            let src = source + (iy * g.inputWidth + ix) * c
-                            for ch in 0 ..< c { dst[ch] = max(dst[ch], src[ch]) }
-                        }
+        for outputRow in outputRows {
+            let oy = outputRow % g.outputHeight
+            let source = base + outputRow / g.outputHeight * g.inputHeight * g.inputWidth * c
+            var dst = out + outputRow * g.outputWidth * c
+            let rows = g.inputRows(oy)
+            for ox in 0 ..< g.outputWidth {
+                let cols = g.inputColumns(ox)
+                dst.update(repeating: T.min, count: c)
+                for iy in rows {
+                    for ix in cols {
+                        let src = source + (iy * g.inputWidth + ix) * c
+                        for ch in 0 ..< c { dst[ch] = max(dst[ch], src[ch]) }
                     }
-                    for ch in 0 ..< c { dst[ch] = min(max(dst[ch], lower), upper) }
-                    dst += c
                 }
+                for ch in 0 ..< c { dst[ch] = min(max(dst[ch], lower), upper) }
+                dst += c
             }
         }
     }

@@ -44,6 +44,12 @@ struct SoftmaxQuantized<In: FixedWidthInteger & Sendable, Out: FixedWidthInteger
     let rows: Int, depth: Int
     let input: Int, output: Int
 
+    // Kernels run behind `any Kernel`, whose witness would be the unspecialised generic code (which
+    // also allocated on every call); these make it jump to the four specialisations prepare builds.
+    @_specialize(where In == UInt8, Out == UInt8)
+    @_specialize(where In == UInt8, Out == Int16)
+    @_specialize(where In == Int8, Out == Int8)
+    @_specialize(where In == Int8, Out == Int16)
     func eval(_ memory: TensorMemory) {
         let x = memory.input(input, as: In.self), y = memory.output(output, as: Out.self)
         for row in 0 ..< rows {

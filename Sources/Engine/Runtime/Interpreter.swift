@@ -95,10 +95,15 @@ public final class Interpreter {
 
     /// Any tensor of the graph by its index (intermediates are meaningful after `invoke` only with
     /// `Options.preserveAllTensors`).
+    /// - Throws: `ModelError.invalidArgument` for an index out of range, or a weight computed at
+    ///   prepare (a DEQUANTIZE of constants) that was freed once packed (`Plan.discardedConstants`).
     public func tensor(_ index: Int) throws(ModelError) -> Tensor {
         guard plan.tensors.indices.contains(index) else { throw .invalidArgument("tensor index \(index) out of range") }
         try allocateTensors()
         let t = plan.tensors[index]
+        guard !plan.discardedConstants.contains(index) else {
+            throw .invalidArgument("tensor \(index) '\(t.name)' was computed at prepare and freed once packed; use Options.preserveAllTensors to keep it")
+        }
         return Tensor(name: t.name, dataType: t.dataType, shape: Tensor.Shape(t.shape),
                       data: Data(session!.bytes(ofTensor: index)), quantizationParameters: t.quantization)
     }

@@ -6,6 +6,28 @@ protocol Kernel: Sendable {
     func eval(_ memory: TensorMemory)
 }
 
+/// A kernel whose `eval` cuts its output into parts (`TensorMemory.parallelize`) that any of the
+/// session's threads may compute.
+protocol PartitionedKernel: Kernel {
+    /// Computes output `units` of step `step` (kernels with several parallel steps, such as a
+    /// padding pass then a convolution, or one per batch, number them), using worker `worker`'s
+    /// scratch.
+    func evalPart(_ units: Range<Int>, step: Int, worker: Int, memory: TensorMemory)
+}
+
+/// One parallel step of a kernel as a `PoolJob`: task `i` is part `i` of the partition.
+struct PartitionJob<K: PartitionedKernel>: PoolJob {
+    let kernel: K
+    let memory: TensorMemory
+    let partition: WorkPartition
+    let step: Int
+
+    func run(task: Int, worker: Int) {
+        let units = partition.range(task)
+        if !units.isEmpty { kernel.evalPart(units, step: step, worker: worker, memory: memory) }
+    }
+}
+
 /// The memory of one session as kernels see it: an address per tensor, a scratch area shared by
 /// the operator's threads, one scratch area per worker thread, and the session's threads.
 ///
@@ -31,27 +53,23 @@ struct TensorMemory {
 
     var threadCount: Int { pool.threadCount }
 
-    /// Runs `body(units, worker)` over `0 ..< count` units of output cut into parts of whole
-    /// multiples of `granularity`, across the session's threads. With one thread, or when `work`
-    /// is below the session's threshold (`minimumParallelWork`), it is one call on the whole
-    /// range on the calling thread.
-    /// Every part computes the same bytes whichever thread runs it, so the partition must only
-    /// cut the *output* (never a sum).
+    /// Runs `kernel.evalPart(units, step: step, ...)` over `0 ..< count` units of output cut into
+    /// parts of whole multiples of `granularity`, across the session's threads. With one thread,
+    /// or when `work` is below the session's threshold (`minimumParallelWork`), it is one call on
+    /// the whole range on the calling thread. Every part computes the same bytes whichever thread
+    /// runs it, so the partition must only cut the *output* (never a sum).
     @inline(__always)
-    func parallelize(count: Int, granularity: Int = 1, work: Int, _ body: (_ units: Range<Int>, _ worker: Int) -> Void) {
+    func parallelize<K: PartitionedKernel>(_ kernel: K, step: Int = 0, count: Int, granularity: Int = 1, work: Int) {
         guard pool.threadCount > 1, work >= pool.minimumWork, count > granularity else {
-            body(0 ..< count, 0)
+            kernel.evalPart(0 ..< count, step: step, worker: 0, memory: self)
             return
         }
         let partition = WorkPartition(count: count, granularity: granularity, maxParts: pool.threadCount * Self.partsPerThread)
         guard partition.parts > 1 else {
-            body(0 ..< count, 0)
+            kernel.evalPart(0 ..< count, step: step, worker: 0, memory: self)
             return
         }
-        pool.run(tasks: partition.parts) { task, worker in
-            let units = partition.range(task)
-            if !units.isEmpty { body(units, worker) }
-        }
+        pool.run(tasks: partition.parts, PartitionJob(kernel: kernel, memory: self, partition: partition, step: step))
     }
 
     @inline(__always)

@@ -25,6 +25,10 @@ public final class Plan: Sendable {
     /// Constants whose mapped pages were given back to the system after packing: no kernel reads
     /// them during `invoke` (their bytes stay readable; the system pages them in again if asked).
     public let releasedConstants: Set<Int>
+    /// Constants computed at prepare (folded) whose memory was freed after packing: no kernel
+    /// reads them, and their bytes cannot be read (`Interpreter.tensor` throws). None with
+    /// `preserveAllTensors`.
+    public let discardedConstants: Set<Int>
     let steps: [Step]
 
     struct Step: Sendable {
@@ -52,11 +56,13 @@ public final class Plan: Sendable {
         var steps = [Step]()
         var scratch = 0, workerScratch = 0
         // Constants that only packed copies use: once the last operator that reads a constant has
-        // been prepared, and none of them reads it in `eval`, its file pages are dropped, which
+        // been prepared, and none of them reads it in `eval`, its file pages are dropped (and a
+        // constant folded at prepare, such as a DEQUANTIZE of float16 weights, is freed), which
         // keeps the peak resident memory at the packed copies plus one operator's raw weights.
         var readersLeft = [Int](repeating: 0, count: tensors.count)
-        for node in graph.nodes { for t in node.inputs where t >= 0 && tensors[t].isConstant { readersLeft[t] += 1 } }
-        var readAtEval = Set<Int>(), released = Set<Int>()
+        for node in graph.nodes { for t in node.inputs where t >= 0 { readersLeft[t] += 1 } }
+        var readAtEval = Set(graph.outputs), released = Set<Int>(), discarded = Set<Int>()
+        var folded = [Int: any DiscardableConstant]()
         // Loading read the whole file (validation, and the aligned copies of misaligned buffers);
         // drop those pages now, so that only what packing reads comes back, one operator at a time.
         graph.file.releasePages(of: graph.file.bytes)
@@ -79,11 +85,18 @@ public final class Plan: Sendable {
             scratch = max(scratch, context.scratchBytes)
             workerScratch = max(workerScratch, context.workerScratchBytes)
             steps.append(Step(node: node, kernel: kernel))
-            for (slot, t) in node.inputs.enumerated() where t >= 0 && graph.tensors[t].isConstant {
-                if !context.packedSlots.contains(slot) { readAtEval.insert(t) }
+            if let constant = kernel as? any DiscardableConstant, let t = node.outputs.first { folded[t] = constant }
+            for (slot, t) in node.inputs.enumerated() where t >= 0 {
                 readersLeft[t] -= 1
-                if readersLeft[t] == 0, !readAtEval.contains(t), let bytes = graph.tensors[t].constantData?.bytes,
-                   graph.file.releasePages(of: bytes) {
+                guard tensors[t].isConstant else { continue }
+                if !context.packedSlots.contains(slot) { readAtEval.insert(t) }
+                guard readersLeft[t] == 0, !readAtEval.contains(t) else { continue }
+                if let constant = folded[t] {
+                    if !preserveAllTensors {
+                        constant.discard()
+                        discarded.insert(t)
+                    }
+                } else if let bytes = graph.tensors[t].constantData?.bytes, graph.file.releasePages(of: bytes) {
                     released.insert(t)
                 }
             }
@@ -96,6 +109,7 @@ public final class Plan: Sendable {
         self.scratchBytes = scratch
         self.workerScratchBytes = workerScratch
         releasedConstants = released
+        discardedConstants = discarded
         (arenaOffsets, arenaBytes) = Self.planArena(graph: graph, tensors: tensors, preserveAll: preserveAllTensors)
         try limits.checkArena(bytes: arenaBytes, scratch: scratchBytes, tensors: tensors)
         guard arenaBytes <= maxTensorBytes, scratchBytes <= maxTensorBytes, workerScratchBytes <= maxTensorBytes / WorkerPool.maxThreadCount else {

@@ -113,8 +113,11 @@ public final class Session {
     }
 
     /// The bytes of tensor `index` (valid until the next `invoke`); empty for an index out of range.
+    /// Empty, too, for a constant the plan discarded after packing (`Plan.discardedConstants`).
     public func bytes(ofTensor index: Int) -> UnsafeRawBufferPointer {
-        guard plan.tensors.indices.contains(index) else { return UnsafeRawBufferPointer(start: nil, count: 0) }
+        guard plan.tensors.indices.contains(index), !plan.discardedConstants.contains(index) else {
+            return UnsafeRawBufferPointer(start: nil, count: 0)
+        }
         let t = plan.tensors[index]
         return UnsafeRawBufferPointer(start: addresses[index], count: t.byteCount)
     }

@@ -57,7 +57,7 @@ enum Arithmetic {
     }
 }
 
-struct ArithmeticFloat32<Op: ArithmeticOperation>: Kernel {
+struct ArithmeticFloat32<Op: ArithmeticOperation>: PartitionedKernel {
     let lhs: Int, rhs: Int, output: Int
     let broadcast: Broadcast
     let lower: Float, upper: Float
@@ -77,16 +77,16 @@ struct ArithmeticFloat32<Op: ArithmeticOperation>: Kernel {
         }
         // Same shapes: threads take ranges of whole cache lines; the same expression per element.
         let count = broadcast.outputCount
-        memory.parallelize(count: count, granularity: 16, work: count * 4) { range, _ in
-            elementwise(x, y, z, range)
-        }
+        memory.parallelize(self, count: count, granularity: 16, work: count * 4)
     }
 
+    /// Same-shape elements `range`.
     @_specialize(where Op == Addition)
     @_specialize(where Op == Subtraction)
     @_specialize(where Op == Multiplication)
-    func elementwise(_ x: UnsafePointer<Float>, _ y: UnsafePointer<Float>, _ z: UnsafeMutablePointer<Float>, _ range: Range<Int>) {
+    func evalPart(_ range: Range<Int>, step: Int, worker: Int, memory: TensorMemory) {
         let lower = lower, upper = upper
+        let x = memory.input(lhs, as: Float.self), y = memory.input(rhs, as: Float.self), z = memory.output(output, as: Float.self)
         for i in range { z[i] = min(max(Op.apply(x[i], y[i]), lower), upper) }
     }
 }

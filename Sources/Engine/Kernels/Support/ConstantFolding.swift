@@ -1,10 +1,19 @@
 /// An operator whose output was computed once at prepare time (e.g. DEQUANTIZE of a float16 or
 /// int8 weight). The output tensor became a constant pointing into `values`, which this kernel
 /// keeps alive for as long as the plan lives; eval has nothing left to do.
-struct FoldedConstant<Element>: Kernel {
+struct FoldedConstant<Element>: Kernel, DiscardableConstant {
     let values: PackedBuffer<Element>
 
     func eval(_ memory: TensorMemory) {}
+
+    func discard() { values.discard() }
+}
+
+/// A kernel that owns a folded constant, which the plan frees once every operator that reads it
+/// has packed its own copy.
+protocol DiscardableConstant {
+    /// Frees the values; called at most once, while the plan is being built (one thread).
+    func discard()
 }
 
 extension PrepareContext {

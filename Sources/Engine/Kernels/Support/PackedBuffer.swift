@@ -3,6 +3,8 @@
 final class PackedBuffer<Element>: @unchecked Sendable {
     let pointer: UnsafeMutablePointer<Element>
     let count: Int
+    /// Set by `discard` (only while a plan is being built, before it is shared).
+    private var isDiscarded = false
 
     init(count: Int, initializedTo value: Element) {
         self.count = count
@@ -16,7 +18,14 @@ final class PackedBuffer<Element>: @unchecked Sendable {
         _ = UnsafeMutableBufferPointer(start: pointer, count: count).initialize(from: values)
     }
 
-    deinit { pointer.deallocate() }
+    deinit { if !isDiscarded { pointer.deallocate() } }
+
+    /// Frees the memory early; `pointer` must not be read afterwards.
+    func discard() {
+        guard !isDiscarded else { return }
+        isDiscarded = true
+        pointer.deallocate()
+    }
 
     var buffer: UnsafeBufferPointer<Element> { UnsafeBufferPointer(start: pointer, count: count) }
 }
