@@ -21,13 +21,14 @@ import Foundation
 // - arm64: no flag by default (NEON and FMA are the baseline, so the loops vectorise as they are);
 //   SWIFTLITE_TARGET_CPU is passed on as given.
 //
-// Kernels select code by what the build targets, at compile time: Swift `#if` cannot see the C
-// compiler's `__AVX2__` or `__AVX512VNNI__`, so this manifest defines `SWIFTLITE_AVX2` (AVX2 + FMA)
-// and `SWIFTLITE_AVX512VNNI` (AVX-512 BW + VNNI) when the chosen CPU has them (for `native`, read
-// from /proc/cpuinfo: the native target is the build machine; an unknown name gets neither, and
-// the portable Swift kernels). A Swift file that calls a VNNI intrinsic for a target without it does not compile, so
-// the define must never be wrong in that direction; CX86Intrinsics declares its wrappers only
-// when the importer sees the features, which turns a disagreement into a plain compile error.
+// Kernels select code by what the build targets, at compile time. Swift `#if` cannot see the C
+// compiler's `__AVX2__` or `__AVX512VNNI__`, so this manifest defines `SWIFTLITE_AVX2` (AVX2 + FMA),
+// `SWIFTLITE_AVX512` (AVX-512 F/BW/DQ/VL: 32 vector registers) and `SWIFTLITE_AVX512VNNI`
+// (AVX-512 BW + VNNI) when the chosen CPU has them: for `native` as /proc/cpuinfo lists them (the
+// native target is the build machine), otherwise by CPU name; an unknown name gets none, and the
+// portable Swift kernels. A Swift file that calls an intrinsic the target lacks does not compile,
+// so a define must never claim too much; CX86Intrinsics declares its wrappers only when the
+// importer sees the features, which turns a disagreement into a plain compile error.
 let environment = Context.environment
 
 let targetCPU: String? = {
@@ -39,14 +40,15 @@ let targetCPU: String? = {
     #endif
 }()
 
-/// LLVM x86 CPU names with AVX-512 BW and VNNI, and those with AVX2 and FMA (a superset).
+/// LLVM x86 CPU names with AVX-512 BW and VNNI; with AVX-512 F, BW, DQ, VL; with AVX2 and FMA.
 let avx512VNNICPUs: Set<String> = [
     "cascadelake", "cooperlake", "icelake-client", "icelake-server", "rocketlake", "tigerlake",
     "sapphirerapids", "emeraldrapids", "graniterapids", "graniterapids-d", "znver4", "znver5",
 ]
-let avx2CPUs: Set<String> = avx512VNNICPUs.union([
-    "haswell", "broadwell", "skylake", "skylake-avx512", "cannonlake", "alderlake", "raptorlake",
-    "meteorlake", "arrowlake", "lunarlake", "znver1", "znver2", "znver3", "x86-64-v3", "x86-64-v4",
+let avx512CPUs: Set<String> = avx512VNNICPUs.union(["skylake-avx512", "cannonlake", "x86-64-v4"])
+let avx2CPUs: Set<String> = avx512CPUs.union([
+    "haswell", "broadwell", "skylake", "alderlake", "raptorlake", "meteorlake", "arrowlake", "lunarlake",
+    "znver1", "znver2", "znver3", "x86-64-v3",
 ])
 
 /// Whether the build machine's CPU flags (Linux) include all of `flags`.
@@ -72,11 +74,13 @@ func targetHas(_ flags: [String], named cpus: Set<String>) -> Bool {
 }
 
 let targetsAVX512VNNI = targetHas(["avx512f", "avx512bw", "avx512_vnni"], named: avx512VNNICPUs)
+let targetsAVX512 = targetHas(["avx512f", "avx512bw", "avx512dq", "avx512vl"], named: avx512CPUs)
 let targetsAVX2 = targetHas(["avx2", "fma"], named: avx2CPUs)
 
 let targetSettings: [SwiftSetting] =
     (targetCPU.map { [.unsafeFlags(["-target-cpu", $0])] } ?? [])
     + (targetsAVX2 ? [.define("SWIFTLITE_AVX2")] : [])
+    + (targetsAVX512 ? [.define("SWIFTLITE_AVX512")] : [])
     + (targetsAVX512VNNI ? [.define("SWIFTLITE_AVX512VNNI")] : [])
 
 /// Release builds drop the engine's remaining bounds checks (prepare validated every index).
