@@ -12,6 +12,8 @@
 
 #include <stdint.h>
 
+typedef int32_t swiftlite_i32x16 __attribute__((vector_size(64)));
+
 #if defined(__x86_64__) && defined(__AVX2__)
 #include <immintrin.h>
 
@@ -27,12 +29,14 @@ SWIFTLITE_INLINE swiftlite_i32x8 swiftlite_madd16(swiftlite_i32x8 a, swiftlite_i
 
 typedef uint8_t swiftlite_u8x16 __attribute__((vector_size(16)));
 
-/// The low byte of each of the 16 lanes `low`, `high` (lanes 0–7, 8–15), in order: masked to
-/// 8 bits, packed twice (`vpackusdw`, `vpackuswb`, exact on values in 0...255) and the 128-bit
-/// halves' dwords put in order (`vpermd`). What a truncating `vpmovdb` does on AVX-512.
-SWIFTLITE_INLINE swiftlite_u8x16 swiftlite_low_bytes(swiftlite_i32x8 low, swiftlite_i32x8 high) {
+/// The low byte of each of the 16 lanes of `v` (two `ymm` here), in order: masked to 8 bits,
+/// packed twice (`vpackusdw`, `vpackuswb`, exact on values in 0...255) and the 128-bit halves'
+/// dwords put in order (`vpermd`). What a truncating `vpmovdb` does on AVX-512.
+SWIFTLITE_INLINE swiftlite_u8x16 swiftlite_low_bytes(swiftlite_i32x16 v) {
+    __m256i low = (__m256i)__builtin_shufflevector(v, v, 0, 1, 2, 3, 4, 5, 6, 7);
+    __m256i high = (__m256i)__builtin_shufflevector(v, v, 8, 9, 10, 11, 12, 13, 14, 15);
     __m256i byte = _mm256_set1_epi32(0xFF);
-    __m256i words = _mm256_packus_epi32(_mm256_and_si256((__m256i)low, byte), _mm256_and_si256((__m256i)high, byte));
+    __m256i words = _mm256_packus_epi32(_mm256_and_si256(low, byte), _mm256_and_si256(high, byte));
     __m256i bytes = _mm256_packus_epi16(words, words);
     // Dwords now hold lanes 0–3, 8–11, (again), 4–7, 12–15, (again).
     __m256i ordered = _mm256_permutevar8x32_epi32(bytes, _mm256_setr_epi32(0, 4, 1, 5, 0, 4, 1, 5));
@@ -41,7 +45,6 @@ SWIFTLITE_INLINE swiftlite_u8x16 swiftlite_low_bytes(swiftlite_i32x8 low, swiftl
 #endif
 
 #if defined(__x86_64__) && defined(__AVX512F__) && defined(__AVX512BW__)
-typedef int32_t swiftlite_i32x16 __attribute__((vector_size(64)));
 
 /// The first `count` (0...64) bytes at `p`, the rest zero; bytes past `count` are not read
 /// (a masked `vmovdqu8`, which cannot fault on them).

@@ -15,9 +15,6 @@
 import CX86Intrinsics
 
 extension IntegerGEMM {
-    /// Rows per block: the products' row sums live in a stack buffer of this many.
-    static let rowBlock = 256
-
     /// The `.avx512vnni` product (see the type's documentation).
     func multiplyAVX512VNNI<Output: IntegerGEMMOutput>(_ a: UnsafePointer<UInt8>, rows: Int, rowStride: Int,
                                                        into output: Output) {

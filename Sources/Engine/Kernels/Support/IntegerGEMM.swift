@@ -66,6 +66,8 @@ struct IntegerGEMM: Sendable {
     }
 
     static let panelWidth = 16
+    /// Rows per block of `.avx512vnni` row sums (a stack buffer of this many).
+    static let rowBlock = 256
     let columns: Int
     let depth: Int
     /// Rows of `A` are `Int8` rather than `UInt8`.

@@ -40,7 +40,7 @@ func storeLowBytes(_ v: SIMD16<Int32>, to destination: UnsafeMutablePointer<UInt
     #if SWIFTLITE_AVX512
     swiftlite_store_low_bytes(destination, v, min(count, 16))
     #elseif SWIFTLITE_AVX2
-    let bytes = swiftlite_low_bytes(v.lowHalf, v.highHalf)
+    let bytes = swiftlite_low_bytes(v)
     if count >= 16 {
         UnsafeMutableRawPointer(destination).storeBytes(of: bytes, as: SIMD16<UInt8>.self)
     } else {
