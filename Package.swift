@@ -10,16 +10,20 @@ import Foundation
 // compiler may use, so the target CPU is a build choice (one value for the Swift compiler and for
 // the clang importer, which compiles the inline C wrappers in CX86Intrinsics):
 //
-// - x86-64, default: `-target-cpu native`, the machine that builds (e.g. AVX-512 VNNI here).
-// - `SWIFTLITE_PORTABLE=1`: `-target-cpu haswell`, the AVX2 + FMA floor (Intel 2013+, AMD 2015+).
-//   Every kernel still compiles to vector FMAs (`vfmadd…ps ymm`) and `vpmaddwd`. The binary does
-//   not start a computation on a CPU without AVX2 (SIGILL).
-// - `SWIFTLITE_TARGET_CPU=name`: any LLVM CPU name the clang importer accepts (`haswell`, `skylake-avx512`,
-//   `icelake-server`, `znver4`, …; not `x86-64-v3`, which it refuses). `SWIFTLITE_TARGET_CPU=x86-64`
-//   builds for every x86-64, but without FMA each float multiply-add is a call to software `fma`
-//   per lane: correct, and two orders of magnitude slower. It overrides SWIFTLITE_PORTABLE.
-// - arm64: no flag by default (NEON and FMA are the baseline, so the loops vectorise as they are);
-//   SWIFTLITE_TARGET_CPU is passed on as given.
+// - x86-64, default: `-target-cpu native`, the machine that builds (AVX-512 VNNI on the
+//   development machine). The binary may not run on an older CPU.
+// - `SWIFTLITE_PORTABLE=1`: `-target-cpu haswell`, the AVX2 + FMA floor (Intel Haswell 2013 and
+//   later, AMD Excavator/Zen 2015 and later). Every kernel still compiles to vector FMAs
+//   (`vfmadd…ps ymm`) and `vpmaddwd`; about 2× the native time on AVX-512 machines. On a CPU
+//   without AVX2 and FMA such a binary dies of SIGILL (illegal instruction) in its first kernel.
+// - `SWIFTLITE_TARGET_CPU=name`: any LLVM CPU name the clang importer accepts (`haswell`,
+//   `skylake-avx512`, `icelake-server`, `znver4`, …; not `x86-64-v3`, which it refuses); it
+//   overrides SWIFTLITE_PORTABLE. `SWIFTLITE_TARGET_CPU=x86-64` runs on every x86-64 but is not a
+//   fast target: without FMA every float multiply-add is a call to software `fma` per lane
+//   (correct results, two orders of magnitude slower) and the integer kernels are SSE2.
+// - arm64 (and other hosts): no `-target-cpu` unless SWIFTLITE_TARGET_CPU is set (not every
+//   toolchain accepts `native` there); NEON and FMA are the arm64 baseline, so the SIMD loops
+//   vectorise as they are; none of the defines below is set, so only portable Swift kernels build.
 //
 // Kernels select code by what the build targets, at compile time. Swift `#if` cannot see the C
 // compiler's `__AVX2__` or `__AVX512VNNI__`, so this manifest defines `SWIFTLITE_AVX2` (AVX2 + FMA),

@@ -228,6 +228,9 @@ struct RequantizedGEMMOutput: IntegerGEMMOutput {
     private let multipliers: UnsafeRawPointer
     private let leftShifts: UnsafeRawPointer
     private let rightShifts: UnsafeRawPointer
+    /// No channel shifts left (every real multiplier below 1, as in most convolutions): the
+    /// loads, masks and shifts of that step are skipped.
+    private let shiftsLeft: Bool
 
     init(base: UnsafeMutablePointer<UInt8>, rowStride: Int, columns: Int, stage: ChannelRequantization) {
         self.base = base
@@ -237,6 +240,7 @@ struct RequantizedGEMMOutput: IntegerGEMMOutput {
         multipliers = UnsafeRawPointer(stage.multipliers.pointer)
         leftShifts = UnsafeRawPointer(stage.leftShifts.pointer)
         rightShifts = UnsafeRawPointer(stage.rightShifts.pointer)
+        shiftsLeft = stage.leftShifts.buffer.contains { $0 != 0 }
     }
 
     @inline(always)
@@ -248,9 +252,10 @@ struct RequantizedGEMMOutput: IntegerGEMMOutput {
         // `ChannelRequantization.apply` for multipliers other than Int32.min.
         let offset = column &* 4
         let m = multipliers.loadUnaligned(fromByteOffset: offset, as: SIMD16<Int32>.self)
-        let left = leftShifts.loadUnaligned(fromByteOffset: offset, as: SIMD16<Int32>.self)
         let right = rightShifts.loadUnaligned(fromByteOffset: offset, as: SIMD16<Int32>.self)
-        let scaled = roundingDivideByPOT(roundingDoublingHighMul(values &<< left, m), right)
+        var x = values
+        if shiftsLeft { x &<<= leftShifts.loadUnaligned(fromByteOffset: offset, as: SIMD16<Int32>.self) }
+        let scaled = roundingDivideByPOT(roundingDoublingHighMul(x, m), right)
         let shifted = scaled &+ SIMD16(repeating: stage.zeroPoint)
         let low = SIMD16(repeating: stage.minimum), high = SIMD16(repeating: stage.maximum)
         let clamped = shifted.replacing(with: low, where: shifted .< low).replacing(with: high, where: shifted .> high)
