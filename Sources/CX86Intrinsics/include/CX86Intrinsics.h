@@ -53,6 +53,13 @@ SWIFTLITE_INLINE swiftlite_i32x16 swiftlite_load_bytes(const void *p, intptr_t c
     return (swiftlite_i32x16)_mm512_maskz_loadu_epi8(mask, p);
 }
 
+/// The first `count` (0...64) bytes of `v` stored at `p`; nothing is written past them (a
+/// masked `vmovdqu8`).
+SWIFTLITE_INLINE void swiftlite_store_bytes(void *p, swiftlite_i32x16 v, intptr_t count) {
+    __mmask64 mask = count >= 64 ? ~(__mmask64)0 : (((__mmask64)1 << count) - 1);
+    _mm512_mask_storeu_epi8(p, mask, (__m512i)v);
+}
+
 /// The low byte of the first `count` (0...16) lanes of `v`, stored at `p`; nothing is written
 /// past them (a masked `vpmovdb`).
 SWIFTLITE_INLINE void swiftlite_store_low_bytes(void *p, swiftlite_i32x16 v, intptr_t count) {
