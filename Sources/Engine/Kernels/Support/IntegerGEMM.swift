@@ -23,7 +23,7 @@
 ///   int8 weights (zero point 0) are; uint8 weights minus their zero point `w₀` (−w₀...255 − w₀)
 ///   are stored offset by one `s` (e.g. `s = 128 − w₀`, bytes `w − 128`), and `s · Σ_k A′[m, k]`
 ///   is added back from per-row sums of the activations as the kernels read them (`A′`).
-///   Weights spanning more than 256 values cannot be offset so; they take `.int16`.
+///   Weights spanning more than 256 values cannot be offset so; they take `.avx2` (or `.int16`).
 ///   See `IntegerGEMM+AVX512VNNI.swift`.
 /// - `.avx2` (builds whose target CPU has AVX2, the portable floor): pairs of 16-bit weights and
 ///   activations, `vpmaddwd` (16 multiply-adds per instruction). See `IntegerGEMM+AVX2.swift`.
@@ -33,7 +33,8 @@
 ///
 /// All compute tiles of up to 4 rows × 64 columns (`.avx2`: × 16; narrow `.int16` and
 /// `.avx512vnni` products: 16 × 16 and 8 × 32) in `Int32` accumulators started at the bias, and
-/// hand each finished row of 16 columns to the `IntegerGEMMOutput`.
+/// hand each finished row of 16 columns to the `IntegerGEMMOutput`. `multiply` keeps no state
+/// between calls (its scratch is per call), so threads may run it at once on disjoint rows.
 /// - Complexity: `rows × columns × depth` multiply-adds, rounded up to whole 16-column panels
 ///   (and, for `.avx512vnni`, depth rounded up to a multiple of 4).
 struct IntegerGEMM: Sendable {
