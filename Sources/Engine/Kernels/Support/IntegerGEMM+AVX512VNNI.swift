@@ -5,8 +5,8 @@
 // Per group of 4 depths a tile loads one 64-byte vector per panel (16 columns × 4 signed weight
 // bytes), broadcasts each row's 4 activation bytes (`vpbroadcastd` from memory; `Int8` rows are
 // first copied with their sign bits flipped), and issues one `vpdpbusd` per row and panel: 64
-// byte products summed into the 16 `Int32` lanes. A last group of 1–3 depths is assembled byte by byte, so no
-// row is read past its `depth` bytes; its missing weights are zero.
+// byte products summed into the 16 `Int32` lanes. A last group of 1–3 depths is assembled byte
+// by byte, so no row is read past its `depth` bytes; its missing weights are zero.
 //
 // When the weights carry an offset `s` (uint8 weights, see `IntegerGEMM`), the rows of each
 // block of `rowBlock` rows are first summed (`vpdpbusd` against bytes of ones) and `s · Σ A′`
