@@ -10,24 +10,29 @@ import Foundation
 // compiler may use, so the target CPU is a build choice (one value for the Swift compiler and for
 // the clang importer, which compiles the inline C wrappers in CX86Intrinsics):
 //
-// - x86-64, default: `-target-cpu native`, the machine that builds (e.g. AVX-512 VNNI here).
-// - `SWIFTLITE_PORTABLE=1`: `-target-cpu haswell`, the AVX2 + FMA floor (Intel 2013+, AMD 2015+).
-//   Every kernel still compiles to vector FMAs (`vfmadd…ps ymm`) and `vpmaddwd`. The binary does
-//   not start a computation on a CPU without AVX2 (SIGILL).
-// - `SWIFTLITE_TARGET_CPU=name`: any LLVM CPU name the clang importer accepts (`haswell`, `skylake-avx512`,
-//   `icelake-server`, `znver4`, …; not `x86-64-v3`, which it refuses). `SWIFTLITE_TARGET_CPU=x86-64`
-//   builds for every x86-64, but without FMA each float multiply-add is a call to software `fma`
-//   per lane: correct, and two orders of magnitude slower. It overrides SWIFTLITE_PORTABLE.
-// - arm64: no flag by default (NEON and FMA are the baseline, so the loops vectorise as they are);
-//   SWIFTLITE_TARGET_CPU is passed on as given.
+// - x86-64, default: `-target-cpu native`, the machine that builds (AVX-512 VNNI on the
+//   development machine). The binary may not run on an older CPU.
+// - `SWIFTLITE_PORTABLE=1`: `-target-cpu haswell`, the AVX2 + FMA floor (Intel Haswell 2013 and
+//   later, AMD Excavator/Zen 2015 and later). Every kernel still compiles to vector FMAs
+//   (`vfmadd…ps ymm`) and `vpmaddwd`; about 2× the native time on AVX-512 machines. On a CPU
+//   without AVX2 and FMA such a binary dies of SIGILL (illegal instruction) in its first kernel.
+// - `SWIFTLITE_TARGET_CPU=name`: any LLVM CPU name the clang importer accepts (`haswell`,
+//   `skylake-avx512`, `icelake-server`, `znver4`, …; not `x86-64-v3`, which it refuses); it
+//   overrides SWIFTLITE_PORTABLE. `SWIFTLITE_TARGET_CPU=x86-64` runs on every x86-64 but is not a
+//   fast target: without FMA every float multiply-add is a call to software `fma` per lane
+//   (correct results, two orders of magnitude slower) and the integer kernels are SSE2.
+// - arm64 (and other hosts): no `-target-cpu` unless SWIFTLITE_TARGET_CPU is set (not every
+//   toolchain accepts `native` there); NEON and FMA are the arm64 baseline, so the SIMD loops
+//   vectorise as they are; none of the defines below is set, so only portable Swift kernels build.
 //
-// Kernels select code by what the build targets, at compile time: Swift `#if` cannot see the C
-// compiler's `__AVX2__` or `__AVX512VNNI__`, so this manifest defines `SWIFTLITE_AVX2` (AVX2 + FMA)
-// and `SWIFTLITE_AVX512VNNI` (AVX-512 BW + VNNI) when the chosen CPU has them (for `native`, read
-// from /proc/cpuinfo: the native target is the build machine; an unknown name gets neither, and
-// the portable Swift kernels). A Swift file that calls a VNNI intrinsic for a target without it does not compile, so
-// the define must never be wrong in that direction; CX86Intrinsics declares its wrappers only
-// when the importer sees the features, which turns a disagreement into a plain compile error.
+// Kernels select code by what the build targets, at compile time. Swift `#if` cannot see the C
+// compiler's `__AVX2__` or `__AVX512VNNI__`, so this manifest defines `SWIFTLITE_AVX2` (AVX2 + FMA),
+// `SWIFTLITE_AVX512` (AVX-512 F/BW/DQ/VL: 32 vector registers) and `SWIFTLITE_AVX512VNNI`
+// (AVX-512 BW + VNNI) when the chosen CPU has them: for `native` as /proc/cpuinfo lists them (the
+// native target is the build machine), otherwise by CPU name; an unknown name gets none, and the
+// portable Swift kernels. A Swift file that calls an intrinsic the target lacks does not compile,
+// so a define must never claim too much; CX86Intrinsics declares its wrappers only when the
+// importer sees the features, which turns a disagreement into a plain compile error.
 let environment = Context.environment
 
 let targetCPU: String? = {
@@ -39,14 +44,15 @@ let targetCPU: String? = {
     #endif
 }()
 
-/// LLVM x86 CPU names with AVX-512 BW and VNNI, and those with AVX2 and FMA (a superset).
+/// LLVM x86 CPU names with AVX-512 BW and VNNI; with AVX-512 F, BW, DQ, VL; with AVX2 and FMA.
 let avx512VNNICPUs: Set<String> = [
     "cascadelake", "cooperlake", "icelake-client", "icelake-server", "rocketlake", "tigerlake",
     "sapphirerapids", "emeraldrapids", "graniterapids", "graniterapids-d", "znver4", "znver5",
 ]
-let avx2CPUs: Set<String> = avx512VNNICPUs.union([
-    "haswell", "broadwell", "skylake", "skylake-avx512", "cannonlake", "alderlake", "raptorlake",
-    "meteorlake", "arrowlake", "lunarlake", "znver1", "znver2", "znver3", "x86-64-v3", "x86-64-v4",
+let avx512CPUs: Set<String> = avx512VNNICPUs.union(["skylake-avx512", "cannonlake", "x86-64-v4"])
+let avx2CPUs: Set<String> = avx512CPUs.union([
+    "haswell", "broadwell", "skylake", "alderlake", "raptorlake", "meteorlake", "arrowlake", "lunarlake",
+    "znver1", "znver2", "znver3", "x86-64-v3",
 ])
 
 /// Whether the build machine's CPU flags (Linux) include all of `flags`.
@@ -72,11 +78,13 @@ func targetHas(_ flags: [String], named cpus: Set<String>) -> Bool {
 }
 
 let targetsAVX512VNNI = targetHas(["avx512f", "avx512bw", "avx512_vnni"], named: avx512VNNICPUs)
+let targetsAVX512 = targetHas(["avx512f", "avx512bw", "avx512dq", "avx512vl"], named: avx512CPUs)
 let targetsAVX2 = targetHas(["avx2", "fma"], named: avx2CPUs)
 
 let targetSettings: [SwiftSetting] =
     (targetCPU.map { [.unsafeFlags(["-target-cpu", $0])] } ?? [])
     + (targetsAVX2 ? [.define("SWIFTLITE_AVX2")] : [])
+    + (targetsAVX512 ? [.define("SWIFTLITE_AVX512")] : [])
     + (targetsAVX512VNNI ? [.define("SWIFTLITE_AVX512VNNI")] : [])
 
 /// Release builds drop the engine's remaining bounds checks (prepare validated every index).

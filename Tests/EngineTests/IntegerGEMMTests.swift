@@ -76,8 +76,10 @@ final class IntegerGEMMTests: XCTestCase {
                 let a = (0 ..< rows * depth).map { _ in UInt8.random(in: 0 ... 255, using: &rng) }
                 let weights = (0 ..< columns * depth).map { _ in Int32.random(in: -255 ... 255, using: &rng) }
                 let bias = (0 ..< columns).map { _ in Int32.random(in: -5000 ... 5000, using: &rng) }
+                // Real multipliers all below 1 (no left shifts: the output skips that step) or not.
+                let largest = depth == 17 ? 0.99 : 1.5
                 let multipliers = (0 ..< columns).map { _ in
-                    QuantizedMultiplier(Double.random(in: 1e-5 ... 1.5, using: &rng))
+                    QuantizedMultiplier(Double.random(in: 1e-5 ... largest, using: &rng))
                 }
                 let stage = ChannelRequantization(multipliers, zeroPoint: -7, range: (-128, 100))
                 let accumulators = IntegerGEMM.reference(a, rows: rows, rowStride: depth, columns: columns, depth: depth,
@@ -160,12 +162,14 @@ final class IntegerGEMMTests: XCTestCase {
         XCTAssertGreaterThan(cases, 100)
     }
 
-    /// Products taller than one block of row sums (`IntegerGEMM.rowBlock`), with offset
-    /// weights, so every block's sums must land on its own rows.
+    /// Products taller than one block of row sums (`IntegerGEMM.rowBlock`) or of sign-flipped
+    /// `Int8` rows (fewer rows for deep ones), with offset weights, so every block's sums and
+    /// flipped bytes must land on its own rows.
     func testRowBlocksWithOffsetWeights() {
         var rng = KernelTestRandom(seed: 5)
-        for (rows, signed) in [(IntegerGEMM.rowBlock + 1, false), (2 * IntegerGEMM.rowBlock + 37, true)] {
-            let columns = 40, depth = 70, zeroPoint: Int32 = signed ? 5 : 250
+        for (rows, depth, signed) in [(IntegerGEMM.rowBlock + 1, 70, false), (2 * IntegerGEMM.rowBlock + 37, 70, true),
+                                      (40, 1100, true), (37, 2049, true)] {
+            let columns = 40, zeroPoint: Int32 = signed ? 5 : 250
             let weights = (0 ..< columns * depth).map { _ in Int32.random(in: 0 ... 255, using: &rng) - 200 }
             let bias = (0 ..< columns).map { _ in Int32.random(in: -1000 ... 1000, using: &rng) }
             let a = (0 ..< rows * depth).map { _ in UInt8.random(in: 0 ... 255, using: &rng) }

@@ -4,13 +4,15 @@
 //
 // The wrappers exist only when the build targets the instructions (the compiler's `__AVX2__`,
 // `__AVX512VNNI__`, ... follow Swift's `-target-cpu`): Swift code that uses them is compiled
-// only under `#if SWIFTLITE_AVX2` / `#if SWIFTLITE_AVX512VNNI`, which Package.swift defines for
+// only under `#if SWIFTLITE_AVX2`, `SWIFTLITE_AVX512`, `SWIFTLITE_AVX512VNNI`, which Package.swift defines for
 // the same target CPU. Should the two ever disagree, the build fails with "cannot find
 // 'swiftlite_dpbusd' in scope" rather than producing code for the wrong machine.
 #ifndef SWIFTLITE_CX86INTRINSICS_H
 #define SWIFTLITE_CX86INTRINSICS_H
 
 #include <stdint.h>
+
+typedef int32_t swiftlite_i32x16 __attribute__((vector_size(64)));
 
 #if defined(__x86_64__) && defined(__AVX2__)
 #include <immintrin.h>
@@ -24,16 +26,25 @@ typedef int32_t swiftlite_i32x8 __attribute__((vector_size(32)));
 SWIFTLITE_INLINE swiftlite_i32x8 swiftlite_madd16(swiftlite_i32x8 a, swiftlite_i32x8 b) {
     return (swiftlite_i32x8)_mm256_madd_epi16((__m256i)a, (__m256i)b);
 }
+
+typedef uint8_t swiftlite_u8x16 __attribute__((vector_size(16)));
+
+/// The low byte of each of the 16 lanes of `v` (two `ymm` here), in order: masked to 8 bits,
+/// packed twice (`vpackusdw`, `vpackuswb`, exact on values in 0...255) and the 128-bit halves'
+/// dwords put in order (`vpermd`). What a truncating `vpmovdb` does on AVX-512.
+SWIFTLITE_INLINE swiftlite_u8x16 swiftlite_low_bytes(swiftlite_i32x16 v) {
+    __m256i low = (__m256i)__builtin_shufflevector(v, v, 0, 1, 2, 3, 4, 5, 6, 7);
+    __m256i high = (__m256i)__builtin_shufflevector(v, v, 8, 9, 10, 11, 12, 13, 14, 15);
+    __m256i byte = _mm256_set1_epi32(0xFF);
+    __m256i words = _mm256_packus_epi32(_mm256_and_si256(low, byte), _mm256_and_si256(high, byte));
+    __m256i bytes = _mm256_packus_epi16(words, words);
+    // Dwords now hold lanes 0–3, 8–11, (again), 4–7, 12–15, (again).
+    __m256i ordered = _mm256_permutevar8x32_epi32(bytes, _mm256_setr_epi32(0, 4, 1, 5, 0, 4, 1, 5));
+    return (swiftlite_u8x16)_mm256_castsi256_si128(ordered);
+}
 #endif
 
-#if defined(__x86_64__) && defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512VNNI__)
-typedef int32_t swiftlite_i32x16 __attribute__((vector_size(64)));
-
-/// `vpdpbusd`: in each 32-bit lane, `acc + Σ_{i<4} u8(a.byte[i]) · s8(b.byte[i])`, in wrapping
-/// 32-bit arithmetic (the products and their sum cannot overflow 32 bits; only the add to `acc` wraps).
-SWIFTLITE_INLINE swiftlite_i32x16 swiftlite_dpbusd(swiftlite_i32x16 acc, swiftlite_i32x16 a, swiftlite_i32x16 b) {
-    return (swiftlite_i32x16)_mm512_dpbusd_epi32((__m512i)acc, (__m512i)a, (__m512i)b);
-}
+#if defined(__x86_64__) && defined(__AVX512F__) && defined(__AVX512BW__)
 
 /// The first `count` (0...64) bytes at `p`, the rest zero; bytes past `count` are not read
 /// (a masked `vmovdqu8`, which cannot fault on them).
@@ -42,11 +53,26 @@ SWIFTLITE_INLINE swiftlite_i32x16 swiftlite_load_bytes(const void *p, intptr_t c
     return (swiftlite_i32x16)_mm512_maskz_loadu_epi8(mask, p);
 }
 
+/// The first `count` (0...64) bytes of `v` stored at `p`; nothing is written past them (a
+/// masked `vmovdqu8`).
+SWIFTLITE_INLINE void swiftlite_store_bytes(void *p, swiftlite_i32x16 v, intptr_t count) {
+    __mmask64 mask = count >= 64 ? ~(__mmask64)0 : (((__mmask64)1 << count) - 1);
+    _mm512_mask_storeu_epi8(p, mask, (__m512i)v);
+}
+
 /// The low byte of the first `count` (0...16) lanes of `v`, stored at `p`; nothing is written
 /// past them (a masked `vpmovdb`).
 SWIFTLITE_INLINE void swiftlite_store_low_bytes(void *p, swiftlite_i32x16 v, intptr_t count) {
     __mmask16 mask = count >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << count) - 1);
     _mm512_mask_cvtepi32_storeu_epi8(p, mask, (__m512i)v);
+}
+#endif
+
+#if defined(__x86_64__) && defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512VNNI__)
+/// `vpdpbusd`: in each 32-bit lane, `acc + Σ_{i<4} u8(a.byte[i]) · s8(b.byte[i])`, in wrapping
+/// 32-bit arithmetic (the products and their sum cannot overflow 32 bits; only the add to `acc` wraps).
+SWIFTLITE_INLINE swiftlite_i32x16 swiftlite_dpbusd(swiftlite_i32x16 acc, swiftlite_i32x16 a, swiftlite_i32x16 b) {
+    return (swiftlite_i32x16)_mm512_dpbusd_epi32((__m512i)acc, (__m512i)a, (__m512i)b);
 }
 
 #endif

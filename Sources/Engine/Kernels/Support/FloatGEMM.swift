@@ -11,7 +11,7 @@
 /// Convolutions have few columns (output channels, 8…1280) and many rows (pixels), so the design
 /// follows XNNPACK's broadcast GEMM micro-kernels rather than a general SGEMM:
 ///
-/// - **Packing.** `W` is transposed into column blocks of 32, `[k][32]` each; the last columns go
+/// - **Packing.** `W` is transposed into column blocks of 32 (16 without AVX-512), `[k][32]` each; the last columns go
 ///   into a block of 16 and/or 8 (`blockWidth(remaining:)`), zero-padded. The bias is padded alike.
 /// - **Micro-kernel.** One call computes a 7 × 32 tile of `C`: 14 `SIMD16<Float>` accumulators
 ///   start at the bias; for each `p` two vectors of the block are loaded, and each of the 7 rows of
@@ -39,10 +39,16 @@ enum FloatGEMM {
     static let chunkBytes = 128 * 1024
 
     /// Width of the block of `W` that starts `remaining` columns before the end: 32 while more than
-    /// 24 columns remain, then 16, then 8 (so 24 columns are a 16-block and an 8-block).
+    /// 24 columns remain, then 16, then 8 (so 24 columns are a 16-block and an 8-block). Without
+    /// AVX-512's 32 registers the 14 accumulators of a 7 × 32 tile (28 `ymm` on AVX2, 56 `q` on
+    /// NEON) spill in every step, so there blocks are 16 wide (7 × 16: 14 `ymm`) until the last 8.
     @inline(always)
     static func blockWidth(remaining: Int) -> Int {
+        #if SWIFTLITE_AVX512
         remaining > 24 ? 32 : remaining > 8 ? 16 : 8
+        #else
+        remaining > 8 ? 16 : 8
+        #endif
     }
 
     /// Where the `k` values of one row of `A` lie: `count` runs of `length` adjacent floats, the

@@ -23,7 +23,7 @@
 ///   int8 weights (zero point 0) are; uint8 weights minus their zero point `w₀` (−w₀...255 − w₀)
 ///   are stored offset by one `s` (e.g. `s = 128 − w₀`, bytes `w − 128`), and `s · Σ_k A′[m, k]`
 ///   is added back from per-row sums of the activations as the kernels read them (`A′`).
-///   Weights spanning more than 256 values cannot be offset so; they take `.int16`.
+///   Weights spanning more than 256 values cannot be offset so; they take `.avx2` (or `.int16`).
 ///   See `IntegerGEMM+AVX512VNNI.swift`.
 /// - `.avx2` (builds whose target CPU has AVX2, the portable floor): pairs of 16-bit weights and
 ///   activations, `vpmaddwd` (16 multiply-adds per instruction). See `IntegerGEMM+AVX2.swift`.
@@ -33,7 +33,8 @@
 ///
 /// All compute tiles of up to 4 rows × 64 columns (`.avx2`: × 16; narrow `.int16` and
 /// `.avx512vnni` products: 16 × 16 and 8 × 32) in `Int32` accumulators started at the bias, and
-/// hand each finished row of 16 columns to the `IntegerGEMMOutput`.
+/// hand each finished row of 16 columns to the `IntegerGEMMOutput`. `multiply` keeps no state
+/// between calls (its scratch is per call), so threads may run it at once on disjoint rows.
 /// - Complexity: `rows × columns × depth` multiply-adds, rounded up to whole 16-column panels
 ///   (and, for `.avx512vnni`, depth rounded up to a multiple of 4).
 struct IntegerGEMM: Sendable {
@@ -66,6 +67,8 @@ struct IntegerGEMM: Sendable {
     }
 
     static let panelWidth = 16
+    /// Rows per block of `.avx512vnni` row sums (a stack buffer of this many).
+    static let rowBlock = 256
     let columns: Int
     let depth: Int
     /// Rows of `A` are `Int8` rather than `UInt8`.
@@ -226,6 +229,9 @@ struct RequantizedGEMMOutput: IntegerGEMMOutput {
     private let multipliers: UnsafeRawPointer
     private let leftShifts: UnsafeRawPointer
     private let rightShifts: UnsafeRawPointer
+    /// No channel shifts left (every real multiplier below 1, as in most convolutions): the
+    /// loads, masks and shifts of that step are skipped.
+    private let shiftsLeft: Bool
 
     init(base: UnsafeMutablePointer<UInt8>, rowStride: Int, columns: Int, stage: ChannelRequantization) {
         self.base = base
@@ -235,6 +241,7 @@ struct RequantizedGEMMOutput: IntegerGEMMOutput {
         multipliers = UnsafeRawPointer(stage.multipliers.pointer)
         leftShifts = UnsafeRawPointer(stage.leftShifts.pointer)
         rightShifts = UnsafeRawPointer(stage.rightShifts.pointer)
+        shiftsLeft = stage.leftShifts.buffer.contains { $0 != 0 }
     }
 
     @inline(always)
@@ -246,9 +253,10 @@ struct RequantizedGEMMOutput: IntegerGEMMOutput {
         // `ChannelRequantization.apply` for multipliers other than Int32.min.
         let offset = column &* 4
         let m = multipliers.loadUnaligned(fromByteOffset: offset, as: SIMD16<Int32>.self)
-        let left = leftShifts.loadUnaligned(fromByteOffset: offset, as: SIMD16<Int32>.self)
         let right = rightShifts.loadUnaligned(fromByteOffset: offset, as: SIMD16<Int32>.self)
-        let scaled = roundingDivideByPOT(roundingDoublingHighMul(values &<< left, m), right)
+        var x = values
+        if shiftsLeft { x &<<= leftShifts.loadUnaligned(fromByteOffset: offset, as: SIMD16<Int32>.self) }
+        let scaled = roundingDivideByPOT(roundingDoublingHighMul(x, m), right)
         let shifted = scaled &+ SIMD16(repeating: stage.zeroPoint)
         let low = SIMD16(repeating: stage.minimum), high = SIMD16(repeating: stage.maximum)
         let clamped = shifted.replacing(with: low, where: shifted .< low).replacing(with: high, where: shifted .> high)

@@ -4,7 +4,7 @@
 // functions the eight-lane ones too) are not always inlined and then become calls in the
 // loop. `@inline(always)` because `@inline(__always)` is only a hint.
 
-#if SWIFTLITE_AVX512VNNI
+#if SWIFTLITE_AVX2
 import CX86Intrinsics
 #endif
 
@@ -32,12 +32,20 @@ func widened(_ v: SIMD16<UInt8>) -> SIMD16<Int32> {
     return result
 }
 
-/// Stores the low byte of the first `count` lanes (all sixteen: one `vpmovdb`; fewer: a masked
-/// one on AVX-512 builds, a byte loop elsewhere).
+/// Stores the low byte of the first `count` lanes: on AVX-512 one (masked) `vpmovdb`; on AVX2
+/// five packing instructions (LLVM made the lane loop sixteen `vpextrb` there) and one store,
+/// or a byte loop over the packed bytes; elsewhere the lane loop (all sixteen: one `vpmovdb`).
 @inline(always)
 func storeLowBytes(_ v: SIMD16<Int32>, to destination: UnsafeMutablePointer<UInt8>, count: Int) {
-    #if SWIFTLITE_AVX512VNNI
+    #if SWIFTLITE_AVX512
     swiftlite_store_low_bytes(destination, v, min(count, 16))
+    #elseif SWIFTLITE_AVX2
+    let bytes = swiftlite_low_bytes(v)
+    if count >= 16 {
+        UnsafeMutableRawPointer(destination).storeBytes(of: bytes, as: SIMD16<UInt8>.self)
+    } else {
+        for lane in 0 ..< count { destination[lane] = bytes[lane] }
+    }
     #else
     if count >= 16 {
         for lane in 0 ..< 16 { destination[lane] = UInt8(truncatingIfNeeded: v[lane]) }
