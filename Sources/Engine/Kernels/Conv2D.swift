@@ -51,6 +51,8 @@ enum Conv2D {
         try context.setOutputShape(Self.output, [geometry.batches, geometry.outputHeight, geometry.outputWidth, geometry.outputChannels])
 
         switch input.dataType {
+        case .float32 where filter.dataType == .int8:
+            return try prepareHybrid(&context, geometry: geometry, activation: options.activation)
         case .float32:
             return try Conv2DFloat32(&context, geometry: geometry, activation: options.activation)
         case .uint8, .int8:
