@@ -48,5 +48,6 @@ func registerStandardKernels(_ r: inout OpRegistry) {
     r.register(.rsqrt, Rsqrt.prepare)
     r.register(.sum, Sum.prepare)
     r.register(.reduceMax, ReduceMax.prepare)
+    r.register(.densify, Densify.prepare)
     r.register(custom: DetectionPostProcess.customName, DetectionPostProcess.prepare)
 }
