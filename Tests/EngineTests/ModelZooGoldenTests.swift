@@ -14,6 +14,12 @@ final class ModelZooGoldenTests: XCTestCase {
         return FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".cache/swiftlite/model_zoo")
     }
 
+    /// Networks converted from Keras with real converter options: dynamic-range (hybrid) and
+    /// sparse MobileNetV2, a PReLU / TRANSPOSE_CONV encoder–decoder in float32 and int8.
+    func testKerasZooGoldens() throws {
+        try checkSuite(Fixtures.directory("EngineTests").appendingPathComponent("keras_zoo"))
+    }
+
     func testModelZooGoldens() throws {
         let suite = Fixtures.directory("EngineTests").appendingPathComponent("model_zoo")
         let manifest = try JSONSerialization.jsonObject(with: Data(contentsOf: suite.appendingPathComponent("manifest.json"))) as? [String: Any]
