@@ -93,6 +93,8 @@ class Case:
     hybrid_per_channel: bool = True
     hybrid_asymmetric: bool = True
     suite: str = "ops_v2"
+    # The uint8 variant converts with per-tensor weights (to_uint8 needs one scale per tensor).
+    uint8_per_tensor_weights: bool = False
     # Why the int8 golden is not checked against TensorFlow's float result (None: it is).
     no_float_check: str | None = None
 
@@ -171,8 +173,9 @@ def add_tconv(name, in_shape, k, cout, stride, padding, out_hw, bias, desc=""):
             return tf.nn.bias_add(y, b) if bias else y
         return fn, [in_shape], None
     add(Case(name, f"TRANSPOSE_CONV {in_shape} -> {out_hw}x{cout}, filter {k}x{k}, stride {stride}, "
-                   f"{padding}, bias={bias}. {desc}".strip(), build, ["TRANSPOSE_CONV"],
-             variants=("float", "int8")))
+                   f"{padding}, bias={bias}. int8 has per-channel filter scales; the uint8 variant is converted "
+                   f"with per-tensor weights. {desc}".strip(), build, ["TRANSPOSE_CONV"],
+             uint8_per_tensor_weights=True))
 
 
 add_tconv("transpose_conv_s2_same_k3_1x3x3x2_to_4", (1, 3, 3, 2), 3, 4, 2, "SAME", (6, 6), False)
@@ -430,6 +433,8 @@ def convert(case, fn, specs, variant, test_inputs, trackable):
         conv.target_spec.supported_ops = [tf.lite.OpsSet.TFLITE_BUILTINS_INT8]
         conv.inference_input_type = tf.int8
         conv.inference_output_type = tf.int8
+        if variant == "uint8" and case.uint8_per_tensor_weights:
+            conv._experimental_disable_per_channel = True
     elif variant == "hybrid":
         conv.optimizations = [tf.lite.Optimize.DEFAULT]
         conv._experimental_disable_per_channel = not case.hybrid_per_channel

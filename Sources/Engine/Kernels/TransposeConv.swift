@@ -8,7 +8,7 @@
 /// column, input channel, filter row, filter column, output channel — the float sums here run in
 /// that order. Padding is the convolution padding that maps the *output* size back onto the input
 /// (`ComputePaddingHeightWidth` on the output's height and width), the smaller half first.
-/// float32 here; int8 (per-channel filter) in `TransposeConv+Quantized.swift`.
+/// float32 here; int8 and uint8 in `TransposeConv+Quantized.swift`.
 enum TransposeConv {
     static let outputShape = 0, filter = 1, input = 2, bias = 3, output = 0
 
@@ -62,10 +62,10 @@ enum TransposeConv {
             return TransposeConvFloat32(geometry: geometry, filter: PackedBuffer(try context.constant(Self.filter).elements(as: Float.self)),
                                         bias: biasValues, lower: range.lowerBound, upper: range.upperBound,
                                         input: context.node.inputs[Self.input], output: context.node.outputs[Self.output])
-        case .int8:
+        case .int8, .uint8:
             return try prepareQuantized(&context, geometry: geometry, activation: options.activation)
         case let type:
-            throw context.unsupported("input type \(type), expected float32 or int8")
+            throw context.unsupported("input type \(type), expected float32, int8 or uint8")
         }
     }
 }
