@@ -121,4 +121,93 @@ final class NewOperatorShapeTests: XCTestCase {
         XCTAssertEqual(zero.scale, 1)
         XCTAssertEqual(q, [0, 0])
     }
+
+    // MARK: Running kernels on hand-made operands
+
+    /// One operand: its type, shape, bytes, and whether it is a constant.
+    private struct Operand {
+        var type: DataType, shape: [Int], bytes: [UInt8], constant = false
+        static func floats(_ shape: [Int], _ v: [Float], constant: Bool = false) -> Operand {
+            Operand(type: .float32, shape: shape, bytes: v.withUnsafeBytes { Array($0) }, constant: constant)
+        }
+        static func int32s(_ shape: [Int], _ v: [Int32], constant: Bool = false) -> Operand {
+            Operand(type: .int32, shape: shape, bytes: v.withUnsafeBytes { Array($0) }, constant: constant)
+        }
+    }
+
+    /// Prepares and runs one operator on `inputs`; returns the output's bytes.
+    private func run(_ op: BuiltinOperator, _ options: OperatorOptions, _ inputs: [Operand], output: DataType,
+                     _ prepare: (inout PrepareContext) throws(ModelError) -> any Kernel) throws -> [UInt8] {
+        var storage = [UnsafeMutableRawPointer]()
+        defer { storage.forEach { $0.deallocate() } }
+        func memory(_ bytes: [UInt8], count: Int) -> UnsafeMutableRawPointer {
+            let p = UnsafeMutableRawPointer.allocate(byteCount: max(count, 1), alignment: 64)
+            p.initializeMemory(as: UInt8.self, repeating: 0xEE, count: max(count, 1))
+            bytes.withUnsafeBytes { p.copyMemory(from: $0.baseAddress!, byteCount: bytes.count) }
+            storage.append(p)
+            return p
+        }
+        var tensors = [TensorDescriptor](), addresses = [UnsafeMutableRawPointer]()
+        for (i, operand) in inputs.enumerated() {
+            let p = memory(operand.bytes, count: operand.bytes.count)
+            addresses.append(p)
+            tensors.append(TensorDescriptor(index: i, name: "t\(i)", dataType: operand.type, shape: operand.shape, shapeSignature: nil,
+                                            quantization: nil, isVariable: false,
+                                            constantData: operand.constant ? ConstantData(bytes: UnsafeRawBufferPointer(start: p, count: operand.bytes.count)) : nil))
+        }
+        tensors.append(TensorDescriptor(index: inputs.count, name: "out", dataType: output, shape: [1], shapeSignature: nil,
+                                        quantization: nil, isVariable: false, constantData: nil))
+        let node = Node(index: 7, op: op, customName: nil, version: 1, inputs: Array(0 ..< inputs.count),
+                        outputs: [inputs.count], options: options, customOptions: nil)
+        var context = PrepareContext(node: node, tensors: tensors)
+        let kernel = try prepare(&context)
+        let outputBytes = context.tensors[inputs.count].byteCount
+        addresses.append(memory([], count: outputBytes))
+        let scratch = memory([], count: context.scratchBytes)
+        addresses.withUnsafeBufferPointer { kernel.eval(TensorMemory(addresses: $0.baseAddress!, scratch: scratch)) }
+        return Array(UnsafeRawBufferPointer(start: addresses[inputs.count], count: outputBytes))
+    }
+
+    private func values<T>(_ bytes: [UInt8], as _: T.Type) -> [T] {
+        bytes.withUnsafeBytes { Array($0.bindMemory(to: T.self)) }
+    }
+
+    /// CAST follows C++'s static_cast on x86-64: truncation, "integer indefinite" for NaN and
+    /// out-of-range values, low bits kept for narrow types.
+    func testCastEdgeValues() throws {
+        let x = Operand.floats([7], [2.9, -2.9, .nan, 3e9, -3e9, 300.7, -0.5])
+        XCTAssertEqual(values(try run(.cast, .none, [x], output: .int32, Cast.prepare), as: Int32.self),
+                       [2, -2, .min, .min, .min, 300, 0])
+        XCTAssertEqual(values(try run(.cast, .none, [x], output: .uint8, Cast.prepare), as: UInt8.self), [2, 254, 0, 0, 0, 44, 0])
+        XCTAssertEqual(values(try run(.cast, .none, [x], output: .int64, Cast.prepare), as: Int64.self),
+                       [2, -2, .min, 3_000_000_000, -3_000_000_000, 300, 0])
+        XCTAssertEqual(try run(.cast, .none, [x], output: .bool, Cast.prepare), [1, 1, 1, 1, 1, 1, 1])
+        let n = Operand.int32s([3], [16_777_217, -1, 0])
+        XCTAssertEqual(values(try run(.cast, .none, [n], output: .float32, Cast.prepare), as: Float.self), [16_777_216, -1, 0])
+        XCTAssertEqual(try run(.cast, .none, [n], output: .uint8, Cast.prepare), [1, 255, 0])
+    }
+
+    /// MIRROR_PAD's two modes on the example of its documentation.
+    func testMirrorPadModes() throws {
+        let x = Operand.floats([3], [1, 2, 3]), pads = Operand.int32s([1, 2], [2, 1], constant: true)
+        XCTAssertEqual(values(try run(.mirrorPad, .mirrorPad(.reflect), [x, pads], output: .float32, MirrorPad.prepare), as: Float.self),
+                       [3, 2, 1, 2, 3, 2])
+        XCTAssertEqual(values(try run(.mirrorPad, .mirrorPad(.symmetric), [x, pads], output: .float32, MirrorPad.prepare), as: Float.self),
+                       [2, 1, 1, 2, 3, 3])
+    }
+
+    /// A runtime GATHER index outside the axis gives a slice of zeros (TFLite fails the run).
+    func testGatherRuntimeIndexOutOfRangeGivesZeros() throws {
+        let params = Operand.floats([3, 2], [1, 2, 3, 4, 5, 6]), indices = Operand.int32s([3], [2, 7, -1])
+        XCTAssertEqual(values(try run(.gather, .gather(axis: 0, batchDims: 0), [params, indices], output: .float32, Gather.prepare), as: Float.self),
+                       [5, 6, 0, 0, 0, 0])
+    }
+
+    /// ARG_MAX keeps the first of equal values and never picks a later NaN; int32 DIV by zero is 0.
+    func testArgMaxTiesAndIntegerDivision() throws {
+        let x = Operand.floats([2, 3], [1, 3, 3, .nan, 2, .nan]), axis = Operand.int32s([1], [1], constant: true)
+        XCTAssertEqual(values(try run(.argMax, .argMinMax(outputType: .int32), [x, axis], output: .int32, ArgMax.prepare), as: Int32.self), [1, 0])
+        let a = Operand.int32s([3], [7, -7, .min]), b = Operand.int32s([3], [0, 2, -1])
+        XCTAssertEqual(values(try run(.div, .elementwise(activation: .none), [a, b], output: .int32, Div.prepare), as: Int32.self), [0, -3, .min])
+    }
 }
