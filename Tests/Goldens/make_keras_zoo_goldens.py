@@ -16,6 +16,8 @@ a seeded batch as in `make_float_goldens.py`, so activations stay healthy):
   weights, float32 activations quantized on the fly); the rest stays float32.
 - `mobilenet_v2_035_96_sparse`: the same network with 75% of each large weight pruned (smallest
   magnitudes) and `EXPERIMENTAL_SPARSITY`: sparse constants behind DENSIFY.
+- `dynamic_batch_reshape_dense_float`: a small Keras model converted by `from_keras_model` with an
+  unknown batch size, whose RESHAPE targets come from SHAPE arithmetic (as EfficientNet's do).
 - `segmenter_prelu_tconv_{float,int8}`: a small encoder–decoder with PReLU, SPACE_TO_DEPTH-like
   strided convolutions, Conv2DTranspose (TRANSPOSE_CONV), a skip connection, DEPTH_TO_SPACE and a
   per-pixel ARG_MAX — float32, and full-integer int8 with int8 input.
@@ -106,7 +108,23 @@ def segmenter(name, depth_to_space=True):
     return model
 
 
+def dynamic_batch(name):
+    """A Keras model with an unknown batch size: from_keras_model keeps the batch dimension
+    dynamic, so Reshape and a Dense on a rank-3 tensor compute their shapes at run time (SHAPE,
+    STRIDED_SLICE, PACK, GATHER, REDUCE_PROD, CONCATENATION on int32 tensors)."""
+    tf_keras.utils.set_random_seed(0)
+    L = tf_keras.layers
+    x = L.Input((8, 8, 3))
+    y = L.Conv2D(4, 3, padding="same")(x)
+    y = L.Reshape((-1, 4))(y)
+    y = L.Dense(5)(y)
+    return tf_keras.Model(x, L.Softmax()(y))
+
+
 def convert(model, shape, mode, name):
+    if mode == "keras_dynamic_batch":
+        return tf.lite.TFLiteConverter.from_keras_model(model).convert()
+
     def fn(x):
         out = model(x, training=False)
         return (tf.nn.softmax(out), tf.argmax(out, axis=-1, output_type=tf.int32)) if mode.startswith("seg") else out
@@ -136,6 +154,9 @@ CASES = [
     ("mobilenet_v2_035_96_sparse", "MobileNetV2 alpha 0.35 96x96, 10 classes, 75% of each large weight pruned, "
      "EXPERIMENTAL_SPARSITY (DENSIFY of sparse constants).", lambda n: (lambda m: (prune(m, 0.75), m)[1])(mobilenet(n)),
      (1, 96, 96, 3), "sparse", 5e-5),
+    ("dynamic_batch_reshape_dense_float", "A Keras model converted with from_keras_model (batch size unknown): "
+     "the RESHAPE targets are computed at run time from SHAPE through STRIDED_SLICE, PACK, GATHER, REDUCE_PROD "
+     "and CONCATENATION.", dynamic_batch, (1, 8, 8, 3), "keras_dynamic_batch", 1e-5),
     ("segmenter_prelu_tconv_float", "Encoder-decoder with PReLU, Conv2DTranspose, SPACE_TO_DEPTH, DEPTH_TO_SPACE, "
      "a skip connection, softmax and per-pixel ARG_MAX; float32.", segmenter, (1, 16, 16, 3), "seg_float", 5e-5),
     ("segmenter_prelu_tconv_int8", "The encoder-decoder with full-integer int8 quantization (int8 input), "

@@ -49,5 +49,7 @@ func registerStandardKernels(_ r: inout OpRegistry) {
     r.register(.sum, Sum.prepare)
     r.register(.reduceMax, ReduceMax.prepare)
     r.register(.densify, Densify.prepare)
+    r.register(.shape, ShapeOperator.prepare)
+    r.register(.reduceProd, ReduceProd.prepare)
     r.register(custom: DetectionPostProcess.customName, DetectionPostProcess.prepare)
 }

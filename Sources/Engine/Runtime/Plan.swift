@@ -50,12 +50,14 @@ public final class Plan: Sendable {
                                            reason: node.customName != nil ? "no kernel for custom operator '\(node.opName)'" : "no kernel for this builtin operator")
             }
             var context = PrepareContext(node: node, tensors: tensors)
-            let kernel = try prepare(&context)
+            var kernel = try prepare(&context)
             // Kernels write exactly the shapes their prepare decided; an output left at the
             // model's declared shape would let a lying model size the memory that eval writes.
             for slot in node.outputs.indices where !context.sizedOutputs.contains(slot) {
                 throw .invalidOperator(op: node.opName, index: node.index, reason: "prepare did not size output \(slot) (an engine bug)")
             }
+            // All-constant inputs (shape arithmetic): run once now, outputs become constants.
+            if let folded = try ConstantPropagation.fold(kernel, &context) { kernel = folded }
             tensors = context.tensors
             scratch = max(scratch, context.scratchBytes)
             steps.append(Step(node: node, kernel: kernel))

@@ -45,7 +45,7 @@ enum BuiltinOptionsReader {
             return .elementwise(activation: try activation(0))
         case .reshape:
             return .reshape(newShape: try t?.vector(0)?.integers(Int32.self))
-        case .mean, .sum, .reduceMax:
+        case .mean, .sum, .reduceMax, .reduceProd:
             return .reducer(keepDims: try bool(0))
         case .squeeze:
             return .squeeze(dims: try t?.vector(0)?.integers(Int32.self) ?? [])
