@@ -194,6 +194,13 @@ add(Case("rsqrt_2x9", "RSQRT on [0.05, 4].", fixed(tf.math.rsqrt, [(2, 9)]), ["R
 add(Case("rsqrt_wide_1x3x3x4", "RSQRT on [0.5, 30].", fixed(tf.math.rsqrt, [(1, 3, 3, 4)]), ["RSQRT"],
          variants=("float", "int8"), input_dist=("uniform", 0.5, 30.0)))
 
+# --- GELU -----------------------------------------------------------------------
+
+add(Case("gelu_exact_2x3x5", "GELU (exact, erf form) on [-4, 3].", fixed(lambda x: tf.nn.gelu(x, approximate=False), [(2, 3, 5)]),
+         ["GELU"], input_dist=("uniform", -4.0, 3.0)))
+add(Case("gelu_approximate_1x4x4x3", "GELU (tanh approximation) on [-3, 3].",
+         fixed(lambda x: tf.nn.gelu(x, approximate=True), [(1, 4, 4, 3)]), ["GELU"], input_dist=("uniform", -3.0, 3.0)))
+
 # --- DEPTH_TO_SPACE / SPACE_TO_DEPTH -------------------------------------------
 
 add(Case("depth_to_space_b2_1x2x3x8", "DEPTH_TO_SPACE block 2. int8 DEPTH_TO_SPACE (version 2) is not "

@@ -112,6 +112,7 @@ public enum OperatorOptions: Sendable, Equatable {
     case argMinMax(outputType: DataType?)
     case gather(axis: Int, batchDims: Int)
     case mirrorPad(MirrorPadMode)
+    case gelu(approximate: Bool)
 
     /// The fused activation, for operators that have one.
     public var activation: FusedActivation {
@@ -189,6 +190,8 @@ extension OperatorOptions: CustomStringConvertible {
             return "axis=\(axis) batch_dims=\(batchDims)"
         case .mirrorPad(let mode):
             return "mode=\(mode == .reflect ? "REFLECT" : "SYMMETRIC")"
+        case .gelu(let approximate):
+            return "approximate=\(approximate)"
         }
     }
 }

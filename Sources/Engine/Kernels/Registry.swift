@@ -51,5 +51,6 @@ func registerStandardKernels(_ r: inout OpRegistry) {
     r.register(.densify, Densify.prepare)
     r.register(.shape, ShapeOperator.prepare)
     r.register(.reduceProd, ReduceProd.prepare)
+    r.register(.gelu, Gelu.prepare)
     r.register(custom: DetectionPostProcess.customName, DetectionPostProcess.prepare)
 }

@@ -58,6 +58,7 @@ public struct BuiltinOperator: RawRepresentable, Hashable, Sendable, CustomStrin
     public static let mirrorPad = Self(rawValue: 100)
     public static let splitV = Self(rawValue: 102)
     public static let densify = Self(rawValue: 124)
+    public static let gelu = Self(rawValue: 150)
 
     /// The schema's name for the operator, e.g. `CONV_2D`.
     public var name: String {

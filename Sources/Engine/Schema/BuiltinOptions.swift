@@ -72,6 +72,8 @@ enum BuiltinOptionsReader {
             // ArgMaxOptions.output_type defaults to FLOAT32 (0) in the schema; TFLite only
             // accepts int32 and int64, and prepare rejects anything else.
             return .argMinMax(outputType: DataType(schemaCode: try t?.scalar(0, default: Int8(0)) ?? 0))
+        case .gelu:
+            return .gelu(approximate: try bool(0))
         case .gather:
             return .gather(axis: try int(0), batchDims: try int(1))
         case .mirrorPad:
