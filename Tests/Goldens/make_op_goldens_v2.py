@@ -194,6 +194,23 @@ add(Case("rsqrt_2x9", "RSQRT on [0.05, 4].", fixed(tf.math.rsqrt, [(2, 9)]), ["R
 add(Case("rsqrt_wide_1x3x3x4", "RSQRT on [0.5, 30].", fixed(tf.math.rsqrt, [(1, 3, 3, 4)]), ["RSQRT"],
          variants=("float", "int8"), input_dist=("uniform", 0.5, 30.0)))
 
+# --- CONV_2D with groups (RegNet, ResNeXt) -------------------------------------------
+
+
+def add_grouped(name, in_shape, cout, groups, k, stride, act=None):
+    def build(rng):
+        layer = tf_keras.layers.Conv2D(cout, k, strides=stride, padding="same", groups=groups, activation=act)
+        layer.build((None,) + tuple(in_shape[1:]))
+        layer.set_weights([rng.uniform(-0.5, 0.5, w.shape).astype(np.float32) for w in layer.get_weights()])
+        return (lambda x: layer(x)), [in_shape], layer
+    add(Case(name, f"CONV_2D with {groups} groups, {in_shape} -> {cout} channels, {k}x{k} stride {stride}, "
+                   f"activation {act}. TFLite runs grouped convolutions with its reference kernels only; "
+                   f"no uint8 kernel takes groups.", build, ["CONV_2D"], variants=("float", "int8")))
+
+
+add_grouped("conv_grouped_g2_1x5x5x8_to_6", (1, 5, 5, 8), 6, 2, 3, 1)
+add_grouped("conv_grouped_g4_relu_s2_2x6x6x8_to_8", (2, 6, 6, 8), 8, 4, 3, 2, "relu")
+
 # --- GELU -----------------------------------------------------------------------
 
 add(Case("gelu_exact_2x3x5", "GELU (exact, erf form) on [-4, 3].", fixed(lambda x: tf.nn.gelu(x, approximate=False), [(2, 3, 5)]),
