@@ -190,7 +190,8 @@ def save_npy(path: Path, arr: np.ndarray) -> None:
     arr = np.asarray(arr)
     if arr.dtype.byteorder == ">":
         arr = arr.astype(arr.dtype.newbyteorder("<"))
-    arr = np.ascontiguousarray(arr)
+    # np.ascontiguousarray makes 0-d arrays 1-d; keep scalars (e.g. a full reduction) scalar.
+    arr = np.ascontiguousarray(arr).reshape(arr.shape)
     with open(path, "wb") as f:
         np.lib.format.write_array(f, arr, version=(1, 0), allow_pickle=False)
 

@@ -54,7 +54,7 @@ public final class Graph: Sendable {
             var tensors = [TensorDescriptor]()
             tensors.reserveCapacity(schemaTensors.count)
             for (index, t) in schemaTensors.enumerated() {
-                tensors.append(try Self.readTensor(t, index: index, buffers: buffers))
+                tensors.append(try Self.readTensor(t, index: index, buffers: buffers, copies: alignedCopies))
             }
             self.tensors = tensors
             nodes = try Self.readNodes(main, codes: model.operatorCodes, tensorCount: tensors.count)
@@ -98,12 +98,11 @@ public final class Graph: Sendable {
         }
     }
 
-    private static func readTensor(_ t: SchemaTensor, index: Int, buffers: [ConstantData?]) throws -> TensorDescriptor {
+    private static func readTensor(_ t: SchemaTensor, index: Int, buffers: [ConstantData?], copies: AlignedCopies) throws -> TensorDescriptor {
         let name = try t.name
         func fail(_ reason: String) -> ModelError { .invalidTensor(index: index, name: name, reason: reason) }
         let code = try t.typeCode
         guard let type = DataType(schemaCode: code) else { throw fail("unsupported tensor type code \(code)") }
-        guard try !t.hasSparsity else { throw fail("sparse tensors are not supported") }
         let shape = try t.shape
         guard let bytes = checkedByteCount(shape, elementSize: type.byteSize ?? 1) else {
             throw fail("shape \(shape) is negative or its byte size overflows (limit \(maxTensorBytes) bytes)")
@@ -113,7 +112,11 @@ public final class Graph: Sendable {
         let isVariable = try t.isVariable
         if b != 0 {
             guard buffers.indices.contains(b) else { throw fail("buffer index \(b) out of range (\(buffers.count) buffers)") }
-            if let data = buffers[b], data.bytes.count > 0 {
+            if let sparsity = try t.sparsity {
+                // Densified once here (Sparsity.swift); kernels only ever see dense constants.
+                constant = try densifiedConstant(t, sparsity: sparsity, index: index, name: name, type: type, shape: shape,
+                                                 data: buffers[b], copies: copies)
+            } else if let data = buffers[b], data.bytes.count > 0 {
                 // TFLite refuses these too ("a variable tensor with buffer"): a variable is state
                 // that operators write, so it lives in the arena, never in the file.
                 guard !isVariable else { throw fail("variable tensor with constant data (\(data.bytes.count) bytes) is not supported") }
@@ -221,6 +224,14 @@ final class AlignedCopies: @unchecked Sendable {
         copy.copyMemory(from: base, byteCount: bytes.count)
         copies.append(copy)
         return ConstantData(bytes: UnsafeRawBufferPointer(start: copy, count: bytes.count))
+    }
+
+    /// Zeroed 16-byte-aligned memory owned by this object (densified sparse constants).
+    func allocate(byteCount: Int) -> UnsafeMutableRawBufferPointer {
+        let memory = UnsafeMutableRawPointer.allocate(byteCount: max(byteCount, 1), alignment: 16)
+        memory.initializeMemory(as: UInt8.self, repeating: 0, count: max(byteCount, 1))
+        copies.append(memory)
+        return UnsafeMutableRawBufferPointer(start: memory, count: byteCount)
     }
 
     deinit { copies.forEach { $0.deallocate() } }

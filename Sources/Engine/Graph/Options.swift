@@ -54,6 +54,21 @@ public struct FullyConnectedOptions: Sendable, Equatable {
     /// 0 = default row-major weights; others (shuffled formats) are rejected at prepare.
     public var weightsFormat: Int
     public var keepNumDims: Bool
+    /// Hybrid (float input, int8 weights) only: quantize each input row with its own zero point
+    /// instead of symmetrically.
+    public var asymmetricQuantizeInputs = false
+}
+
+/// TRANSPOSE_CONV's options (the output shape is an input tensor).
+public struct TransposeConvOptions: Sendable, Equatable {
+    public var padding: Padding
+    public var strideWidth: Int, strideHeight: Int
+    public var activation: FusedActivation
+}
+
+/// MIRROR_PAD's mode: `reflect` leaves out the edge element, `symmetric` repeats it.
+public enum MirrorPadMode: Sendable, Equatable {
+    case reflect, symmetric
 }
 
 /// STRIDED_SLICE's bit masks (bit i refers to dimension i), as TFLite defines them.
@@ -88,6 +103,16 @@ public enum OperatorOptions: Sendable, Equatable {
     case resizeBilinear(ResizeBilinearOptions)
     /// RESIZE_NEAREST_NEIGHBOR has the same two flags.
     case resizeNearestNeighbor(ResizeBilinearOptions)
+    /// SPLIT and SPLIT_V.
+    case split(numSplits: Int)
+    case transposeConv(TransposeConvOptions)
+    /// DEPTH_TO_SPACE and SPACE_TO_DEPTH.
+    case blockSize(Int)
+    /// ARG_MAX and ARG_MIN: the index type (nil when the schema code is not one the engine knows).
+    case argMinMax(outputType: DataType?)
+    case gather(axis: Int, batchDims: Int)
+    case mirrorPad(MirrorPadMode)
+    case gelu(approximate: Bool)
 
     /// The fused activation, for operators that have one.
     public var activation: FusedActivation {
@@ -97,6 +122,7 @@ public enum OperatorOptions: Sendable, Equatable {
         case .pool2D(let o): return o.activation
         case .fullyConnected(let o): return o.activation
         case .concatenation(_, let a), .elementwise(let a): return a
+        case .transposeConv(let o): return o.activation
         default: return .none
         }
     }
@@ -131,7 +157,7 @@ extension OperatorOptions: CustomStringConvertible {
         case .pool2D(let o):
             return "padding=\(padding(o.padding)) filter=\(o.filterHeight)x\(o.filterWidth) stride=\(o.strideHeight)x\(o.strideWidth) activation=\(o.activation)"
         case .fullyConnected(let o):
-            return "activation=\(o.activation) keep_num_dims=\(o.keepNumDims)\(o.weightsFormat == 0 ? "" : " weights_format=\(o.weightsFormat)")"
+            return "activation=\(o.activation) keep_num_dims=\(o.keepNumDims)\(o.weightsFormat == 0 ? "" : " weights_format=\(o.weightsFormat)")\(o.asymmetricQuantizeInputs ? " asymmetric_quantize_inputs=true" : "")"
         case .softmax(let beta):
             return "beta=\(beta)"
         case .concatenation(let axis, let activation):
@@ -152,6 +178,20 @@ extension OperatorOptions: CustomStringConvertible {
             return "alpha=\(alpha)"
         case .resizeBilinear(let o), .resizeNearestNeighbor(let o):
             return "align_corners=\(o.alignCorners) half_pixel_centers=\(o.halfPixelCenters)"
+        case .split(let n):
+            return "num_splits=\(n)"
+        case .transposeConv(let o):
+            return "padding=\(padding(o.padding)) stride=\(o.strideHeight)x\(o.strideWidth) activation=\(o.activation)"
+        case .blockSize(let b):
+            return "block_size=\(b)"
+        case .argMinMax(let type):
+            return "output_type=\(type?.rawValue ?? "unknown")"
+        case .gather(let axis, let batchDims):
+            return "axis=\(axis) batch_dims=\(batchDims)"
+        case .mirrorPad(let mode):
+            return "mode=\(mode == .reflect ? "REFLECT" : "SYMMETRIC")"
+        case .gelu(let approximate):
+            return "approximate=\(approximate)"
         }
     }
 }

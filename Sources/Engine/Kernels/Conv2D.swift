@@ -29,9 +29,6 @@ enum Conv2D {
         guard input.shape[3] > 0, filter.shape[3] > 0, input.shape[3] % filter.shape[3] == 0 else {
             throw context.invalid("input has \(input.shape[3]) channels, filter \(filter.shape) expects \(filter.shape[3])")
         }
-        guard input.shape[3] == filter.shape[3] else {
-            throw context.unsupported("grouped convolution (input channels \(input.shape[3]), filter channels \(filter.shape[3]))")
-        }
         let rows = try context.window(options.padding, input: input.shape[1], filter: filter.shape[1],
                                       stride: options.strideHeight, dilation: options.dilationHeight, axis: "height")
         let cols = try context.window(options.padding, input: input.shape[2], filter: filter.shape[2],
@@ -50,7 +47,12 @@ enum Conv2D {
         }
         try context.setOutputShape(Self.output, [geometry.batches, geometry.outputHeight, geometry.outputWidth, geometry.outputChannels])
 
+        if input.shape[3] != filter.shape[3] {
+            return try prepareGrouped(&context, geometry: geometry, groups: input.shape[3] / filter.shape[3], activation: options.activation)
+        }
         switch input.dataType {
+        case .float32 where filter.dataType == .int8:
+            return try prepareHybrid(&context, geometry: geometry, activation: options.activation)
         case .float32:
             return try Conv2DFloat32(&context, geometry: geometry, activation: options.activation)
         case .uint8, .int8:

@@ -39,6 +39,8 @@ enum DepthwiseConv2D {
         }
         try context.setOutputShape(Self.output, [geometry.batches, geometry.outputHeight, geometry.outputWidth, outputChannels])
         switch input.dataType {
+        case .float32 where filter.dataType == .int8:
+            return try prepareHybrid(&context, geometry: geometry, activation: options.activation)
         case .float32:
             return try DepthwiseConv2DFloat32(&context, geometry: geometry, activation: options.activation)
         case .uint8, .int8:

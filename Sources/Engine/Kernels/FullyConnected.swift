@@ -40,6 +40,8 @@ enum FullyConnected {
             try context.setOutputShape(Self.output, [shape.batches, units])
         }
         switch input.dataType {
+        case .float32 where weights.dataType == .int8:
+            return try prepareHybrid(&context, shape: shape, options: options)
         case .float32:
             return try FullyConnectedFloat32(&context, shape: shape, activation: options.activation)
         case .uint8, .int8:

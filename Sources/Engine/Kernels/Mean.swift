@@ -34,6 +34,22 @@ enum Mean {
     }
 
     static func prepare(_ context: inout PrepareContext) throws(ModelError) -> any Kernel {
+        let reduction = try Self.reduction(&context)
+        let input = try context.input(Self.input)
+        switch input.dataType {
+        case .float32:
+            try context.expect(try context.output(Self.output), is: .float32, role: "output")
+            return MeanFloat32(reduction, input: context.node.inputs[Self.input], output: context.node.outputs[Self.output])
+        case .uint8, .int8:
+            return try prepareQuantized(&context, reduction: reduction)
+        default:
+            throw context.unsupported("input type \(input.dataType)")
+        }
+    }
+
+    /// Validates a reduction (MEAN, SUM, REDUCE_MAX: input 0, constant int32 axes in input 1,
+    /// `keep_dims`) and sets the output's shape.
+    static func reduction(_ context: inout PrepareContext) throws(ModelError) -> Reduction {
         guard case .reducer(let keepDims) = context.node.options else { throw context.invalid("missing ReducerOptions") }
         try context.expect(inputs: 2 ... 2, outputs: 1)
         let input = try context.input(Self.input), axesTensor = try context.input(Self.axes)
@@ -51,18 +67,9 @@ enum Mean {
         let outputShape = keepDims
             ? input.shape.indices.map { reduced[$0] ? 1 : input.shape[$0] }
             : input.shape.indices.filter { !reduced[$0] }.map { input.shape[$0] }
-        let reduction = Reduction(inputShape: input.shape, declaredAxes: declared, axes: axes, keepDims: keepDims,
-                                  outputShape: outputShape, count: axes.reduce(1) { $0 * input.shape[$1] })
         try context.setOutputShape(Self.output, outputShape)
-        switch input.dataType {
-        case .float32:
-            try context.expect(try context.output(Self.output), is: .float32, role: "output")
-            return MeanFloat32(reduction, input: context.node.inputs[Self.input], output: context.node.outputs[Self.output])
-        case .uint8, .int8:
-            return try prepareQuantized(&context, reduction: reduction)
-        default:
-            throw context.unsupported("input type \(input.dataType)")
-        }
+        return Reduction(inputShape: input.shape, declaredAxes: declared, axes: axes, keepDims: keepDims,
+                         outputShape: outputShape, count: axes.reduce(1) { $0 * input.shape[$1] })
     }
 }
 

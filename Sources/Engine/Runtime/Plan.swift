@@ -73,7 +73,7 @@ public final class Plan: Sendable {
                                            reason: node.customName != nil ? "no kernel for custom operator '\(node.opName)'" : "no kernel for this builtin operator")
             }
             var context = PrepareContext(node: node, tensors: tensors, limits: limits)
-            let kernel = try prepare(&context)
+            var kernel = try prepare(&context)
             // Kernels write exactly the shapes their prepare decided; an output left at the
             // model's declared shape would let a lying model size the memory that eval writes.
             for slot in node.outputs.indices where !context.sizedOutputs.contains(slot) {
@@ -81,6 +81,8 @@ public final class Plan: Sendable {
             }
             try limits.checkOutputs(of: context)
             try limits.accumulateMACs(context, into: &macs)
+            // All-constant inputs (shape arithmetic): run once now, outputs become constants.
+            if let folded = try ConstantPropagation.fold(kernel, &context) { kernel = folded }
             tensors = context.tensors
             scratch = max(scratch, context.scratchBytes)
             workerScratch = max(workerScratch, context.workerScratchBytes)

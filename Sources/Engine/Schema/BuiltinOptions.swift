@@ -35,16 +35,17 @@ enum BuiltinOptionsReader {
         case .fullyConnected:
             return .fullyConnected(FullyConnectedOptions(
                 activation: try activation(0),
-                weightsFormat: Int(try t?.scalar(1, default: Int8(0)) ?? 0), keepNumDims: try bool(2)))
+                weightsFormat: Int(try t?.scalar(1, default: Int8(0)) ?? 0), keepNumDims: try bool(2),
+                asymmetricQuantizeInputs: try bool(3)))
         case .softmax:
             return .softmax(beta: try float(0))
         case .concatenation:
             return .concatenation(axis: try int(0), activation: try activation(1))
-        case .add, .sub, .mul:
+        case .add, .sub, .mul, .div:
             return .elementwise(activation: try activation(0))
         case .reshape:
             return .reshape(newShape: try t?.vector(0)?.integers(Int32.self))
-        case .mean:
+        case .mean, .sum, .reduceMax, .reduceProd:
             return .reducer(keepDims: try bool(0))
         case .squeeze:
             return .squeeze(dims: try t?.vector(0)?.integers(Int32.self) ?? [])
@@ -60,6 +61,27 @@ enum BuiltinOptionsReader {
             return .resizeBilinear(ResizeBilinearOptions(alignCorners: try bool(2), halfPixelCenters: try bool(3)))
         case .resizeNearestNeighbor:
             return .resizeNearestNeighbor(ResizeBilinearOptions(alignCorners: try bool(0), halfPixelCenters: try bool(1)))
+        case .split, .splitV:
+            return .split(numSplits: try int(0))
+        case .transposeConv:
+            return .transposeConv(TransposeConvOptions(
+                padding: try padding(0), strideWidth: try int(1), strideHeight: try int(2), activation: try activation(3)))
+        case .depthToSpace, .spaceToDepth:
+            return .blockSize(try int(0))
+        case .argMax, .argMin:
+            // ArgMaxOptions.output_type defaults to FLOAT32 (0) in the schema; TFLite only
+            // accepts int32 and int64, and prepare rejects anything else.
+            return .argMinMax(outputType: DataType(schemaCode: try t?.scalar(0, default: Int8(0)) ?? 0))
+        case .gelu:
+            return .gelu(approximate: try bool(0))
+        case .gather:
+            return .gather(axis: try int(0), batchDims: try int(1))
+        case .mirrorPad:
+            switch try t?.scalar(0, default: Int8(0)) ?? 0 {
+            case 0: return .mirrorPad(.reflect)
+            case 1: return .mirrorPad(.symmetric)
+            case let code: throw ModelError.malformed("unknown mirror pad mode \(code)")
+            }
         default:
             return .none
         }

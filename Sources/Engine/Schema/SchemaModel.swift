@@ -56,6 +56,7 @@ struct SchemaTensor {
     var quantization: SchemaQuantization? { get throws(FlatBufferError) { try table.table(4).map(SchemaQuantization.init) } }
     var isVariable: Bool { get throws(FlatBufferError) { try table.bool(5) } }
     var hasSparsity: Bool { get throws(FlatBufferError) { try table.fieldPosition(6) != nil } }
+    var sparsity: Table? { get throws(FlatBufferError) { try table.table(6) } }
     var shapeSignature: [Int]? { get throws(FlatBufferError) { try table.vector(7)?.integers(Int32.self) } }
 }
 

@@ -67,6 +67,7 @@ struct ArithmeticFloat32<Op: ArithmeticOperation>: PartitionedKernel {
     @_specialize(where Op == Addition)
     @_specialize(where Op == Subtraction)
     @_specialize(where Op == Multiplication)
+    @_specialize(where Op == Division)
     func eval(_ memory: TensorMemory) {
         let lower = lower, upper = upper
         let x = memory.input(lhs, as: Float.self), y = memory.input(rhs, as: Float.self), z = memory.output(output, as: Float.self)
@@ -101,6 +102,7 @@ struct ArithmeticInt32<Op: ArithmeticOperation>: Kernel {
     @_specialize(where Op == Addition)
     @_specialize(where Op == Subtraction)
     @_specialize(where Op == Multiplication)
+    @_specialize(where Op == Division)
     func eval(_ memory: TensorMemory) {
         let lower = lower, upper = upper
         broadcast.apply(memory.input(lhs, as: Int32.self), memory.input(rhs, as: Int32.self),

@@ -1,0 +1,88 @@
+extension Conv2D {
+    /// Hybrid CONV_2D (float32 input and output, constant int8 filter), as TFLite's conv.cc:
+    ///
+    /// - **per channel** (filter scales that differ, `EvalHybridPerChannel`): each batch is
+    ///   quantized asymmetrically (`HybridInputQuantization.asymmetric`); per output
+    ///   `acc = Σ filter · (q − zp_b)` over the window's pixels inside the input, and
+    ///   `output = act((Float(acc) · filterScale_o) · rowScale_b + bias_o)`;
+    /// - **per tensor** (one scale, or all equal: `EvalHybrid`): each batch is quantized
+    ///   symmetrically, `acc = Σ filter · q` (padding reads zeros), and
+    ///   `output = act(Float(acc) · (rowScale_b · filterScale) + bias_o)`.
+    static func prepareHybrid(_ context: inout PrepareContext, geometry: Geometry, activation: FusedActivation) throws(ModelError) -> any Kernel {
+        let filter = try context.input(Self.filter)
+        try context.expect(filter, is: .int8, role: "filter")
+        guard filter.isConstant else { throw context.unsupported("hybrid filter '\(filter.name)' must be a constant tensor") }
+        try context.expect(try context.output(Self.output), is: .float32, role: "output")
+        guard let q = filter.quantization, q.scales.count == 1 || (q.scales.count == geometry.outputChannels && q.quantizedDimension == 0) else {
+            throw context.invalid("hybrid filter '\(filter.name)' needs one scale or one per output channel (dimension 0)")
+        }
+        guard q.zeroPoints.allSatisfy({ $0 == 0 }) else {
+            throw context.unsupported("hybrid filter '\(filter.name)' has non-zero zero points; TFLite's int8 filters are symmetric")
+        }
+        var bias: PackedBuffer<Float>?
+        if let b = context.optionalInput(Self.bias) {
+            try context.expect(b, is: .float32, role: "bias")
+            bias = PackedBuffer(try context.constant(Self.bias).elements(as: Float.self))
+        }
+        let range = try context.floatActivationRange(activation)
+        let g = geometry
+        context.requestScratch(bytes: g.batches * g.inputHeight * g.inputWidth * g.inputChannels)
+        let perChannel = q.scales.contains { $0 != q.scales[0] }
+        return Conv2DHybrid(geometry: g, filter: PackedBuffer(try context.constant(Self.filter).elements(as: Int8.self)),
+                            scales: perChannel ? q.scales : [q.scales[0]], perChannel: perChannel, bias: bias,
+                            lower: range.lowerBound, upper: range.upperBound,
+                            input: context.node.inputs[Self.input], output: context.node.outputs[Self.output])
+    }
+}
+
+/// A plain scalar loop over output pixels (correctness first); see `Conv2D.prepareHybrid`.
+struct Conv2DHybrid: Kernel {
+    let geometry: Conv2D.Geometry
+    /// `[O, kH, kW, I]`.
+    let filter: PackedBuffer<Int8>
+    /// One scale per output channel when `perChannel`, else one.
+    let scales: [Float]
+    let perChannel: Bool
+    let bias: PackedBuffer<Float>?
+    let lower: Float, upper: Float
+    let input: Int, output: Int
+
+    func eval(_ memory: TensorMemory) {
+        let g = geometry
+        let x = memory.input(input, as: Float.self), y = memory.output(output, as: Float.self)
+        let q = memory.scratch(as: Int8.self), w = filter.pointer
+        let imageSize = g.inputHeight * g.inputWidth * g.inputChannels
+        for b in 0 ..< g.batches {
+            let image = q + b * imageSize
+            var rowScale: Float, zeroPoint: Int32 = 0
+            if perChannel {
+                (rowScale, zeroPoint) = HybridInputQuantization.asymmetric(x + b * imageSize, count: imageSize, into: image)
+            } else {
+                rowScale = HybridInputQuantization.symmetric(x + b * imageSize, count: imageSize, into: image)
+            }
+            let tensorScale = rowScale * scales[0]
+            for outY in 0 ..< g.outputHeight {
+                for outX in 0 ..< g.outputWidth {
+                    let originY = outY * g.strideHeight - g.padTop, originX = outX * g.strideWidth - g.padLeft
+                    let out = y + ((b * g.outputHeight + outY) * g.outputWidth + outX) * g.outputChannels
+                    for oc in 0 ..< g.outputChannels {
+                        var acc: Int32 = 0
+                        for fy in 0 ..< g.filterHeight {
+                            let inY = originY + fy * g.dilationHeight
+                            guard inY >= 0 && inY < g.inputHeight else { continue }
+                            for fx in 0 ..< g.filterWidth {
+                                let inX = originX + fx * g.dilationWidth
+                                guard inX >= 0 && inX < g.inputWidth else { continue }
+                                let pixel = image + (inY * g.inputWidth + inX) * g.inputChannels
+                                let taps = w + ((oc * g.filterHeight + fy) * g.filterWidth + fx) * g.inputChannels
+                                for ic in 0 ..< g.inputChannels { acc &+= Int32(taps[ic]) * (Int32(pixel[ic]) - zeroPoint) }
+                            }
+                        }
+                        let scaled = perChannel ? Float(acc) * scales[oc] * rowScale : Float(acc) * tensorScale
+                        out[oc] = min(max(scaled + (bias?.pointer[oc] ?? 0), lower), upper)
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,46 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// EXP: `e^x` elementwise. float32 calls the C library's `expf`, as TFLite's `std::exp`; int8
+/// goes through TFLite's 256-entry table (`LUTPopulate<int8_t>` with `std::exp`: dequantize,
+/// `expf`, multiply by `1 / outputScale`, round half away from zero, add the zero point).
+enum Exp {
+    static let input = 0, output = 0
+
+    static func prepare(_ context: inout PrepareContext) throws(ModelError) -> any Kernel {
+        try context.expect(inputs: 1 ... 1, outputs: 1)
+        let input = try context.input(Self.input), output = try context.output(Self.output)
+        try context.setOutputShape(Self.output, input.shape)
+        switch input.dataType {
+        case .float32:
+            try context.expect(output, is: .float32, role: "output")
+            return FloatUnaryKernel(input: context.node.inputs[Self.input], output: context.node.outputs[Self.output],
+                                    count: input.elementCount) { expf($0) }
+        case .int8:
+            let (_, inputQ, _, outputQ) = try context.unaryQuantized()
+            let table = ActivationLookupTable.make(Int8.self, inputScale: inputQ.scale, inputZeroPoint: inputQ.zeroPoint,
+                                                   outputScale: outputQ.scale, outputZeroPoint: outputQ.zeroPoint) { expf($0) }
+            return ByteLookupKernel(table: table, count: input.elementCount,
+                                    input: context.node.inputs[Self.input], output: context.node.outputs[Self.output])
+        default:
+            throw context.unsupported("input type \(input.dataType), expected float32 or int8")
+        }
+    }
+}
+
+/// `output[i] = f(input[i])` on float32 tensors.
+struct FloatUnaryKernel: Kernel {
+    let input: Int, output: Int
+    let count: Int
+    let f: @Sendable (Float) -> Float
+
+    func eval(_ memory: TensorMemory) {
+        let x = memory.input(input, as: Float.self), y = memory.output(output, as: Float.self)
+        for i in 0 ..< count { y[i] = f(x[i]) }
+    }
+}
