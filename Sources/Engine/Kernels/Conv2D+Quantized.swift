@@ -26,6 +26,8 @@ struct Conv2DQuantized: PartitionedKernel {
     let requantization: ChannelRequantization
     /// Output pixels whose patches are laid out at once (a block of about 64 KiB, a multiple of 16).
     let rowsPerBlock: Int
+    /// Bytes of each worker's scratch that hold its patches; the product's scratch follows.
+    let patchBytes: Int
 
     /// True when the input itself is the patch matrix: no im2col.
     private var readsInputDirectly: Bool { geometry.isPointwise }
@@ -57,9 +59,10 @@ struct Conv2DQuantized: PartitionedKernel {
         output = context.node.outputs[Conv2D.output]
         // Whole 16-row tiles where the product takes them (see `IntegerGEMM`).
         rowsPerBlock = max(16, min(g.outputHeight * g.outputWidth, (1 << 16) / max(depth, 1)) / 16 * 16)
-        if !g.isPointwise {
-            context.requestWorkerScratch(bytes: rowsPerBlock * depth)
-        }
+        // Each worker's scratch: its im2col patches (unless the input is the patch matrix), then
+        // what the product needs for itself.
+        patchBytes = g.isPointwise ? 0 : (rowsPerBlock * depth + 63) / 64 * 64
+        context.requestWorkerScratch(bytes: patchBytes + gemm.scratchBytes)
         context.markPacked(Conv2D.filter)
         if quantization.hasBias { context.markPacked(Conv2D.bias) }
     }
@@ -80,20 +83,21 @@ struct Conv2DQuantized: PartitionedKernel {
         let channels = g.outputChannels
         let source = memory.input(input, as: UInt8.self)
         let destination = memory.output(output, as: UInt8.self)
+        let patches = memory.scratch(as: UInt8.self, worker: worker)
+        let gemmScratch = UnsafeMutableRawPointer(patches + patchBytes)
         if readsInputDirectly {
             gemm.multiply(source + part.lowerBound * g.inputChannels, rows: part.count, rowStride: g.inputChannels,
-                          into: RequantizedGEMMOutput(base: destination + part.lowerBound * channels, rowStride: channels,
+                          scratch: gemmScratch, into: RequantizedGEMMOutput(base: destination + part.lowerBound * channels, rowStride: channels,
                                                       columns: channels, stage: requantization))
             return
         }
-        let patches = memory.scratch(as: UInt8.self, worker: worker)
         var row = part.lowerBound
         while row < part.upperBound {
             // A block stays inside one image and holds at most `rowsPerBlock` patches.
             let n = row / pixels, start = row % pixels
             let count = min(rowsPerBlock, pixels - start, part.upperBound - row)
             im2col(source + n * g.inputHeight * g.inputWidth * g.inputChannels, rows: start ..< start + count, into: patches)
-            gemm.multiply(patches, rows: count, rowStride: g.patchSize,
+            gemm.multiply(patches, rows: count, rowStride: g.patchSize, scratch: gemmScratch,
                           into: RequantizedGEMMOutput(base: destination + row * channels,
                                                       rowStride: channels, columns: channels, stage: requantization))
             row += count

@@ -26,6 +26,8 @@ struct FullyConnectedQuantized: Kernel {
     let range: ClosedRange<Int32>
     /// Input rows re-encoded at once (int8 inputs only).
     let rowsPerBlock: Int
+    /// Bytes of scratch holding re-encoded int8 rows; the product's scratch follows.
+    let encodedBytes: Int
 
     init(_ context: inout PrepareContext, shape s: FullyConnected.Shape, activation: FusedActivation) throws(ModelError) {
         let inputTensor = try context.input(FullyConnected.input), weightsTensor = try context.input(FullyConnected.weights)
@@ -92,7 +94,9 @@ struct FullyConnectedQuantized: Kernel {
         input = context.node.inputs[FullyConnected.input]
         output = context.node.outputs[FullyConnected.output]
         rowsPerBlock = max(1, min(s.batches, (1 << 16) / max(depth, 1)))
-        if signed { context.requestScratch(bytes: rowsPerBlock * depth) }
+        // The re-encoded rows (int8 input), then the product's own scratch.
+        encodedBytes = signed ? (rowsPerBlock * depth + 63) / 64 * 64 : 0
+        context.requestScratch(bytes: encodedBytes + gemm.scratchBytes)
         context.markPacked(FullyConnected.weights)
         if biasTensor != nil { context.markPacked(FullyConnected.bias) }
     }
@@ -107,8 +111,9 @@ struct FullyConnectedQuantized: Kernel {
                                         scales: UnsafePointer(scales.pointer), zeroPoint: zeroPoint,
                                         minimum: range.lowerBound, maximum: range.upperBound)
         }
+        let gemmScratch = UnsafeMutableRawPointer(memory.scratch(as: UInt8.self, offset: encodedBytes))
         guard encoding.isSigned else {
-            gemm.multiply(source, rows: s.batches, rowStride: s.inputDepth, into: stage(0))
+            gemm.multiply(source, rows: s.batches, rowStride: s.inputDepth, scratch: gemmScratch, into: stage(0))
             return
         }
         let encoded = memory.scratch(as: UInt8.self)
@@ -117,7 +122,7 @@ struct FullyConnectedQuantized: Kernel {
             let count = min(rowsPerBlock, s.batches - start)
             let from = source + start * s.inputDepth
             for i in 0 ..< count * s.inputDepth { encoded[i] = from[i] ^ 0x80 }
-            gemm.multiply(encoded, rows: count, rowStride: s.inputDepth, into: stage(start))
+            gemm.multiply(encoded, rows: count, rowStride: s.inputDepth, scratch: gemmScratch, into: stage(start))
             start += count
         }
     }

@@ -15,36 +15,43 @@ extension IntegerGEMM {
     /// Bytes of widened activations per block of rows (L1-sized).
     static let widenedBlockBytes = 32 * 1024
 
-    /// The `.avx2` product (see the type's documentation).
-    func multiplyAVX2<Output: IntegerGEMMOutput>(_ a: UnsafePointer<UInt8>, rows: Int, rowStride: Int, into output: Output) {
+    /// Rows widened at once: as many as fit `widenedBlockBytes`, in whole 4-row tiles.
+    private var avx2BlockRows: Int { max(4, Self.widenedBlockBytes / max(1, 4 * ((depth + 1) / 2)) / 4 * 4) }
+
+    /// Scratch for one block of widened rows.
+    var avx2ScratchBytes: Int { avx2BlockRows * 2 * ((depth + 1) / 2) * MemoryLayout<Int16>.stride }
+
+    /// The `.avx2` product (see the type's documentation); `scratch` holds `avx2ScratchBytes`.
+    func multiplyAVX2<Output: IntegerGEMMOutput>(_ a: UnsafePointer<UInt8>, rows: Int, rowStride: Int,
+                                                 scratch: UnsafeMutableRawPointer, into output: Output) {
         if signedActivations {
-            multiplySignedAVX2(a, rows: rows, rowStride: rowStride, into: output)
+            multiplySignedAVX2(a, rows: rows, rowStride: rowStride, scratch: scratch, into: output)
         } else {
-            multiplyUnsignedAVX2(a, rows: rows, rowStride: rowStride, into: output)
+            multiplyUnsignedAVX2(a, rows: rows, rowStride: rowStride, scratch: scratch, into: output)
         }
     }
 
     @inline(never)
     private func multiplyUnsignedAVX2<Output: IntegerGEMMOutput>(_ a: UnsafePointer<UInt8>, rows: Int, rowStride: Int,
-                                                                 into output: Output) {
-        multiplyWidened(a, rows: rows, rowStride: rowStride, flip: 0, into: output)
+                                                                 scratch: UnsafeMutableRawPointer, into output: Output) {
+        multiplyWidened(a, rows: rows, rowStride: rowStride, flip: 0, scratch: scratch, into: output)
     }
 
     @inline(never)
     private func multiplySignedAVX2<Output: IntegerGEMMOutput>(_ a: UnsafePointer<UInt8>, rows: Int, rowStride: Int,
-                                                               into output: Output) {
-        multiplyWidened(a, rows: rows, rowStride: rowStride, flip: 0x80, into: output)
+                                                               scratch: UnsafeMutableRawPointer, into output: Output) {
+        multiplyWidened(a, rows: rows, rowStride: rowStride, flip: 0x80, scratch: scratch, into: output)
     }
 
     @inline(always)
     private func multiplyWidened<Output: IntegerGEMMOutput>(_ a: UnsafePointer<UInt8>, rows: Int, rowStride: Int, flip: UInt8,
-                                                            into output: Output) {
+                                                            scratch: UnsafeMutableRawPointer, into output: Output) {
         let pairs = (depth + 1) / 2
         // Widened rows are `2 · pairs` halfwords apart, the odd depth's partner zero.
         let widenedStride = 2 * pairs
-        let blockRows = max(4, min(rows, Self.widenedBlockBytes / max(1, 4 * pairs)) / 4 * 4)
-        withUnsafeTemporaryAllocation(of: Int16.self, capacity: max(1, blockRows * widenedStride)) { buffer in
-            let widened = buffer.baseAddress!
+        let blockRows = avx2BlockRows
+        do {
+            let widened = scratch.assumingMemoryBound(to: Int16.self)
             var start = 0
             while start < rows {
                 let count = min(blockRows, rows - start)

@@ -15,8 +15,17 @@
 import CX86Intrinsics
 
 extension IntegerGEMM {
-    /// Bytes of `Int8` rows flipped to unsigned at once (a stack buffer).
+    /// Bytes of `Int8` rows flipped to unsigned at once.
     static let flippedBlockBytes = 32 * 1024
+
+    /// Rows per block: the row sums' block, or as many flipped rows as fit `flippedBlockBytes`
+    /// (whole 16-row tiles, at least one).
+    private var vnniBlockRows: Int {
+        signedActivations ? max(16, min(Self.rowBlock, Self.flippedBlockBytes / max(depth, 1)) / 16 * 16) : Self.rowBlock
+    }
+
+    /// Scratch for one block of flipped `Int8` rows (none for `UInt8` rows).
+    var vnniScratchBytes: Int { signedActivations ? vnniBlockRows * depth : 0 }
 
     /// The `.avx512vnni` product (see the type's documentation). `Int8` rows are first copied
     /// with their sign bits flipped, a block at a time, so that one kernel reads every row as
@@ -24,11 +33,14 @@ extension IntegerGEMM {
     /// cost about a fifth of the time of layers with deep rows).
     @inline(never)
     func multiplyAVX512VNNI<Output: IntegerGEMMOutput>(_ a: UnsafePointer<UInt8>, rows: Int, rowStride: Int,
-                                                       into output: Output) {
+                                                       scratch: UnsafeMutableRawPointer?, into output: Output) {
         let signed = signedActivations
-        let blockRows = signed ? max(16, min(Self.rowBlock, Self.flippedBlockBytes / max(depth, 1)) / 16 * 16) : Self.rowBlock
+        let blockRows = vnniBlockRows
+        // The row sums fit the stack (1 KiB); the flipped rows are the caller's `scratch`.
         withUnsafeTemporaryAllocation(of: Int32.self, capacity: Self.rowBlock) { sums in
-            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: signed ? max(1, blockRows * depth) : 1) { flipped in
+            do {
+                let flipped = UnsafeMutableBufferPointer(start: scratch?.assumingMemoryBound(to: UInt8.self),
+                                                         count: signed ? blockRows * depth : 0)
                 let corrections = weightOffset == 0 ? nil : UnsafePointer(sums.baseAddress!)
                 var start = 0
                 while start < rows {

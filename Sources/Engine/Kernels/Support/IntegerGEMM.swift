@@ -167,21 +167,60 @@ struct IntegerGEMM: Sendable {
         }
     }
 
+    /// Bytes of scratch memory one `multiply` call needs (int8 rows re-encoded, rows widened to
+    /// 16 bits), whatever its row count; 0 when the layout reads rows in place. Kernels reserve
+    /// it at prepare (per worker when threads share the product) so `eval` allocates nothing.
+    var scratchBytes: Int {
+        switch layout {
+        case .int16:
+            return 0
+        case .avx2:
+            #if SWIFTLITE_AVX2
+            return avx2ScratchBytes
+            #else
+            return 0
+            #endif
+        case .avx512vnni:
+            #if SWIFTLITE_AVX512VNNI
+            return vnniScratchBytes
+            #else
+            return 0
+            #endif
+        }
+    }
+
     /// Computes rows `0 ..< rows` of the product; row `m` of `A` starts at `a + m · rowStride`.
-    /// Each row's result goes to `output` sixteen columns at a time.
+    /// Each row's result goes to `output` sixteen columns at a time. `scratch` holds at least
+    /// `scratchBytes` bytes, or is nil to let the call find its own (for tests and one-off calls).
+    func multiply<Output: IntegerGEMMOutput>(_ a: UnsafePointer<UInt8>, rows: Int, rowStride: Int,
+                                             scratch: UnsafeMutableRawPointer?, into output: Output) {
+        guard scratch == nil, scratchBytes > 0 else {
+            return multiply(a, rows: rows, rowStride: rowStride, buffer: scratch, into: output)
+        }
+        withUnsafeTemporaryAllocation(byteCount: scratchBytes, alignment: 64) { buffer in
+            multiply(a, rows: rows, rowStride: rowStride, buffer: buffer.baseAddress!, into: output)
+        }
+    }
+
+    /// `multiply` with scratch of its own.
     func multiply<Output: IntegerGEMMOutput>(_ a: UnsafePointer<UInt8>, rows: Int, rowStride: Int, into output: Output) {
+        multiply(a, rows: rows, rowStride: rowStride, scratch: nil, into: output)
+    }
+
+    private func multiply<Output: IntegerGEMMOutput>(_ a: UnsafePointer<UInt8>, rows: Int, rowStride: Int,
+                                                     buffer: UnsafeMutableRawPointer?, into output: Output) {
         switch layout {
         case .int16:
             multiplyInt16(a, rows: rows, rowStride: rowStride, into: output)
         case .avx2:
             #if SWIFTLITE_AVX2
-            multiplyAVX2(a, rows: rows, rowStride: rowStride, into: output)
+            multiplyAVX2(a, rows: rows, rowStride: rowStride, scratch: buffer!, into: output)
             #else
             preconditionFailure("IntegerGEMM.Layout.avx2 is not compiled into this build")
             #endif
         case .avx512vnni:
             #if SWIFTLITE_AVX512VNNI
-            multiplyAVX512VNNI(a, rows: rows, rowStride: rowStride, into: output)
+            multiplyAVX512VNNI(a, rows: rows, rowStride: rowStride, scratch: buffer, into: output)
             #else
             preconditionFailure("IntegerGEMM.Layout.avx512vnni is not compiled into this build")
             #endif
