@@ -1,5 +1,5 @@
 # The two commands of the README's Quick start. Both install missing system packages first.
-.PHONY: demo test bench
+.PHONY: demo test bench fuzz sanitize
 
 demo:
 	@scripts/install-system-packages.sh
@@ -15,3 +15,10 @@ bench:
 	@scripts/install-system-packages.sh
 	swift build -c release --product swiftlite
 	.build/release/swiftlite bench ../shared/models/perf/mobilenet_v2_1.0_224_f32.tflite
+
+# Every fuzz target for FUZZ_SECONDS each (default 60), one after another on one core; see
+# scripts/fuzz.sh. A crash stops the run and leaves the input in Fuzz/.build/crashes/TARGET/.
+FUZZ_SECONDS ?= 60
+fuzz:
+	@scripts/install-system-packages.sh
+	for target in model image flexbuffers metadata numpy automl; do scripts/fuzz.sh $$target $(FUZZ_SECONDS) || exit 1; done

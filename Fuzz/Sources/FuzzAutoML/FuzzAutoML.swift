@@ -1,0 +1,34 @@
+import Foundation
+import Tasks
+
+/// An AutoML folder: the input up to its first 0xFF byte is `manifest.json`, the rest `dict.txt`.
+/// The folder also holds `model.tflite`, a subfolder and a link pointing outside. The oracle is the
+/// security rule: whatever the manifest says, an accepted model or labels path lies inside the folder.
+nonisolated(unsafe) private let folder: String = {
+    let base = FileManager.default.temporaryDirectory.appendingPathComponent("swiftlite-fuzz-automl-\(getpid())")
+    let outside = base.appendingPathComponent("outside"), inside = base.appendingPathComponent("folder")
+    try! FileManager.default.createDirectory(at: inside.appendingPathComponent("sub"), withIntermediateDirectories: true)
+    try! FileManager.default.createDirectory(at: outside, withIntermediateDirectories: true)
+    try! Data("secret\n".utf8).write(to: outside.appendingPathComponent("secret.txt"))
+    try! Data().write(to: inside.appendingPathComponent("model.tflite"))
+    try! Data("a\n".utf8).write(to: inside.appendingPathComponent("sub/labels.txt"))
+    try? FileManager.default.createSymbolicLink(at: inside.appendingPathComponent("out"), withDestinationURL: outside)
+    try? FileManager.default.createSymbolicLink(at: inside.appendingPathComponent("secret.txt"),
+                                                withDestinationURL: outside.appendingPathComponent("secret.txt"))
+    return inside.path
+}()
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzAutoML(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
+    let bytes = UnsafeBufferPointer(start: data, count: size)
+    let split = bytes.firstIndex(of: 0xFF) ?? size
+    let manifest = Data(bytes[0 ..< split]), dictionary = Data(bytes[min(split + 1, size)...])
+    guard (try? manifest.write(to: URL(fileURLWithPath: folder + "/manifest.json"))) != nil,
+          (try? dictionary.write(to: URL(fileURLWithPath: folder + "/dict.txt"))) != nil else { return 0 }
+    guard let model = try? LocalModel(manifestFolder: folder) else { return 0 }
+    for path in [model.modelPath, model.labelsPath].compactMap({ $0 }) {
+        precondition(path.hasPrefix(folder + "/"), "the manifest escaped its folder: \(path)")
+    }
+    if let labels = model.labelsPath { _ = try? Labels(contentsOf: labels) }
+    return 0
+}
