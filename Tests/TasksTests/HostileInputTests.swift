@@ -50,6 +50,22 @@ final class HostileInputTests: XCTestCase {
         }
     }
 
+    /// The class, not the sample: the photo cut after any byte of its scan data is an error, and so
+    /// is the cut file with an end-of-image marker put back (as copying tools and partial downloads
+    /// leave them; libjpeg pads the missing scan data with gray, which passed as an image). Only a
+    /// file that lacks just its end-of-image marker still decodes, as documented.
+    func testJPEGCutAnywhereInItsScanDataIsAnError() throws {
+        let whole = try Data(contentsOf: directory.appendingPathComponent("jpeg_whole_64x64.jpg"))
+        XCTAssertNoThrow(try Image(data: whole))
+        let scan = try XCTUnwrap(whole.range(of: Data([0xFF, 0xDA]))).upperBound
+        var decoded = [String]()
+        for length in scan ..< whole.count - 2 {
+            if (try? Image(data: whole.prefix(length))) != nil { decoded.append("\(length)") }
+            if (try? Image(data: whole.prefix(length) + [0xFF, 0xD9])) != nil { decoded.append("\(length)+EOI") }
+        }
+        XCTAssertEqual(decoded, [], "cuts of a \(whole.count)-byte JPEG that decoded as images")
+    }
+
     func testPNGBombIsRefusedFromTheHeader() throws {
         XCTAssertEqual(try imageError("png_bomb_20000x20000.png"), .tooManyPixels(width: 20000, height: 20000, limit: 178_956_970))
     }

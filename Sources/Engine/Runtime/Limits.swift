@@ -86,7 +86,8 @@ extension Limits {
     }
 
     /// The estimated cost of one operator from its prepared shapes: multiply-accumulates for
-    /// convolutions and fully connected layers, elements read and written for everything else.
+    /// convolutions, fully connected layers and pooling windows, candidate comparisons for
+    /// detection post-processing, elements read and written for everything else.
     /// Saturates instead of overflowing.
     static func estimatedMACs(_ context: PrepareContext) -> Int {
         func saturatingProduct(_ values: [Int]) -> Int {
@@ -106,10 +107,24 @@ extension Limits {
             return saturatingProduct([outputs, filter[1], filter[2]])
         case .fullyConnected where filter.count == 2:
             return saturatingProduct([outputs, filter[1]])
+        case .averagePool2D, .maxPool2D:
+            // Every output reads its window (clipped to the input): a large filter is the cost.
+            guard case .pool2D(let o) = node.options, node.inputs.first.map({ $0 >= 0 }) == true else { break }
+            let input = context.tensors[node.inputs[0]].shape
+            guard input.count == 4 else { break }
+            return saturatingProduct([outputs, min(max(o.filterHeight, 1), input[1]), min(max(o.filterWidth, 1), input[2])])
+        case .custom where node.customName == "TFLite_Detection_PostProcess" && node.inputs.count > 1 && node.inputs[1] >= 0:
+            // Non-maximum suppression compares each kept detection with every candidate score.
+            let scores = context.tensors[node.inputs[1]].shape
+            let boxes = scores.count == 3 ? max(scores[1], 0) : 0
+            return saturatingSum([saturatingProduct([elements(node.inputs[1]), min(boxes, context.limits.maxDetections)]),
+                                  outputs] + node.inputs.map(elements))
         default:
-            return saturatingSum([outputs] + node.inputs.map(elements))
+            break
         }
+        return saturatingSum([outputs] + node.inputs.map(elements))
     }
+
 
     /// Adds the operator's estimated cost to `total` and throws once it exceeds `maxMACsPerInvoke`.
     func accumulateMACs(_ context: PrepareContext, into total: inout Int) throws(ModelError) {
