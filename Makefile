@@ -33,4 +33,4 @@ sanitize:
 	    swift test --skip-build --scratch-path .build/asan --sanitize=address --disable-swift-testing
 	swift build --build-tests --scratch-path .build/tsan --sanitize=thread
 	TSAN_OPTIONS=halt_on_error=1 swift test --skip-build --scratch-path .build/tsan --sanitize=thread \
-	    --disable-swift-testing --filter 'ImageClassifierTests|ObjectDetectorTests|ImageLabelerTests|testSessionsShareThePlan'
+	    --disable-swift-testing --filter 'testLiveStream|testSessionsShareThePlan|Concurrent'

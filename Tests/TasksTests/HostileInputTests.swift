@@ -136,4 +136,27 @@ final class HostileInputTests: XCTestCase {
             XCTAssertFalse(message.contains("root:"), message)
         }
     }
+
+    /// The AutoML fuzzer's leak (fuzz_automl_leak.bin: an empty manifest.json): reading an empty file
+    /// with FileManager.contents(atPath:) leaked 4 KiB (`make sanitize` catches the leak itself).
+    func testEmptyManifestAndLabelFilesAreReadSafely() throws {
+        let folder = directory.appendingPathComponent("automl_empty_manifest").path
+        XCTAssertThrowsError(try LocalModel(manifestFolder: folder)) { error in
+            XCTAssert("\(error)".contains("is not a JSON object"), "\(error)")
+        }
+        XCTAssertEqual(try Labels(contentsOf: folder + "/dict.txt").names, [])
+    }
+
+    /// A path that never ends (a device, a FIFO's writer, a huge file) is read up to the limit only.
+    func testEndlessFilesAreRefusedAtTheLimit() throws {
+        guard FileManager.default.fileExists(atPath: "/dev/zero") else { throw XCTSkip("no /dev/zero") }
+        let start = Date()
+        XCTAssertThrowsError(try LocalModel(manifestPath: "/dev/zero")) { error in
+            XCTAssert("\(error)".contains("larger than 1 MiB"), "\(error)")
+        }
+        XCTAssertThrowsError(try Labels(contentsOf: "/dev/zero")) { error in
+            XCTAssert("\(error)".contains("Limits.maxAssociatedFileBytes"), "\(error)")
+        }
+        XCTAssertLessThan(Date().timeIntervalSince(start), 1)
+    }
 }

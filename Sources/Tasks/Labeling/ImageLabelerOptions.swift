@@ -47,8 +47,9 @@ public struct LocalModel: Sendable, Equatable {
     /// - Throws: `TaskError.invalidOptions` naming the manifest and the field.
     public init(manifestPath: String) throws(TaskError) {
         let manifestURL = URL(fileURLWithPath: manifestPath)
-        guard let data = FileManager.default.contents(atPath: manifestURL.path) else {
-            throw .invalidOptions("AutoML manifest '\(manifestPath)' is not readable")
+        // A manifest is a few lines of JSON; 1 MiB is generous.
+        guard let data = try? SmallFile.read(manifestURL.path, limit: 1 << 20) else {
+            throw .invalidOptions("AutoML manifest '\(manifestPath)' is not readable or larger than 1 MiB")
         }
         guard let json = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] else {
             throw .invalidOptions("\(manifestURL.path) is not a JSON object")
