@@ -23,6 +23,7 @@ public final class ImageLabeler: @unchecked Sendable {
         c.labelsPath = options.localModel.labelsPath
         c.scoreThreshold = options.confidenceThreshold
         c.maxResults = options.maxResultCount
+        c.baseOptions.limits = options.limits
         classifier = try ImageClassifier(options: c)
     }
 

@@ -1,3 +1,4 @@
+import Engine
 import Foundation
 
 /// Options of an `ImageLabeler` (ML Kit's `ImageLabelerOptions` / `CustomImageLabelerOptions`).
@@ -8,6 +9,8 @@ public struct ImageLabelerOptions: Sendable {
     public var confidenceThreshold: Float = 0.5
     /// At most this many labels (ML Kit's default is 10).
     public var maxResultCount = 10
+    /// The most memory and work the model and its files may ask for (see `Limits`).
+    public var limits = Limits.default
 
     public init(localModel: LocalModel, confidenceThreshold: Float = 0.5) {
         self.localModel = localModel
