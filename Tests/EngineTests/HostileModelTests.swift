@@ -91,6 +91,18 @@ final class HostileModelTests: XCTestCase {
         }
     }
 
+    /// The fuzzer's slow unit: RESIZE_BILINEAR of a [1, 2, 2, 0] input to [1, 16384, 20000, 0]. No
+    /// bytes and no elements (estimated cost 0), but the kernel's loops visit 327 M positions (13 s
+    /// under ASan): empty dimensions still cost the loops around them.
+    func testEmptyTensorsStillCostTheirLoops() throws {
+        let graph = try Graph(contentsOf: directory.appendingPathComponent("fuzz_resize_zero_channels.tflite").path)
+        var limits = Limits()
+        limits.maxMACsPerInvoke = 20_000_000
+        XCTAssertThrowsError(try Plan(graph: graph, limits: limits)) { error in
+            XCTAssert("\(error)".contains("RESIZE_BILINEAR") && "\(error)".contains("Limits.maxMACsPerInvoke"), "\(error)")
+        }
+    }
+
     func testHundredMillionDetectionsAreRefused() {
         assertRefusedQuickly("detection_100m.tflite", mentions: "TFLite_Detection_PostProcess", "100000000 detection slots", "Limits.maxDetections")
     }

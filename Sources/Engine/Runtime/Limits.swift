@@ -87,11 +87,12 @@ extension Limits {
 
     /// The estimated cost of one operator from its prepared shapes: multiply-accumulates for
     /// convolutions, fully connected layers and pooling windows, candidate comparisons for
-    /// detection post-processing, elements read and written for everything else.
-    /// Saturates instead of overflowing.
+    /// detection post-processing, elements read and written for everything else. A dimension of
+    /// size 0 counts as 1: the loops around it still run (the fuzzer's RESIZE_BILINEAR of zero
+    /// channels to 16384 × 20000 held no bytes and took 13 s). Saturates instead of overflowing.
     static func estimatedMACs(_ context: PrepareContext) -> Int {
         func saturatingProduct(_ values: [Int]) -> Int {
-            values.reduce(1) { $0.multipliedReportingOverflow(by: max($1, 0)).overflow ? Int.max : $0 * max($1, 0) }
+            values.reduce(1) { $0.multipliedReportingOverflow(by: max($1, 1)).overflow ? Int.max : $0 * max($1, 1) }
         }
         func elements(_ index: Int) -> Int { index >= 0 ? saturatingProduct(context.tensors[index].shape) : 0 }
         func saturatingSum(_ values: [Int]) -> Int {
