@@ -8,7 +8,7 @@ import Tasks
 nonisolated(unsafe) private var limits: Limits = {
     var l = Limits()
     l.maxActivationBytes = 64 << 20
-    l.maxMACsPerInvoke = 20_000_000
+    l.maxMACsPerInvoke = 10_000_000
     l.maxDetections = 1000
     return l
 }()

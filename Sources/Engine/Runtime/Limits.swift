@@ -108,6 +108,9 @@ extension Limits {
             return saturatingProduct([outputs, filter[1], filter[2]])
         case .fullyConnected where filter.count == 2:
             return saturatingProduct([outputs, filter[1]])
+        case .resizeBilinear:
+            // Four taps per output element.
+            return saturatingSum([saturatingProduct([outputs, 4])] + node.inputs.map(elements))
         case .averagePool2D, .maxPool2D:
             // Every output reads its window (clipped to the input): a large filter is the cost.
             guard case .pool2D(let o) = node.options, node.inputs.first.map({ $0 >= 0 }) == true else { break }
