@@ -1,5 +1,5 @@
 # The two commands of the README's Quick start. Both install missing system packages first.
-.PHONY: demo test bench
+.PHONY: demo test bench fuzz sanitize
 
 demo:
 	@scripts/install-system-packages.sh
@@ -22,3 +22,22 @@ bench:
 check-dependency:
 	@scripts/install-system-packages.sh
 	scripts/check-versioned-dependency.sh
+
+# Every fuzz target for FUZZ_SECONDS each (default 60), one after another on one core; see
+# scripts/fuzz.sh. A crash stops the run and leaves the input in Fuzz/.build/crashes/TARGET/.
+FUZZ_SECONDS ?= 60
+fuzz:
+	@scripts/install-system-packages.sh
+	for target in model image flexbuffers metadata numpy automl; do scripts/fuzz.sh $$target $(FUZZ_SECONDS) || exit 1; done
+
+# The test suite under AddressSanitizer (with LeakSanitizer; scripts/lsan.supp lists the toolchain's
+# own leaks), then the concurrent tests (live stream, sessions sharing a plan) under
+# ThreadSanitizer. Each sanitizer builds in its own scratch directory, so `make test` stays as fast.
+sanitize:
+	@scripts/install-system-packages.sh
+	swift build --build-tests --scratch-path .build/asan --sanitize=address
+	LSAN_OPTIONS=suppressions=$(CURDIR)/scripts/lsan.supp:print_suppressions=0 \
+	    swift test --skip-build --scratch-path .build/asan --sanitize=address --disable-swift-testing
+	swift build --build-tests --scratch-path .build/tsan --sanitize=thread
+	TSAN_OPTIONS=halt_on_error=1 swift test --skip-build --scratch-path .build/tsan --sanitize=thread \
+	    --disable-swift-testing --filter 'testLiveStream|testSessionsShareThePlan|Concurrent'

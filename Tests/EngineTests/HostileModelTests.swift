@@ -75,6 +75,34 @@ final class HostileModelTests: XCTestCase {
         assertRefusedQuickly("conv_52g_macs.tflite", mentions: "operator 0 (CONV_2D)", "52613349376 multiply-accumulates", "Limits.maxMACsPerInvoke")
     }
 
+    /// Pooling costs its window per output, not just the elements it reads and writes.
+    func testPoolingWindowsCountAsWork() {
+        assertRefusedQuickly("average_pool_huge_window.tflite", mentions: "operator 0 (AVERAGE_POOL_2D)", "Limits.maxMACsPerInvoke")
+    }
+
+    /// The fuzzer's timeout (FuzzModel, 20 M MACs allowed): a 3×3 AVERAGE_POOL_2D on [1, 64774, 7, 8]
+    /// was estimated at 7 M (elements in and out) and ran for 14 s under ASan; it costs 33 M.
+    func testFuzzedPoolIsHeldToTheWorkLimit() throws {
+        let graph = try Graph(contentsOf: directory.appendingPathComponent("fuzz_average_pool_window_cost.tflite").path)
+        var limits = Limits()
+        limits.maxMACsPerInvoke = 20_000_000
+        XCTAssertThrowsError(try Plan(graph: graph, limits: limits)) { error in
+            XCTAssert("\(error)".contains("AVERAGE_POOL_2D") && "\(error)".contains("32646096 multiply-accumulates"), "\(error)")
+        }
+    }
+
+    /// The fuzzer's slow unit: RESIZE_BILINEAR of a [1, 2, 2, 0] input to [1, 16384, 20000, 0]. No
+    /// bytes and no elements (estimated cost 0), but the kernel's loops visit 327 M positions (13 s
+    /// under ASan): empty dimensions still cost the loops around them.
+    func testEmptyTensorsStillCostTheirLoops() throws {
+        let graph = try Graph(contentsOf: directory.appendingPathComponent("fuzz_resize_zero_channels.tflite").path)
+        var limits = Limits()
+        limits.maxMACsPerInvoke = 20_000_000
+        XCTAssertThrowsError(try Plan(graph: graph, limits: limits)) { error in
+            XCTAssert("\(error)".contains("RESIZE_BILINEAR") && "\(error)".contains("Limits.maxMACsPerInvoke"), "\(error)")
+        }
+    }
+
     func testHundredMillionDetectionsAreRefused() {
         assertRefusedQuickly("detection_100m.tflite", mentions: "TFLite_Detection_PostProcess", "100000000 detection slots", "Limits.maxDetections")
     }

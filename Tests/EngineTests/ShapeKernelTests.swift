@@ -3,6 +3,10 @@ import XCTest
 
 /// Shape logic that the golden models cannot reach: broadcast plans, strided-slice index
 /// resolution against hand-worked numpy expressions, and the errors prepare throws.
+/// Constant buffers made by `tensor(...)`, kept for the process (reachable, so LeakSanitizer is
+/// quiet): a descriptor's constant must outlive every plan prepared from it.
+nonisolated(unsafe) private var keptConstants: [UnsafeMutableRawBufferPointer] = []
+
 final class ShapeKernelTests: XCTestCase {
     // MARK: Broadcast
 
@@ -152,7 +156,8 @@ final class ShapeKernelTests: XCTestCase {
         let data = constant.map { values -> ConstantData in
             let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: values.count * 4, alignment: 16)
             values.withUnsafeBytes { buffer.copyMemory(from: $0) }
-            return ConstantData(bytes: UnsafeRawBufferPointer(buffer))  // leaked: test only
+            keptConstants.append(buffer)
+            return ConstantData(bytes: UnsafeRawBufferPointer(buffer))
         }
         return TensorDescriptor(index: index, name: "t\(index)", dataType: type, shape: shape, shapeSignature: nil,
                                 quantization: nil, isVariable: false, constantData: data)

@@ -76,6 +76,7 @@ def main():
     # A real 64 x 64 photo-like JPEG cut in the middle of its scan data (passed as an image before).
     whole = jpeg(noise(64, 64))
     cases["jpeg_truncated.jpg"] = whole[: len(whole) // 2]
+    cases["jpeg_whole_64x64.jpg"] = whole  # HostileInputTests cuts it at every byte
     whole_progressive = jpeg(noise(64, 64), progressive=True)
     cases["jpeg_progressive_truncated.jpg"] = whole_progressive[: len(whole_progressive) // 2]
     # A complete, valid 20000 x 20000 PNG (400 M pixels, 1.2 GB as RGB) in ~50 KB.

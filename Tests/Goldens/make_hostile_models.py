@@ -96,6 +96,16 @@ def conv_model(input_shape, filter_shape):
                  [schema.BuiltinOperator.CONV_2D], [0], [3], [buffer(weights), buffer(bias)])
 
 
+def pool_model(input_shape, window):
+    """AVERAGE_POOL_2D, SAME padding, stride 1, with a `window` x `window` filter."""
+    options = schema.Pool2DOptionsT()
+    options.padding, options.strideH, options.strideW = schema.Padding.SAME, 1, 1
+    options.filterHeight = options.filterWidth = window
+    tensors = [tensor("image", input_shape), tensor("pooled", input_shape)]
+    return model(tensors, [operator(0, [0], [1], schema.BuiltinOptions.Pool2DOptions, options)],
+                 [schema.BuiltinOperator.AVERAGE_POOL_2D], [0], [1], [])
+
+
 def resize_model(size):
     """RESIZE_BILINEAR of a [1, 2, 2, 1] float32 input to `size` (a constant): a tiny input whose
     output the model decides."""
@@ -136,8 +146,7 @@ def pad_model(output: schema.TensorT, extra_buffers=()):
 
 
 def main():
-    shutil.rmtree(OUT, ignore_errors=True)
-    os.makedirs(OUT)
+    os.makedirs(OUT, exist_ok=True)
     cases = {}
     # The fuzzer's heap overflow: PAD's output declared empty (shape [0]), with an empty buffer and
     # is_variable set. It used to become a "constant" on a shared 16-byte block that PAD then
@@ -157,10 +166,13 @@ def main():
     cases["add_16384x16384.tflite"] = add_model([1, 16384, 16384])
     # 512 MiB of activations (within the memory limit) but 52.6 G multiply-accumulates: minutes.
     cases["conv_52g_macs.tflite"] = conv_model([1, 2048, 2048, 16], [16, 7, 7, 16])
+    # 128 MiB in and out, but every output averages a 2048 x 2048 window: 1.4e14 additions.
+    cases["average_pool_huge_window.tflite"] = pool_model([1, 2048, 2048, 8], 2048)
     # A [1, 2, 2, 1] input resized to 16384 x 20000: one 1.2 GiB output decided by a constant.
     cases["resize_to_1_2_gib.tflite"] = resize_model([16384, 20000])
     # 100 M detection slots: 1.6 GB of outputs from a 4-anchor model.
     cases["detection_100m.tflite"] = detection_model(100_000_000)
+    # (fuzz_*.tflite in the same folder are inputs the fuzzer found, committed as found.)
     for name, data in cases.items():
         with open(os.path.join(OUT, name), "wb") as f:
             f.write(data)

@@ -50,6 +50,22 @@ final class HostileInputTests: XCTestCase {
         }
     }
 
+    /// The class, not the sample: the photo cut after any byte of its scan data is an error, and so
+    /// is the cut file with an end-of-image marker put back (as copying tools and partial downloads
+    /// leave them; libjpeg pads the missing scan data with gray, which passed as an image). Only a
+    /// file that lacks just its end-of-image marker still decodes, as documented.
+    func testJPEGCutAnywhereInItsScanDataIsAnError() throws {
+        let whole = try Data(contentsOf: directory.appendingPathComponent("jpeg_whole_64x64.jpg"))
+        XCTAssertNoThrow(try Image(data: whole))
+        let scan = try XCTUnwrap(whole.range(of: Data([0xFF, 0xDA]))).upperBound
+        var decoded = [String]()
+        for length in scan ..< whole.count - 2 {
+            if (try? Image(data: whole.prefix(length))) != nil { decoded.append("\(length)") }
+            if (try? Image(data: whole.prefix(length) + [0xFF, 0xD9])) != nil { decoded.append("\(length)+EOI") }
+        }
+        XCTAssertEqual(decoded, [], "cuts of a \(whole.count)-byte JPEG that decoded as images")
+    }
+
     func testPNGBombIsRefusedFromTheHeader() throws {
         XCTAssertEqual(try imageError("png_bomb_20000x20000.png"), .tooManyPixels(width: 20000, height: 20000, limit: 178_956_970))
     }
@@ -119,5 +135,28 @@ final class HostileInputTests: XCTestCase {
             XCTAssert(message.contains("../../../../../../../../etc/passwd"), message)
             XCTAssertFalse(message.contains("root:"), message)
         }
+    }
+
+    /// The AutoML fuzzer's leak (fuzz_automl_leak.bin: an empty manifest.json): reading an empty file
+    /// with FileManager.contents(atPath:) leaked 4 KiB (`make sanitize` catches the leak itself).
+    func testEmptyManifestAndLabelFilesAreReadSafely() throws {
+        let folder = directory.appendingPathComponent("automl_empty_manifest").path
+        XCTAssertThrowsError(try LocalModel(manifestFolder: folder)) { error in
+            XCTAssert("\(error)".contains("is not a JSON object"), "\(error)")
+        }
+        XCTAssertEqual(try Labels(contentsOf: folder + "/dict.txt").names, [])
+    }
+
+    /// A path that never ends (a device, a FIFO's writer, a huge file) is read up to the limit only.
+    func testEndlessFilesAreRefusedAtTheLimit() throws {
+        guard FileManager.default.fileExists(atPath: "/dev/zero") else { throw XCTSkip("no /dev/zero") }
+        let start = Date()
+        XCTAssertThrowsError(try LocalModel(manifestPath: "/dev/zero")) { error in
+            XCTAssert("\(error)".contains("larger than 1 MiB"), "\(error)")
+        }
+        XCTAssertThrowsError(try Labels(contentsOf: "/dev/zero")) { error in
+            XCTAssert("\(error)".contains("Limits.maxAssociatedFileBytes"), "\(error)")
+        }
+        XCTAssertLessThan(Date().timeIntervalSince(start), 1)
     }
 }

@@ -20,10 +20,7 @@ enum TaskFixtures {
 
     /// A fresh temporary directory, removed when the test ends.
     static func temporaryDirectory(_ test: XCTestCase) throws -> URL {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("swiftlite-tests-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        test.addTeardownBlock { try? FileManager.default.removeItem(at: url) }
-        return url
+        try TemporaryDirectories.make(for: test, prefix: "swiftlite-tests")
     }
 
     /// Writes `count` labels `class0`, `class1`, ... and returns the file's path.

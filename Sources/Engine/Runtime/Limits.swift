@@ -86,11 +86,13 @@ extension Limits {
     }
 
     /// The estimated cost of one operator from its prepared shapes: multiply-accumulates for
-    /// convolutions and fully connected layers, elements read and written for everything else.
-    /// Saturates instead of overflowing.
+    /// convolutions, fully connected layers and pooling windows, candidate comparisons for
+    /// detection post-processing, elements read and written for everything else. A dimension of
+    /// size 0 counts as 1: the loops around it still run (the fuzzer's RESIZE_BILINEAR of zero
+    /// channels to 16384 × 20000 held no bytes and took 13 s). Saturates instead of overflowing.
     static func estimatedMACs(_ context: PrepareContext) -> Int {
         func saturatingProduct(_ values: [Int]) -> Int {
-            values.reduce(1) { $0.multipliedReportingOverflow(by: max($1, 0)).overflow ? Int.max : $0 * max($1, 0) }
+            values.reduce(1) { $0.multipliedReportingOverflow(by: max($1, 1)).overflow ? Int.max : $0 * max($1, 1) }
         }
         func elements(_ index: Int) -> Int { index >= 0 ? saturatingProduct(context.tensors[index].shape) : 0 }
         func saturatingSum(_ values: [Int]) -> Int {
@@ -106,10 +108,27 @@ extension Limits {
             return saturatingProduct([outputs, filter[1], filter[2]])
         case .fullyConnected where filter.count == 2:
             return saturatingProduct([outputs, filter[1]])
+        case .resizeBilinear:
+            // Four taps per output element.
+            return saturatingSum([saturatingProduct([outputs, 4])] + node.inputs.map(elements))
+        case .averagePool2D, .maxPool2D:
+            // Every output reads its window (clipped to the input): a large filter is the cost.
+            guard case .pool2D(let o) = node.options, node.inputs.first.map({ $0 >= 0 }) == true else { break }
+            let input = context.tensors[node.inputs[0]].shape
+            guard input.count == 4 else { break }
+            return saturatingProduct([outputs, min(max(o.filterHeight, 1), input[1]), min(max(o.filterWidth, 1), input[2])])
+        case .custom where node.customName == "TFLite_Detection_PostProcess" && node.inputs.count > 1 && node.inputs[1] >= 0:
+            // Non-maximum suppression compares each kept detection with every candidate score.
+            let scores = context.tensors[node.inputs[1]].shape
+            let boxes = scores.count == 3 ? max(scores[1], 0) : 0
+            return saturatingSum([saturatingProduct([elements(node.inputs[1]), min(boxes, context.limits.maxDetections)]),
+                                  outputs] + node.inputs.map(elements))
         default:
-            return saturatingSum([outputs] + node.inputs.map(elements))
+            break
         }
+        return saturatingSum([outputs] + node.inputs.map(elements))
     }
+
 
     /// Adds the operator's estimated cost to `total` and throws once it exceeds `maxMACsPerInvoke`.
     func accumulateMACs(_ context: PrepareContext, into total: inout Int) throws(ModelError) {

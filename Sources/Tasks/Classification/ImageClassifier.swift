@@ -48,7 +48,7 @@ public final class ImageClassifier: Sendable {
                 throw .unsupportedModel("output \(i) '\(output.name)' has shape \(output.shape) \(output.dataType), expected [1, classes] scores")
             }
             var labels = options.labelsPathOverridesMetadata ? nil : try model.metadataLabels(output: i, locale: options.displayNamesLocale)
-            if labels == nil, let path = options.labelsPath { labels = try Labels(contentsOf: path) }
+            if labels == nil, let path = options.labelsPath { labels = try Labels(contentsOf: path, limits: options.baseOptions.limits) }
             if let l = labels, l.names.count != classes {
                 throw .invalidLabels("\(l.names.count) labels for output \(i) '\(output.name)' with \(classes) classes")
             }

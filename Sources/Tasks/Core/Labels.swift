@@ -1,3 +1,4 @@
+import Engine
 import Foundation
 
 /// Category names (and optional per-locale display names) for the classes of one output.
@@ -18,10 +19,15 @@ public struct Labels: Sendable, Equatable {
         self.init(names: lines)
     }
 
-    /// Reads a label file from disk.
-    public init(contentsOf path: String) throws(TaskError) {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw .invalidLabels("cannot read label file '\(path)'")
+    /// Reads a label file from disk (at most `Limits.maxAssociatedFileBytes`, 16 MiB by default).
+    public init(contentsOf path: String, limits: Limits = .default) throws(TaskError) {
+        let data: Data
+        do { data = try SmallFile.read(path, limit: limits.maxAssociatedFileBytes) } catch {
+            switch error {
+            case .unreadable: throw .invalidLabels("cannot read label file '\(path)'")
+            case .tooLarge:
+                throw .invalidLabels("label file '\(path)' is larger than \(limits.maxAssociatedFileBytes) bytes (Limits.maxAssociatedFileBytes)")
+            }
         }
         self.init(fileContents: String(decoding: data, as: UTF8.self))
     }

@@ -50,7 +50,7 @@ public final class ObjectDetector: Sendable {
             }
         }
         var labels = try model.metadataLabels(output: 1, type: .tensorValueLabels, locale: options.displayNamesLocale)
-        if labels == nil, let path = options.labelsPath { labels = try Labels(contentsOf: path) }
+        if labels == nil, let path = options.labelsPath { labels = try Labels(contentsOf: path, limits: options.baseOptions.limits) }
         if var l = labels, l.names.first == "???" {
             // COCO label maps list the background class first; the post-processing op never emits it.
             l.names.removeFirst()

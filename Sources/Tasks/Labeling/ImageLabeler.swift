@@ -32,6 +32,7 @@ public final class ImageLabeler: Sendable {
         c.scoreThreshold = options.confidenceThreshold
         c.defaultScoreThreshold = 0
         c.maxResults = options.maxResultCount > 0 ? options.maxResultCount : 10
+        c.baseOptions.limits = options.limits
         classifier = try ImageClassifier(options: c)
     }
 

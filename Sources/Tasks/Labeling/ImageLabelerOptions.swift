@@ -1,3 +1,4 @@
+import Engine
 import Foundation
 
 /// Options of an `ImageLabeler` with a model of yours (ML Kit's `CustomImageLabelerOptions`).
@@ -9,6 +10,8 @@ public struct ImageLabelerOptions: Sendable, Equatable {
     public var confidenceThreshold: Float?
     /// At most this many labels (ML Kit's default is 10, also used for a value that is not positive).
     public var maxResultCount = 10
+    /// The most memory and work the model and its files may ask for (see `Limits`).
+    public var limits = Limits.default
 
     public init(localModel: LocalModel, confidenceThreshold: Float? = nil) {
         self.localModel = localModel
@@ -55,8 +58,9 @@ public struct LocalModel: Sendable, Equatable {
     /// - Throws: `TaskError.invalidOptions` naming the manifest and the field.
     public init(manifestPath: String) throws(TaskError) {
         let manifestURL = URL(fileURLWithPath: manifestPath)
-        guard let data = FileManager.default.contents(atPath: manifestURL.path) else {
-            throw .invalidOptions("AutoML manifest '\(manifestPath)' is not readable")
+        // A manifest is a few lines of JSON; 1 MiB is generous.
+        guard let data = try? SmallFile.read(manifestURL.path, limit: 1 << 20) else {
+            throw .invalidOptions("AutoML manifest '\(manifestPath)' is not readable or larger than 1 MiB")
         }
         guard let json = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] else {
             throw .invalidOptions("\(manifestURL.path) is not a JSON object")
