@@ -16,7 +16,7 @@ final class HostileInputTests: XCTestCase {
         let start = Date()
         defer { XCTAssertLessThan(Date().timeIntervalSince(start), 1, "\(name) took too long to refuse", file: file, line: line) }
         do {
-            let image = try Image(data: data, limits: limits)
+            let image = try MPImage(data: data, limits: limits)
             XCTFail("\(name): decoded as \(image.width)x\(image.height)", file: file, line: line)
             return nil
         } catch let error as ImageError {
@@ -56,12 +56,12 @@ final class HostileInputTests: XCTestCase {
     /// file that lacks just its end-of-image marker still decodes, as documented.
     func testJPEGCutAnywhereInItsScanDataIsAnError() throws {
         let whole = try Data(contentsOf: directory.appendingPathComponent("jpeg_whole_64x64.jpg"))
-        XCTAssertNoThrow(try Image(data: whole))
+        XCTAssertNoThrow(try MPImage(data: whole))
         let scan = try XCTUnwrap(whole.range(of: Data([0xFF, 0xDA]))).upperBound
         var decoded = [String]()
         for length in scan ..< whole.count - 2 {
-            if (try? Image(data: whole.prefix(length))) != nil { decoded.append("\(length)") }
-            if (try? Image(data: whole.prefix(length) + [0xFF, 0xD9])) != nil { decoded.append("\(length)+EOI") }
+            if (try? MPImage(data: whole.prefix(length))) != nil { decoded.append("\(length)") }
+            if (try? MPImage(data: whole.prefix(length) + [0xFF, 0xD9])) != nil { decoded.append("\(length)+EOI") }
         }
         XCTAssertEqual(decoded, [], "cuts of a \(whole.count)-byte JPEG that decoded as images")
     }
@@ -81,10 +81,10 @@ final class HostileInputTests: XCTestCase {
         limits.maxImagePixels = 1000
         XCTAssertEqual(try imageError("bmp_claims_10000x10000.bmp", limits: limits), .tooManyPixels(width: 10000, height: 10000, limit: 1000))
         let cat = try Data(contentsOf: TaskFixtures.demoCat)
-        XCTAssertThrowsError(try Image(data: cat, limits: limits)) { error in
+        XCTAssertThrowsError(try MPImage(data: cat, limits: limits)) { error in
             guard case .tooManyPixels(_, _, 1000)? = error as? ImageError else { return XCTFail("\(error)") }
         }
-        XCTAssertNoThrow(try Image(data: cat))
+        XCTAssertNoThrow(try MPImage(data: cat))
     }
 
     // MARK: - Metadata archives
