@@ -1,6 +1,10 @@
 import XCTest
 @testable import Engine
 
+/// Constant buffers made by `tensor(...)`, kept for the process (reachable, so LeakSanitizer is
+/// quiet): a descriptor's constant must outlive every plan prepared from it.
+nonisolated(unsafe) private var keptConstants: [UnsafeMutableRawBufferPointer] = []
+
 /// Shapes and prepare-time errors of the operators added for real-world models, where the golden
 /// models cannot reach: every bad operand is a `ModelError` naming the rule, never a crash.
 final class NewOperatorShapeTests: XCTestCase {
@@ -8,7 +12,8 @@ final class NewOperatorShapeTests: XCTestCase {
         let data = constant.map { values -> ConstantData in
             let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(values.count * 4, 1), alignment: 16)
             values.withUnsafeBytes { buffer.copyMemory(from: $0) }
-            return ConstantData(bytes: UnsafeRawBufferPointer(start: buffer.baseAddress, count: values.count * 4))  // leaked: test only
+            keptConstants.append(buffer)
+            return ConstantData(bytes: UnsafeRawBufferPointer(start: buffer.baseAddress, count: values.count * 4))
         }
         return TensorDescriptor(index: index, name: "t\(index)", dataType: type, shape: shape, shapeSignature: nil,
                                 quantization: nil, isVariable: false, constantData: data)

@@ -59,7 +59,9 @@ final class RemoteModelTests: XCTestCase {
             }
             return response
         }
-        addTeardownBlock { server.stop() }
+        // Weak: XCTest never frees its teardown blocks, and a strong capture would keep the
+        // server (and every body it serves) for the process, which LeakSanitizer reports.
+        addTeardownBlock { [weak server] in server?.stop() }
         return server
     }
 

@@ -69,8 +69,10 @@ final class WorkerPool: @unchecked Sendable {
     /// takes the core its caller or another process needs).
     private static let spinNanoseconds: UInt64 = 30_000
     private static let yieldNanoseconds: UInt64 = 100_000
-    /// How many times the caller looks at `unfinished` before it sleeps.
-    private static let callerSpins = 4000
+    /// How long the caller spins for the last workers before it sleeps: long enough to cover
+    /// the imbalance of an operator's last tasks (tens of microseconds), since waking a sleeping
+    /// caller costs as much again.
+    private static let callerSpinNanoseconds: UInt64 = 50_000
 
     /// Starts `threadCount − 1` worker threads (none for 1). `threadCount` must be in
     /// `1...maxThreadCount` (the session validated it).
@@ -158,7 +160,13 @@ final class WorkerPool: @unchecked Sendable {
     /// Returns once every worker has finished the current job: spins a little (the last tasks
     /// usually end within microseconds), then sleeps on `finished`.
     private func waitForWorkers() {
-        for _ in 0 ..< Self.callerSpins where unfinished.load(ordering: .acquiring) == 0 { return }
+        let start = Self.now()
+        var spins = 0
+        while true {
+            if unfinished.load(ordering: .acquiring) == 0 { return }
+            spins &+= 1
+            if spins & 255 == 0, Self.now() &- start > Self.callerSpinNanoseconds { break }
+        }
         pthread_mutex_lock(mutex)
         // Announce the sleep before the last look; the last worker decrements `unfinished` before
         // it looks at `callerSleeping` (both sequentially consistent), so one sees the other.
