@@ -32,7 +32,7 @@ fuzz:
 
 # The test suite under AddressSanitizer (with LeakSanitizer; scripts/lsan.supp lists the toolchain's
 # own leaks), then the concurrent tests (live stream, sessions sharing a plan) under
-# ThreadSanitizer. Each sanitizer builds in its own scratch directory, so `make test` stays as fast.
+# ThreadSanitizer, with the worker pool running real kernels on two threads. Each sanitizer builds in its own scratch directory, so `make test` stays as fast.
 sanitize:
 	@scripts/install-system-packages.sh
 	swift build --build-tests --scratch-path .build/asan --sanitize=address
@@ -40,4 +40,4 @@ sanitize:
 	    swift test --skip-build --scratch-path .build/asan --sanitize=address --disable-swift-testing
 	swift build --build-tests --scratch-path .build/tsan --sanitize=thread
 	TSAN_OPTIONS=halt_on_error=1 swift test --skip-build --scratch-path .build/tsan --sanitize=thread \
-	    --disable-swift-testing --filter 'testLiveStream|testSessionsShareThePlan|Concurrent'
+	    --disable-swift-testing --filter 'testLiveStream|testSessionsShareThePlan|Concurrent|ThreadingTests.testPool|ThreadingTests.testSessionsStartAndStopWorkers|ThreadingTests.test.*GoldensOnTwoThreads'
