@@ -11,11 +11,14 @@ public struct Labels: Sendable, Equatable {
         self.displayNames = displayNames
     }
 
-    /// Parses a label file: one label per line; a trailing empty line is ignored, `\r\n` accepted.
+    /// Parses a label file as people write them: one label per line, lines ended by `\n`, `\r\n`
+    /// (AutoML Vision Edge's `dict.txt`) or `\r`; a UTF-8 byte-order mark and trailing blank lines
+    /// are dropped. (In a Swift `String`, `"\r\n"` is one `Character`, so it is matched as such.)
     public init(fileContents text: String) {
-        var lines = text.split(separator: "\n", omittingEmptySubsequences: false)
-            .map { $0.hasSuffix("\r") ? String($0.dropLast()) : String($0) }
-        if lines.last == "" { lines.removeLast() }
+        let body = text.hasPrefix("\u{FEFF}") ? text.dropFirst() : Substring(text)
+        var lines = body.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" || $0 == "\r" })
+            .map(String.init)
+        while lines.last?.allSatisfy(\.isWhitespace) == true { lines.removeLast() }
         self.init(names: lines)
     }
 
