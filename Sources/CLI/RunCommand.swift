@@ -12,7 +12,8 @@ struct RunCommand: Command {
           --input FILE            one per model input, in the subgraph's input order
           --output-dir DIR        writes DIR/output_0.npy, output_1.npy, ... (the tensors' own dtypes)
           --threads N             threads per operator, 1...\(Session.maxThreadCount) (default 1; same bytes for any N)
-          --dump-intermediates    also write every computed tensor as DIR/tensors/<index>_<name>.npy
+          --dump-intermediates    also write every computed tensor as DIR/tensors/<index>_<short name>.npy,
+                                  with DIR/tensors/index.json naming each file's tensor in full
           --stop-after OP         run operators 0...OP only (with --dump-intermediates, to bisect)
         """
     static let options: Set<String> = ["input", "output-dir", "threads", "stop-after"]
@@ -60,13 +61,44 @@ struct RunCommand: Command {
             let lastOp = stopAfter ?? interpreter.graph.nodes.count - 1
             var computed = Set(interpreter.graph.inputs)
             for node in interpreter.graph.nodes where node.index <= lastOp { computed.formUnion(node.outputs) }
+            var entries = [DumpedTensor]()
             for index in computed.sorted() {
                 let t = try interpreter.tensor(index)
-                let safe = String(t.name.map { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "." ? $0 : "_" })
+                let file = "\(index)_\(Self.fileNamePart(t.name)).npy"
                 try NumpyArray(dataType: t.dataType, shape: t.shape.dimensions, data: t.data).npyData()
-                    .write(to: tensorsDir.appendingPathComponent("\(index)_\(safe).npy"))
+                    .write(to: tensorsDir.appendingPathComponent(file))
+                entries.append(DumpedTensor(file: file, tensor: index, name: t.name, shape: t.shape.dimensions,
+                                            dtype: t.dataType.rawValue, scales: t.quantizationParameters?.scales,
+                                            zeroPoints: t.quantizationParameters?.zeroPoints))
             }
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+            try encoder.encode(entries).write(to: tensorsDir.appendingPathComponent("index.json"))
         }
         print("ran \(interpreter.graph.nodes.count) operators in \(String(format: "%.2f", millis)) ms; outputs in \(dir.path)")
+    }
+
+    /// One line of `tensors/index.json`: the file and the tensor's full name, shape, type and
+    /// quantization (file names keep only a short, safe part of the name).
+    struct DumpedTensor: Encodable {
+        let file: String
+        let tensor: Int
+        let name: String
+        let shape: [Int]
+        let dtype: String
+        let scales: [Float]?
+        let zeroPoints: [Int]?
+    }
+
+    /// A file-name-safe part of a tensor name: letters, digits, `-` and `.` kept, the rest `_`,
+    /// at most 80 bytes (real exports have names of ~800 characters; file names stop at 255).
+    static func fileNamePart(_ name: String) -> String {
+        var part = ""
+        for c in name {
+            let safe: Character = c.isASCII && (c.isLetter || c.isNumber || c == "-" || c == ".") ? c : "_"
+            guard part.utf8.count < 80 else { break }
+            part.append(safe)
+        }
+        return part
     }
 }

@@ -166,6 +166,32 @@ final class CLITests: XCTestCase {
         }
     }
 
+    /// Real exports name tensors with ~800 characters: the dump keeps `<index>_<short name>.npy`
+    /// file names and maps each file to its full name in `tensors/index.json`.
+    func testRunDumpIntermediatesWithLongTensorNames() throws {
+        let model = Self.root.appendingPathComponent("Tests/EngineTests/Fixtures/hostile/long_tensor_names.tflite")
+        let dir = try temporaryDirectory()
+        let input = dir.appendingPathComponent("in.npy")
+        let values: [Float] = [1, 2, 3, 4, 5, 6]
+        try NumpyArray(dataType: .float32, shape: [1, 2, 3, 1], data: values.withUnsafeBytes { Data($0) }).npyData().write(to: input)
+        let output = try swiftlite("run", model.path, "--dump-intermediates", "--input", input.path, "--output-dir", dir.path)
+        XCTAssertEqual(output.status, 0, output.stderr)
+        let tensors = dir.appendingPathComponent("tensors")
+        let files = try FileManager.default.contentsOfDirectory(atPath: tensors.path).filter { $0.hasSuffix(".npy") }.sorted()
+        XCTAssertEqual(files.count, 2, "\(files)")
+        XCTAssertTrue(files.allSatisfy { $0.utf8.count <= 100 }, "\(files)")
+        let index = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: tensors.appendingPathComponent("index.json"))) as? [[String: Any]])
+        XCTAssertEqual(index.map { $0["file"] as? String }, files)
+        let names = index.compactMap { $0["name"] as? String }
+        XCTAssertEqual(names.count, 2)
+        XCTAssertTrue(names[0].hasSuffix(";input") && names[0].count > 700, names[0])
+        XCTAssertTrue(names[1].hasSuffix(";output"), names[1])
+        XCTAssertEqual(index.map { $0["shape"] as? [Int] }, [[1, 2, 3, 1], [1, 4, 5, 1]])
+        XCTAssertEqual(index.map { $0["dtype"] as? String }, ["float32", "float32"])
+        let padded = try NumpyArray(contentsOf: tensors.appendingPathComponent(files[1]))
+        XCTAssertEqual(padded.shape, [1, 4, 5, 1])
+    }
+
     // MARK: - Errors: one line on stderr, non-zero status
 
     func testUnknownCommand() throws {

@@ -172,6 +172,15 @@ def main():
     cases["resize_to_1_2_gib.tflite"] = resize_model([16384, 20000])
     # 100 M detection slots: 1.6 GB of outputs from a 4-anchor model.
     cases["detection_100m.tflite"] = detection_model(100_000_000)
+    # Not hostile, only long-winded: tensor names of ~800 characters, as Teachable Machine, TF2 and
+    # MediaPipe exports have; `run --dump-intermediates` must still write its files.
+    long = "model/" + "/".join(f"block_{i}/StatefulPartitionedCall/sequential/conv_pw_{i}_bn/FusedBatchNormV3" for i in range(11))
+    paddings = np.array([[0, 0], [1, 1], [1, 1], [0, 0]], dtype=np.int32).tobytes()
+    cases["long_tensor_names.tflite"] = model(
+        [tensor(long + ";input", [1, 2, 3, 1]), tensor(long + ";paddings", [4, 2], 1, schema.TensorType.INT32),
+         tensor(long + ";output", [1, 4, 5, 1])],
+        [operator(0, [0, 1], [2], schema.BuiltinOptions.PadOptions, schema.PadOptionsT())],
+        [schema.BuiltinOperator.PAD], [0], [2], [buffer(paddings)])
     # (fuzz_*.tflite in the same folder are inputs the fuzzer found, committed as found.)
     for name, data in cases.items():
         with open(os.path.join(OUT, name), "wb") as f:
