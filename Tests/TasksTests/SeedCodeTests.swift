@@ -188,4 +188,7 @@ final class Box<Value: Sendable>: @unchecked Sendable {
         get { lock.withLock { stored } }
         set { lock.withLock { stored = newValue } }
     }
+    /// Changes the value under the lock (`value[k] = x` would be a read, then a write: two
+    /// concurrent callers could each lose the other's change).
+    func mutate(_ change: (inout Value) -> Void) { lock.withLock { change(&stored) } }
 }

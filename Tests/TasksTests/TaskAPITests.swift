@@ -27,7 +27,7 @@ final class TaskAPITests: XCTestCase {
         DispatchQueue.concurrentPerform(iterations: calls) { i in
             let result: Result<ImageClassifierResult, TaskError>
             do throws(TaskError) { result = .success(try classifier.classify(image: images[i % images.count])) } catch { result = .failure(error) }
-            results.value[i] = result    // Box serialises the writes
+            results.mutate { $0[i] = result }
         }
         for i in 0 ..< calls {
             XCTAssertEqual(try XCTUnwrap(results.value[i]).get(), serial[i % images.count], "call \(i)")
@@ -40,7 +40,7 @@ final class TaskAPITests: XCTestCase {
         let serial = try images.map { try detector.detect(image: $0) }
         let results = Box<[Int: ObjectDetectorResult]>([:])
         DispatchQueue.concurrentPerform(iterations: 12) { i in
-            if let r = try? detector.detect(image: images[i % images.count]) { results.value[i] = r }
+            if let r = try? detector.detect(image: images[i % images.count]) { results.mutate { $0[i] = r } }
         }
         for i in 0 ..< 12 { XCTAssertEqual(results.value[i], serial[i % images.count], "call \(i)") }
     }
