@@ -24,10 +24,6 @@ struct FullyConnectedQuantized: Kernel {
     let scales: PackedBuffer<Double>
     let zeroPoint: Int32
     let range: ClosedRange<Int32>
-    /// Input rows re-encoded at once (int8 inputs only).
-    let rowsPerBlock: Int
-    /// Bytes of scratch holding re-encoded int8 rows; the product's scratch follows.
-    let encodedBytes: Int
 
     init(_ context: inout PrepareContext, shape s: FullyConnected.Shape, activation: FusedActivation) throws(ModelError) {
         let inputTensor = try context.input(FullyConnected.input), weightsTensor = try context.input(FullyConnected.weights)
@@ -84,7 +80,10 @@ struct FullyConnectedQuantized: Kernel {
         if biasTensor != nil { biasValues = try context.constant(FullyConnected.bias).elements(as: Int32.self) }
         let depth = s.inputDepth
         let signed = type == .int8
-        gemm = IntegerGEMM(columns: units, depth: depth, activationZeroPoint: Int32(encoding.zeroPoint),
+        // int8 inputs are read in place (the product offsets them itself, as in CONV_2D), so
+        // their zero point goes in as the signed value.
+        gemm = IntegerGEMM(columns: units, depth: depth, activationZeroPoint: Int32(inputQ.zeroPoint),
+                           signedActivations: encoding.isSigned,
                            weight: { n, k in
                                let byte = weights[n * depth + k]
                                return (signed ? Int32(Int8(bitPattern: byte)) : Int32(byte)) - weightZeroPoint
@@ -93,10 +92,7 @@ struct FullyConnectedQuantized: Kernel {
         shape = s
         input = context.node.inputs[FullyConnected.input]
         output = context.node.outputs[FullyConnected.output]
-        rowsPerBlock = max(1, min(s.batches, (1 << 16) / max(depth, 1)))
-        // The re-encoded rows (int8 input), then the product's own scratch.
-        encodedBytes = signed ? (rowsPerBlock * depth + 63) / 64 * 64 : 0
-        context.requestScratch(bytes: encodedBytes + gemm.scratchBytes)
+        context.requestScratch(bytes: gemm.scratchBytes)
         context.markPacked(FullyConnected.weights)
         if biasTensor != nil { context.markPacked(FullyConnected.bias) }
     }
@@ -111,20 +107,8 @@ struct FullyConnectedQuantized: Kernel {
                                         scales: UnsafePointer(scales.pointer), zeroPoint: zeroPoint,
                                         minimum: range.lowerBound, maximum: range.upperBound)
         }
-        let gemmScratch = UnsafeMutableRawPointer(memory.scratch(as: UInt8.self, offset: encodedBytes))
-        guard encoding.isSigned else {
-            gemm.multiply(source, rows: s.batches, rowStride: s.inputDepth, scratch: gemmScratch, into: stage(0))
-            return
-        }
-        let encoded = memory.scratch(as: UInt8.self)
-        var start = 0
-        while start < s.batches {
-            let count = min(rowsPerBlock, s.batches - start)
-            let from = source + start * s.inputDepth
-            for i in 0 ..< count * s.inputDepth { encoded[i] = from[i] ^ 0x80 }
-            gemm.multiply(encoded, rows: count, rowStride: s.inputDepth, scratch: gemmScratch, into: stage(start))
-            start += count
-        }
+        gemm.multiply(source, rows: s.batches, rowStride: s.inputDepth,
+                      scratch: UnsafeMutableRawPointer(memory.scratch(as: UInt8.self)), into: stage(0))
     }
 }
 
