@@ -34,11 +34,7 @@ extension Mean {
 /// walked in memory order over merged dimensions (size-1 dimensions dropped, neighbours that are
 /// both reduced or both kept joined): `[1, H, W, C]` over axes 1 and 2 is `[H·W (reduced), C]`.
 struct MeanQuantized<T: FixedWidthInteger & Sendable>: Kernel {
-    /// Merged dimensions, outermost first; never empty.
-    let extents: [Int]
-    /// Element strides of each merged dimension in the output (0 where reduced).
-    let outputStrides: [Int]
-    let inputCount: Int, outputCount: Int
+    let layout: ReductionLayout
     /// Inputs averaged into each output.
     let count: Int32
     let multiplier: QuantizedMultiplier
@@ -47,16 +43,7 @@ struct MeanQuantized<T: FixedWidthInteger & Sendable>: Kernel {
 
     init(_ r: Mean.Reduction, multiplier: QuantizedMultiplier, inputZeroPoint: Int32, outputZeroPoint: Int32,
          input: Int, output: Int) {
-        let (extents, reduced) = r.mergedDimensions()
-        var outputStrides = [Int](repeating: 0, count: extents.count), stride = 1
-        for d in extents.indices.reversed() where !reduced[d] {
-            outputStrides[d] = stride
-            stride *= extents[d]
-        }
-        self.extents = extents
-        self.outputStrides = outputStrides
-        inputCount = r.inputShape.reduce(1, *)
-        outputCount = r.outputShape.reduce(1, *)
+        layout = ReductionLayout(r)
         count = Int32(truncatingIfNeeded: r.count)
         self.multiplier = multiplier
         self.inputZeroPoint = inputZeroPoint
@@ -72,18 +59,18 @@ struct MeanQuantized<T: FixedWidthInteger & Sendable>: Kernel {
     func eval(_ memory: TensorMemory) {
         let out = memory.output(output, as: T.self)
         // An empty input gives zeros, as TFLite does.
-        guard inputCount > 0 else {
-            out.update(repeating: 0, count: outputCount)
+        guard layout.inputCount > 0 else {
+            out.update(repeating: 0, count: layout.outputCount)
             return
         }
         let sums = memory.scratch(as: Int32.self)
-        sums.update(repeating: 0, count: outputCount)
+        sums.update(repeating: 0, count: layout.outputCount)
         var source = memory.input(input, as: T.self)
         accumulate(0, &source, sums)
         // TFLite subtracts zpIn · n in 64 bits and keeps the low 32.
         let offset = Int32(truncatingIfNeeded: Int64(inputZeroPoint) * Int64(count))
         let lower = Int32(T.min), upper = Int32(T.max)
-        for i in 0 ..< outputCount {
+        for i in 0 ..< layout.outputCount {
             let value = outputZeroPoint &+ multiplyByQuantizedMultiplier(sums[i] &- offset, multiplier)
             out[i] = T(truncatingIfNeeded: min(max(value, lower), upper))
         }
@@ -91,8 +78,8 @@ struct MeanQuantized<T: FixedWidthInteger & Sendable>: Kernel {
 
     /// Adds the inputs under dimension `d` into their outputs, consuming `source` in memory order.
     private func accumulate(_ d: Int, _ source: inout UnsafePointer<T>, _ sums: UnsafeMutablePointer<Int32>) {
-        let n = extents[d], stride = outputStrides[d]
-        if d == extents.count - 1 {
+        let n = layout.extents[d], stride = layout.outputStrides[d]
+        if d == layout.extents.count - 1 {
             if stride == 0 {
                 var sum = sums[0]
                 for i in 0 ..< n { sum &+= Int32(source[i]) }

@@ -79,6 +79,30 @@ enum Mean {
 /// The input is viewed with size-1 dimensions dropped and neighbouring dimensions that are both
 /// reduced or both kept merged, so `[1, H, W, C]` over axes 1 and 2 becomes `[H·W (reduced), C]`:
 /// one contiguous, vectorisable add of `C` channels per pixel.
+/// A reduction's input as the integer kernels walk it: merged dimensions in memory order, with
+/// each dimension's element stride in the output (0 where it is reduced). Computed once at
+/// prepare for quantized MEAN, SUM, REDUCE_MAX and REDUCE_PROD.
+struct ReductionLayout: Sendable {
+    /// Merged dimensions, outermost first; never empty.
+    let extents: [Int]
+    /// Element strides of each merged dimension in the output (0 where reduced).
+    let outputStrides: [Int]
+    let inputCount: Int, outputCount: Int
+
+    init(_ r: Mean.Reduction) {
+        let (extents, reduced) = r.mergedDimensions()
+        var outputStrides = [Int](repeating: 0, count: extents.count), stride = 1
+        for d in extents.indices.reversed() where !reduced[d] {
+            outputStrides[d] = stride
+            stride *= extents[d]
+        }
+        self.extents = extents
+        self.outputStrides = outputStrides
+        inputCount = r.inputShape.reduce(1, *)
+        outputCount = r.outputShape.reduce(1, *)
+    }
+}
+
 struct MeanFloat32: Kernel {
     /// Merged dimensions, outermost first; never empty.
     let extents: [Int]

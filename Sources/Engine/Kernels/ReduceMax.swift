@@ -26,24 +26,12 @@ enum ReduceMax {
 /// Walks the input in memory order over merged dimensions (as `MeanQuantized`), keeping the
 /// largest value per output; the order does not matter for a maximum.
 struct ReduceMaxKernel<T: Comparable & Sendable>: Kernel {
-    let extents: [Int]
-    /// Element strides of each merged dimension in the output (0 where reduced).
-    let outputStrides: [Int]
-    let inputCount: Int, outputCount: Int
+    let layout: ReductionLayout
     let lowest: T
     let input: Int, output: Int
 
     init(_ r: Mean.Reduction, lowest: T, input: Int, output: Int) {
-        let (extents, reduced) = r.mergedDimensions()
-        var outputStrides = [Int](repeating: 0, count: extents.count), stride = 1
-        for d in extents.indices.reversed() where !reduced[d] {
-            outputStrides[d] = stride
-            stride *= extents[d]
-        }
-        self.extents = extents
-        self.outputStrides = outputStrides
-        inputCount = r.inputShape.reduce(1, *)
-        outputCount = r.outputShape.reduce(1, *)
+        layout = ReductionLayout(r)
         self.lowest = lowest
         self.input = input
         self.output = output
@@ -51,15 +39,15 @@ struct ReduceMaxKernel<T: Comparable & Sendable>: Kernel {
 
     func eval(_ memory: TensorMemory) {
         let out = memory.output(output, as: T.self)
-        out.update(repeating: lowest, count: outputCount)
-        guard inputCount > 0 else { return }
+        out.update(repeating: lowest, count: layout.outputCount)
+        guard layout.inputCount > 0 else { return }
         var source = memory.input(input, as: T.self)
         accumulate(0, &source, out)
     }
 
     private func accumulate(_ d: Int, _ source: inout UnsafePointer<T>, _ best: UnsafeMutablePointer<T>) {
-        let n = extents[d], stride = outputStrides[d]
-        if d == extents.count - 1 {
+        let n = layout.extents[d], stride = layout.outputStrides[d]
+        if d == layout.extents.count - 1 {
             for i in 0 ..< n {
                 let value = source[i]
                 if value > best[i * stride] { best[i * stride] = value }

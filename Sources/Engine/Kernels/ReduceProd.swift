@@ -24,23 +24,12 @@ enum ReduceProd {
 /// Walks the input in memory order over merged dimensions (as `ReduceMaxKernel`), so that every
 /// output multiplies its inputs in input order.
 struct ReduceProdKernel<T: Numeric & Sendable>: Kernel {
-    let extents: [Int]
-    let outputStrides: [Int]
-    let inputCount: Int, outputCount: Int
+    let layout: ReductionLayout
     let input: Int, output: Int
     let multiply: @Sendable (T, T) -> T
 
     init(_ r: Mean.Reduction, input: Int, output: Int, multiply: @escaping @Sendable (T, T) -> T) {
-        let (extents, reduced) = r.mergedDimensions()
-        var outputStrides = [Int](repeating: 0, count: extents.count), stride = 1
-        for d in extents.indices.reversed() where !reduced[d] {
-            outputStrides[d] = stride
-            stride *= extents[d]
-        }
-        self.extents = extents
-        self.outputStrides = outputStrides
-        inputCount = r.inputShape.reduce(1, *)
-        outputCount = r.outputShape.reduce(1, *)
+        layout = ReductionLayout(r)
         self.input = input
         self.output = output
         self.multiply = multiply
@@ -48,15 +37,15 @@ struct ReduceProdKernel<T: Numeric & Sendable>: Kernel {
 
     func eval(_ memory: TensorMemory) {
         let out = memory.output(output, as: T.self)
-        out.update(repeating: 1, count: outputCount)
-        guard inputCount > 0 else { return }
+        out.update(repeating: 1, count: layout.outputCount)
+        guard layout.inputCount > 0 else { return }
         var source = memory.input(input, as: T.self)
         accumulate(0, &source, out)
     }
 
     private func accumulate(_ d: Int, _ source: inout UnsafePointer<T>, _ products: UnsafeMutablePointer<T>) {
-        let n = extents[d], stride = outputStrides[d]
-        if d == extents.count - 1 {
+        let n = layout.extents[d], stride = layout.outputStrides[d]
+        if d == layout.extents.count - 1 {
             for i in 0 ..< n { products[i * stride] = multiply(products[i * stride], source[i]) }
             source += n
             return
