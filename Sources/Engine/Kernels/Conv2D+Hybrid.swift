@@ -9,21 +9,11 @@ extension Conv2D {
     ///   symmetrically, `acc = Σ filter · q` (padding reads zeros), and
     ///   `output = act(Float(acc) · (rowScale_b · filterScale) + bias_o)`.
     static func prepareHybrid(_ context: inout PrepareContext, geometry: Geometry, activation: FusedActivation) throws(ModelError) -> any Kernel {
-        let filter = try context.input(Self.filter)
-        try context.expect(filter, is: .int8, role: "filter")
-        guard filter.isConstant else { throw context.unsupported("hybrid filter '\(filter.name)' must be a constant tensor") }
-        try context.expect(try context.output(Self.output), is: .float32, role: "output")
-        guard let q = filter.quantization, q.scales.count == 1 || (q.scales.count == geometry.outputChannels && q.quantizedDimension == 0) else {
+        let (filter, q) = try context.hybridWeights(Self.filter, output: Self.output, role: "filter")
+        guard q.scales.count == 1 || (q.scales.count == geometry.outputChannels && q.quantizedDimension == 0) else {
             throw context.invalid("hybrid filter '\(filter.name)' needs one scale or one per output channel (dimension 0)")
         }
-        guard q.zeroPoints.allSatisfy({ $0 == 0 }) else {
-            throw context.unsupported("hybrid filter '\(filter.name)' has non-zero zero points; TFLite's int8 filters are symmetric")
-        }
-        var bias: PackedBuffer<Float>?
-        if let b = context.optionalInput(Self.bias) {
-            try context.expect(b, is: .float32, role: "bias")
-            bias = PackedBuffer(try context.constant(Self.bias).elements(as: Float.self))
-        }
+        let bias = try context.hybridBias(Self.bias)
         let range = try context.floatActivationRange(activation)
         let g = geometry
         context.requestScratch(bytes: g.batches * g.inputHeight * g.inputWidth * g.inputChannels)

@@ -8,21 +8,11 @@ extension DepthwiseConv2D {
     /// A per-tensor filter is rejected: TFLite indexes its scales by output channel anyway and
     /// reads past the single scale (its results change from run to run).
     static func prepareHybrid(_ context: inout PrepareContext, geometry: Geometry, activation: FusedActivation) throws(ModelError) -> any Kernel {
-        let filter = try context.input(Self.filter)
-        try context.expect(filter, is: .int8, role: "filter")
-        guard filter.isConstant else { throw context.unsupported("hybrid filter '\(filter.name)' must be a constant tensor") }
-        try context.expect(try context.output(Self.output), is: .float32, role: "output")
-        guard let q = filter.quantization, q.scales.count == geometry.outputChannels, q.quantizedDimension == 3 else {
+        let (filter, q) = try context.hybridWeights(Self.filter, output: Self.output, role: "filter")
+        guard q.scales.count == geometry.outputChannels, q.quantizedDimension == 3 else {
             throw context.unsupported("hybrid filter '\(filter.name)' needs one scale per output channel along dimension 3 (TFLite reads per-channel scales even for a per-tensor filter)")
         }
-        guard q.zeroPoints.allSatisfy({ $0 == 0 }) else {
-            throw context.unsupported("hybrid filter '\(filter.name)' has non-zero zero points; TFLite's int8 filters are symmetric")
-        }
-        var bias: PackedBuffer<Float>?
-        if let b = context.optionalInput(Self.bias) {
-            try context.expect(b, is: .float32, role: "bias")
-            bias = PackedBuffer(try context.constant(Self.bias).elements(as: Float.self))
-        }
+        let bias = try context.hybridBias(Self.bias)
         let range = try context.floatActivationRange(activation)
         let g = geometry
         context.requestScratch(bytes: g.batches * g.inputHeight * g.inputWidth * g.inputChannels)

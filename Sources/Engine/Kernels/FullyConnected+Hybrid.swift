@@ -8,21 +8,11 @@ extension FullyConnected {
     ///
     /// with one filter scale or one per unit. Weights are never dequantized.
     static func prepareHybrid(_ context: inout PrepareContext, shape: Shape, options: FullyConnectedOptions) throws(ModelError) -> any Kernel {
-        let weights = try context.input(Self.weights)
-        try context.expect(weights, is: .int8, role: "weights")
-        guard weights.isConstant else { throw context.unsupported("hybrid weights '\(weights.name)' must be a constant tensor") }
-        try context.expect(try context.output(Self.output), is: .float32, role: "output")
-        guard let q = weights.quantization, q.scales.count == 1 || (q.scales.count == shape.units && q.quantizedDimension == 0) else {
+        let (weights, q) = try context.hybridWeights(Self.weights, output: Self.output, role: "weights")
+        guard q.scales.count == 1 || (q.scales.count == shape.units && q.quantizedDimension == 0) else {
             throw context.invalid("hybrid weights '\(weights.name)' need one scale or one per unit (dimension 0)")
         }
-        guard q.zeroPoints.allSatisfy({ $0 == 0 }) else {
-            throw context.unsupported("hybrid weights '\(weights.name)' have non-zero zero points; TFLite's int8 weights are symmetric")
-        }
-        var bias: PackedBuffer<Float>?
-        if let b = context.optionalInput(Self.bias) {
-            try context.expect(b, is: .float32, role: "bias")
-            bias = PackedBuffer(try context.constant(Self.bias).elements(as: Float.self))
-        }
+        let bias = try context.hybridBias(Self.bias)
         let values = try context.constant(Self.weights).elements(as: Int8.self)
         var rowSums = [Int32](repeating: 0, count: shape.units)
         for u in 0 ..< shape.units {
