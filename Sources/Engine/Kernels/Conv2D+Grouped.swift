@@ -69,16 +69,9 @@ struct GroupedConv2DFloat32: Kernel {
                     for oc in 0 ..< g.outputChannels {
                         let first = (oc / perGroup) * depth
                         var total: Float = 0
-                        for fy in 0 ..< g.filterHeight {
-                            let inY = originY + fy * g.dilationHeight
-                            guard inY >= 0 && inY < g.inputHeight else { continue }
-                            for fx in 0 ..< g.filterWidth {
-                                let inX = originX + fx * g.dilationWidth
-                                guard inX >= 0 && inX < g.inputWidth else { continue }
-                                let pixel = x + ((b * g.inputHeight + inY) * g.inputWidth + inX) * g.inputChannels + first
-                                let taps = w + ((oc * g.filterHeight + fy) * g.filterWidth + fx) * depth
-                                for ic in 0 ..< depth { total += pixel[ic] * taps[ic] }
-                            }
+                        g.forEachTapInside(batch: b, originY: originY, originX: originX) { pixelOffset, tap in
+                            let pixel = x + pixelOffset + first, taps = w + (oc * g.filterHeight * g.filterWidth + tap) * depth
+                            for ic in 0 ..< depth { total += pixel[ic] * taps[ic] }
                         }
                         let value = total + (bias?.pointer[oc] ?? 0)
                         y[((b * g.outputHeight + outY) * g.outputWidth + outX) * g.outputChannels + oc] = min(max(value, lower), upper)
@@ -109,16 +102,9 @@ struct GroupedConv2DInt8: Kernel {
                     for oc in 0 ..< g.outputChannels {
                         let first = (oc / perGroup) * depth
                         var acc: Int32 = 0
-                        for fy in 0 ..< g.filterHeight {
-                            let inY = originY + fy * g.dilationHeight
-                            guard inY >= 0 && inY < g.inputHeight else { continue }
-                            for fx in 0 ..< g.filterWidth {
-                                let inX = originX + fx * g.dilationWidth
-                                guard inX >= 0 && inX < g.inputWidth else { continue }
-                                let pixel = x + ((b * g.inputHeight + inY) * g.inputWidth + inX) * g.inputChannels + first
-                                let taps = w + ((oc * g.filterHeight + fy) * g.filterWidth + fx) * depth
-                                for ic in 0 ..< depth { acc &+= (Int32(pixel[ic]) - inputZeroPoint) * Int32(taps[ic]) }
-                            }
+                        g.forEachTapInside(batch: b, originY: originY, originX: originX) { pixelOffset, tap in
+                            let pixel = x + pixelOffset + first, taps = w + (oc * g.filterHeight * g.filterWidth + tap) * depth
+                            for ic in 0 ..< depth { acc &+= (Int32(pixel[ic]) - inputZeroPoint) * Int32(taps[ic]) }
                         }
                         let value = multiplyByQuantizedMultiplier(acc &+ bias.pointer[oc], multipliers[oc]) &+ outputZeroPoint
                         y[((b * g.outputHeight + outY) * g.outputWidth + outX) * g.outputChannels + oc] =

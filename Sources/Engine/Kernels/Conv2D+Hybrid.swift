@@ -57,16 +57,10 @@ struct Conv2DHybrid: Kernel {
                     let out = y + ((b * g.outputHeight + outY) * g.outputWidth + outX) * g.outputChannels
                     for oc in 0 ..< g.outputChannels {
                         var acc: Int32 = 0
-                        for fy in 0 ..< g.filterHeight {
-                            let inY = originY + fy * g.dilationHeight
-                            guard inY >= 0 && inY < g.inputHeight else { continue }
-                            for fx in 0 ..< g.filterWidth {
-                                let inX = originX + fx * g.dilationWidth
-                                guard inX >= 0 && inX < g.inputWidth else { continue }
-                                let pixel = image + (inY * g.inputWidth + inX) * g.inputChannels
-                                let taps = w + ((oc * g.filterHeight + fy) * g.filterWidth + fx) * g.inputChannels
-                                for ic in 0 ..< g.inputChannels { acc &+= Int32(taps[ic]) * (Int32(pixel[ic]) - zeroPoint) }
-                            }
+                        // `image` holds this batch alone, so its taps are those of batch 0.
+                        g.forEachTapInside(batch: 0, originY: originY, originX: originX) { pixelOffset, tap in
+                            let pixel = image + pixelOffset, taps = w + (oc * g.filterHeight * g.filterWidth + tap) * g.inputChannels
+                            for ic in 0 ..< g.inputChannels { acc &+= Int32(taps[ic]) * (Int32(pixel[ic]) - zeroPoint) }
                         }
                         let scaled = perChannel ? Float(acc) * scales[oc] * rowScale : Float(acc) * tensorScale
                         out[oc] = min(max(scaled + (bias?.pointer[oc] ?? 0), lower), upper)

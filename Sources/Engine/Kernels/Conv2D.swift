@@ -295,3 +295,22 @@ struct Conv2DFloat32: PartitionedKernel {
         }
     }
 }
+
+extension Conv2D.Geometry {
+    /// Calls `body(pixelOffset, tap)` for each filter tap of the window at `originY`, `originX`
+    /// (top-left, padding included) of batch `batch` that falls inside the input, row by row:
+    /// `pixelOffset` is the element offset of that input pixel's channel 0, `tap` is
+    /// `fy · filterWidth + fx`. Taps in the padding are skipped (they would read zeros).
+    @inline(__always)
+    func forEachTapInside(batch: Int, originY: Int, originX: Int, _ body: (_ pixelOffset: Int, _ tap: Int) -> Void) {
+        for fy in 0 ..< filterHeight {
+            let inY = originY + fy * dilationHeight
+            guard inY >= 0 && inY < inputHeight else { continue }
+            for fx in 0 ..< filterWidth {
+                let inX = originX + fx * dilationWidth
+                guard inX >= 0 && inX < inputWidth else { continue }
+                body(((batch * inputHeight + inY) * inputWidth + inX) * inputChannels, fy * filterWidth + fx)
+            }
+        }
+    }
+}
