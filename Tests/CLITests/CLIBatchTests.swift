@@ -23,28 +23,8 @@ final class CLIBatchTests: XCTestCase {
             XCTFail("swiftlite executable not found; run `swift build` first (`make test` does)")
             throw XCTSkip("no swiftlite executable")
         }
-        let dir = try temporaryDirectory()
-        let out = dir.appendingPathComponent("stdout"), err = dir.appendingPathComponent("stderr"), input = dir.appendingPathComponent("stdin")
-        _ = FileManager.default.createFile(atPath: out.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: err.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: input.path, contents: Data(stdin.utf8))
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        process.currentDirectoryURL = CLITests.root
-        process.standardInput = try FileHandle(forReadingFrom: input)
-        process.standardOutput = try FileHandle(forWritingTo: out)
-        process.standardError = try FileHandle(forWritingTo: err)
-        try process.run()
-        process.waitUntilExit()
-        // Read through FileHandle: String(contentsOf:) leaks a 4 KiB buffer for an empty file on
-        // Linux (LeakSanitizer, `make sanitize`).
-        func read(_ url: URL) throws -> String {
-            let handle = try FileHandle(forReadingFrom: url)
-            defer { try? handle.close() }
-            return String(decoding: try handle.readToEnd() ?? Data(), as: UTF8.self)
-        }
-        return Output(status: process.terminationStatus, stdout: try read(out), stderr: try read(err))
+        let run = try runProcess(executable, arguments, stdin: stdin, in: try temporaryDirectory())
+        return Output(status: run.status, stdout: run.stdout, stderr: run.stderr)
     }
 
     func swiftlite(_ arguments: String...) throws -> Output { try swiftlite(arguments) }

@@ -37,26 +37,8 @@ final class CLITests: XCTestCase {
             XCTFail("swiftlite executable not found next to the test bundle (\(Bundle.main.bundleURL.path)) or in .build/debug; run `swift build` first (`make test` does)")
             throw XCTSkip("no swiftlite executable")
         }
-        let dir = try temporaryDirectory()
-        let out = dir.appendingPathComponent("stdout"), err = dir.appendingPathComponent("stderr")
-        _ = FileManager.default.createFile(atPath: out.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: err.path, contents: nil)
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        process.currentDirectoryURL = Self.root
-        process.standardOutput = try FileHandle(forWritingTo: out)
-        process.standardError = try FileHandle(forWritingTo: err)
-        try process.run()
-        process.waitUntilExit()
-        // Read through FileHandle: Data(contentsOf:) and String(contentsOf:) leak a 4 KiB buffer for
-        // an empty file on Linux (found by LeakSanitizer, `make sanitize`).
-        func read(_ url: URL) throws -> String {
-            let handle = try FileHandle(forReadingFrom: url)
-            defer { try? handle.close() }
-            return String(decoding: try handle.readToEnd() ?? Data(), as: UTF8.self)
-        }
-        return Output(status: process.terminationStatus, stdout: try read(out), stderr: try read(err))
+        let run = try runProcess(executable, arguments, stdin: nil, in: try temporaryDirectory())
+        return Output(status: run.status, stdout: run.stdout, stderr: run.stderr)
     }
 
     func temporaryDirectory() throws -> URL {
@@ -317,4 +299,33 @@ final class CLITests: XCTestCase {
             XCTAssertEqual(Set(box.keys), ["originX", "originY", "width", "height"])
         }
     }
+}
+
+/// Runs `executable` from the repository root with stdout and stderr going to files in `dir` (so
+/// neither is a terminal) and `stdin`, when given, as its standard input.
+func runProcess(_ executable: URL, _ arguments: [String], stdin: String?, in dir: URL) throws -> (status: Int32, stdout: String, stderr: String) {
+    let out = dir.appendingPathComponent("stdout"), err = dir.appendingPathComponent("stderr")
+    _ = FileManager.default.createFile(atPath: out.path, contents: nil)
+    _ = FileManager.default.createFile(atPath: err.path, contents: nil)
+    let process = Process()
+    process.executableURL = executable
+    process.arguments = arguments
+    process.currentDirectoryURL = CLITests.root
+    if let stdin {
+        let input = dir.appendingPathComponent("stdin")
+        _ = FileManager.default.createFile(atPath: input.path, contents: Data(stdin.utf8))
+        process.standardInput = try FileHandle(forReadingFrom: input)
+    }
+    process.standardOutput = try FileHandle(forWritingTo: out)
+    process.standardError = try FileHandle(forWritingTo: err)
+    try process.run()
+    process.waitUntilExit()
+    // Read through FileHandle: Data(contentsOf:) and String(contentsOf:) leak a 4 KiB buffer for
+    // an empty file on Linux (found by LeakSanitizer, `make sanitize`).
+    func read(_ url: URL) throws -> String {
+        let handle = try FileHandle(forReadingFrom: url)
+        defer { try? handle.close() }
+        return String(decoding: try handle.readToEnd() ?? Data(), as: UTF8.self)
+    }
+    return (process.terminationStatus, try read(out), try read(err))
 }
