@@ -125,8 +125,6 @@ let package = Package(
         .target(name: "Tasks", dependencies: ["Engine", "CPNG", "CJPEG", "CZlib", "CJPEGShim", "CPNGShim"],
                 swiftSettings: targetSettings + checked),
         .executableTarget(name: "CLI", dependencies: ["Engine", "Tasks"]),
-        .executableTarget(name: "Benchmarks", dependencies: ["Engine"], path: "Benchmarks", exclude: ["compare_litert.py"],
-                          swiftSettings: targetSettings + optimised),
         .target(name: "TestSupport", dependencies: ["Engine"], path: "Tests/TestSupport"),
         .testTarget(name: "EngineTests", dependencies: ["Engine", "TestSupport"],
                     exclude: ["Fixtures"]),

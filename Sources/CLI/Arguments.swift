@@ -70,22 +70,10 @@ struct Arguments {
     }
 
     /// Whether the user gave `option` at all.
-    func contains<Value>(_ option: Option<Value>) -> Bool { values[option.spec.name] != nil }
+    func contains<Value>(_ option: Option<Value>) -> Bool { contains(option.spec) }
 
-    // The string-keyed accessors of the older commands.
-
-    func flag(_ name: String) -> Bool { values[name] != nil }
-    func all(_ name: String) -> [String] { values[name] ?? [] }
-    /// The last value given for `name`.
-    func value(_ name: String) -> String? { values[name]?.last }
-
-    func int(_ name: String, in range: ClosedRange<Int>) throws(CLIError) -> Int? {
-        try self[Option<Int?>.integer(name, value: "N", help: "", in: range)]
-    }
-
-    func double(_ name: String, in range: ClosedRange<Double>) throws(CLIError) -> Double? {
-        try self[Option<Double?>.number(name, value: "X", help: "", in: range)]
-    }
+    /// Whether the user gave the option `spec` declares (for options of different value types in one list).
+    func contains(_ spec: OptionSpec) -> Bool { values[spec.name] != nil }
 }
 
 /// What `--help` shows of an option and what the parser needs to know: its name and whether it
@@ -137,23 +125,28 @@ extension Option where Value == Int {
 // For an optional value, `parse` returns `Value?` = `T??`: `.none` is "invalid", `.some(nil)`
 // would be "valid and absent", so each parser below spells out `.some(v)` and `.none`.
 
-extension Option where Value == Int? {
-    static func integer(_ name: String, value: String, help: String, in range: ClosedRange<Int>) -> Option {
+extension Option {
+    /// A number in `range` (`Int`, `Double`, ... parsed by their `init?(_: String)`); nil when not given.
+    static func ranged<Number: LosslessStringConvertible & Comparable & Sendable>(
+        _ name: String, value: String, help: String, in range: ClosedRange<Number>, kind: String
+    ) -> Option where Value == Number? {
         Option(spec: OptionSpec(name: name, valueName: value, help: help), defaultValue: nil,
-               expectation: "an integer in \(range.lowerBound)...\(range.upperBound)", parse: { text -> Int?? in
-                   guard let v = Int(text), range.contains(v) else { return .none }
+               expectation: "\(kind) in \(range.lowerBound)...\(range.upperBound)", parse: { text -> Number?? in
+                   guard let v = Number(text), range.contains(v) else { return .none }
                    return .some(v)
                })
     }
 }
 
+extension Option where Value == Int? {
+    static func integer(_ name: String, value: String, help: String, in range: ClosedRange<Int>) -> Option {
+        ranged(name, value: value, help: help, in: range, kind: "an integer")
+    }
+}
+
 extension Option where Value == Double? {
     static func number(_ name: String, value: String, help: String, in range: ClosedRange<Double>) -> Option {
-        Option(spec: OptionSpec(name: name, valueName: value, help: help), defaultValue: nil,
-               expectation: "a number in \(range.lowerBound)...\(range.upperBound)", parse: { text -> Double?? in
-                   guard let v = Double(text), range.contains(v) else { return .none }
-                   return .some(v)
-               })
+        ranged(name, value: value, help: help, in: range, kind: "a number")
     }
 }
 
@@ -201,27 +194,21 @@ enum CLIError: Error, CustomStringConvertible {
     }
 }
 
-/// A subcommand: its name, help text, and what it does with its arguments.
-protocol Command {
+/// A subcommand in swift-argument-parser's shape: it declares its options once, is made from the
+/// parsed arguments, checks them in `validate()` and then runs. `usage` comes from `declarations`,
+/// so `--help` lists exactly what the parser accepts.
+protocol ParsedCommand {
     static var name: String { get }
+    /// One line for `swiftlite --help`.
     static var summary: String { get }
-    static var usage: String { get }
-    static var options: Set<String> { get }
-    static var flags: Set<String> { get }
-    static func run(_ arguments: Arguments) throws
-}
-
-/// A command in swift-argument-parser's shape: it declares its options once, is made from the
-/// parsed arguments, checks them in `validate()` and then runs. `usage`, `options` and `flags`
-/// all come from `declarations`, so `--help` lists exactly what the parser accepts.
-protocol ParsedCommand: Command {
     /// The first usage line after `swiftlite `: `classify [options] IMAGE...`.
     static var synopsis: String { get }
     static var declarations: [OptionSpec] { get }
     /// Text after the option list (inputs, output, exit status).
     static var discussion: String { get }
+    /// Reads the options; throws a usage error naming a flag whose value is malformed.
     init(_ arguments: Arguments) throws(CLIError)
-    /// Rejects contradictory or missing arguments with a usage error.
+    /// Rejects contradictory or missing arguments with a usage error that names the flags.
     func validate() throws(CLIError)
     func run() throws
 }
@@ -229,9 +216,6 @@ protocol ParsedCommand: Command {
 extension ParsedCommand {
     static var discussion: String { "" }
     func validate() throws(CLIError) {}
-
-    static var options: Set<String> { Set(declarations.filter { !$0.isFlag }.map(\.name)) }
-    static var flags: Set<String> { Set(declarations.filter(\.isFlag).map(\.name)) }
 
     static var usage: String {
         let width = min(26, (declarations.map(\.synopsis.count).max() ?? 0) + 2)
@@ -257,23 +241,14 @@ extension ParsedCommand {
 /// A command's description and entry point, type-erased so that commands can sit in one list.
 struct CommandEntry {
     let name, summary, usage: String
-    let options, flags: Set<String>
-    /// The full declarations of a `ParsedCommand`; for older commands, specs without help.
     let declarations: [OptionSpec]
     let run: (Arguments) throws -> Void
 
-    init<C: Command>(_ command: C.Type) {
+    init<C: ParsedCommand>(_ command: C.Type) {
         name = C.name
         summary = C.summary
         usage = C.usage
-        options = C.options
-        flags = C.flags
-        if let parsed = command as? any ParsedCommand.Type {
-            declarations = parsed.declarations
-        } else {
-            declarations = C.options.sorted().map { OptionSpec(name: $0, valueName: "VALUE", help: "") }
-                + C.flags.sorted().map { OptionSpec(name: $0, valueName: nil, help: "") }
-        }
+        declarations = C.declarations
         run = C.run
     }
 

@@ -1,33 +1,76 @@
 import Foundation
 import Engine
 
-/// `swiftlite bench MODEL`: latency of `invoke` on seeded random inputs, optionally per operator.
-struct BenchCommand: Command {
+/// `swiftlite bench MODEL`: latency of `invoke` on seeded random inputs, optionally per operator;
+/// `swiftlite bench --dispatch`: what one parallel operator pays for its threads.
+struct BenchCommand: ParsedCommand {
     static let name = "bench"
     static let summary = "time invoke() on random inputs (median, p90, per-operator profile, memory)"
-    static let usage = """
-        swiftlite bench MODEL [--runs N] [--warmup N] [--threads N] [--profile] [--json]
-        swiftlite bench --dispatch [--threads N]
+    static let synopsis = "bench MODEL [options] | bench --dispatch [--threads N ...] [--json]"
 
-          --runs N      timed invocations (default 50)
-          --warmup N    untimed invocations first (default 5)
-          --threads N   threads per operator, 1...\(Session.maxThreadCount) (default 1)
-          --profile     time every operator: index, op, output shape, MACs, median ms, GOP/s, share
-          --json        print one JSON object
-          --dispatch    measure what one parallel operator pays for its threads (no model)
+    static let runs = Option<Int>.integer("runs", value: "N", help: "timed invocations", default: 50, in: 1 ... 100_000)
+    static let warmup = Option<Int>.integer("warmup", value: "N", help: "untimed invocations first", default: 5, in: 0 ... 100_000)
+    static let threads = Option<Int>.integer("threads", value: "N", help: "threads per operator; with --dispatch, one measurement per --threads given (2 if none)",
+                                             default: 1, in: 1 ... Session.maxThreadCount)
+    static let profile = Option.flag("profile", help: "time every operator: index, op, output shape, MACs, median ms, GOP/s, share")
+    static let json = Option.flag("json", help: "print JSON (one object; --dispatch: an array, one object per thread count)")
+    static let dispatch = Option.flag("dispatch", help: "measure what one parallel operator pays for its threads (no model)")
+    static let declarations = [runs.spec, warmup.spec, threads.spec, profile.spec, json.spec, dispatch.spec]
+    static let discussion = """
+        Inputs are seeded random values (uniform bytes, floats in [-1, 1)), the same on every run.
+        --dispatch times empty parallel tasks back to back (as between the operators of one
+        invocation) and after the workers parked (as for the first operator after a pause).
         """
-    static let options: Set<String> = ["runs", "warmup", "threads"]
-    static let flags: Set<String> = ["json", "profile", "dispatch"]
 
-    static func run(_ arguments: Arguments) throws {
-        let threads = try arguments.int("threads", in: 1 ... Session.maxThreadCount) ?? 1
-        if arguments.flag("dispatch") { return try dispatch(threads: max(threads, 2), json: arguments.flag("json")) }
-        guard arguments.positionals.count == 1 else { throw CLIError.usage("bench takes exactly one MODEL path, got \(arguments.positionals.count) (see 'swiftlite bench --help')") }
-        let path = arguments.positionals[0]
-        let runs = try arguments.int("runs", in: 1 ... 100_000) ?? 50
-        let warmup = try arguments.int("warmup", in: 0 ... 100_000) ?? 5
-        let profile = arguments.flag("profile")
+    enum Action {
+        case model(path: String, runs: Int, warmup: Int, threads: Int, profile: Bool)
+        case dispatch(threadCounts: [Int])
+    }
 
+    let action: Action
+    let asJSON: Bool
+    /// What was given that the chosen mode does not use, for `validate()`.
+    private let misplaced: [String]
+    private let positionalCount: Int
+
+    init(_ arguments: Arguments) throws(CLIError) {
+        asJSON = try arguments[Self.json]
+        positionalCount = arguments.positionals.count
+        if try arguments[Self.dispatch] {
+            let counts = try arguments.values(of: Self.threads)
+            action = .dispatch(threadCounts: counts.isEmpty ? [2] : counts)
+            misplaced = [Self.runs.spec, Self.warmup.spec, Self.profile.spec].filter(arguments.contains).map { "--\($0.name)" }
+        } else {
+            action = .model(path: arguments.positionals.first ?? "", runs: try arguments[Self.runs], warmup: try arguments[Self.warmup],
+                            threads: try arguments[Self.threads], profile: try arguments[Self.profile])
+            misplaced = []
+        }
+    }
+
+    func validate() throws(CLIError) {
+        switch action {
+        case .dispatch(let counts):
+            guard positionalCount == 0 else { throw .usage("--dispatch measures no model; drop the MODEL path") }
+            if let option = misplaced.first { throw .usage("\(option) is for timing a MODEL, not for --dispatch") }
+            if let one = counts.first(where: { $0 < 2 }) { throw .usage("--dispatch needs --threads of at least 2, got \(one)") }
+        case .model:
+            guard positionalCount == 1 else {
+                throw .usage("bench takes exactly one MODEL path, got \(positionalCount) (see 'swiftlite bench --help')")
+            }
+        }
+    }
+
+    func run() throws {
+        switch action {
+        case .dispatch(let counts): try Self.dispatch(threadCounts: counts, json: asJSON)
+        case .model(let path, let runs, let warmup, let threads, let profile):
+            let report = try Self.measure(path: path, runs: runs, warmup: warmup, threads: threads, profile: profile)
+            print(asJSON ? try jsonText(report) : report.text)
+        }
+    }
+
+    /// Loads and prepares `path`, then times `warmup` untimed and `runs` timed invocations.
+    static func measure(path: String, runs: Int, warmup: Int, threads: Int, profile: Bool) throws -> BenchReport {
         let baseline = ResidentMemory.resetPeak()
         let loadStart = DispatchTime.now().uptimeNanoseconds
         let interpreter = try Interpreter(modelPath: path, options: .init(threadCount: threads))
@@ -51,59 +94,23 @@ struct BenchCommand: Command {
         let peak = ResidentMemory.peakBytes()
         times.sort()
         let stats = Stats(sorted: times)
-        let overBaseline = max(0, peak - baseline)
         let plan = interpreter.plan
-        let operators: [OperatorProfile] = profile ? plan.graph.nodes.enumerated().map { k, node in
-            OperatorProfile(node: node, shape: node.outputs.first.map { plan.tensors[$0].shape } ?? [],
+        var operators: [OperatorProfile] = profile ? plan.graph.nodes.enumerated().map { k, node in
+            OperatorProfile(index: node.index, op: node.opName, outputShape: node.outputs.first.map { plan.tensors[$0].shape } ?? [],
                             macs: plan.multiplyAccumulates(node), milliseconds: Stats.median(operatorTimes[k]) / 1e6)
         } : []
         let operatorTotal = operators.reduce(0) { $0 + $1.milliseconds }
-
-        if arguments.flag("json") {
-            var result: [String: Any] = [
-                "model": path, "runs": runs, "warmup": warmup, "threads": threads,
-                "median_ms": stats.median, "p90_ms": stats.p90, "min_ms": stats.min, "mean_ms": stats.mean,
-                "load_prepare_ms": loadMillis, "peak_rss_bytes": peak, "baseline_rss_bytes": baseline,
-                "peak_rss_over_baseline_bytes": overBaseline,
-                "prepare_peak_rss_bytes": preparedPeak, "prepared_rss_bytes": prepared,
-                "released_constant_bytes": plan.releasedConstants.reduce(0) { $0 + plan.graph.tensors[$1].byteCount },
-                "constant_bytes": plan.graph.tensors.reduce(0) { $0 + ($1.constantData?.bytes.count ?? 0) },
-                "arena_bytes": plan.arenaBytes, "scratch_bytes": plan.scratchBytes + threads * plan.workerScratchBytes,
-                "total_macs": plan.graph.nodes.reduce(0) { $0 + plan.multiplyAccumulates($1) },
-            ]
-            if profile {
-                result["operators"] = operators.map { op -> [String: Any] in
-                    ["index": op.node.index, "op": op.node.opName, "output_shape": op.shape, "macs": op.macs,
-                     "median_ms": op.milliseconds, "gops": op.gops,
-                     "percent": operatorTotal > 0 ? 100 * op.milliseconds / operatorTotal : 0]
-                }
-            }
-            let data = try JSONSerialization.data(withJSONObject: result, options: [.sortedKeys])
-            print(String(decoding: data, as: UTF8.self))
-            return
-        }
-        print(String(format: "%@: median %.3f ms, p90 %.3f ms, min %.3f ms, mean %.3f ms over %d runs (%d thread%@)",
-                     path, stats.median, stats.p90, stats.min, stats.mean, runs, threads, threads == 1 ? "" : "s"))
-        print(String(format: "load + prepare %.1f ms; peak RSS %.1f MB, %.1f MB over the process baseline",
-                     loadMillis, Double(peak) / 1e6, Double(overBaseline) / 1e6))
-        guard profile else { return }
-        print("per operator (median over runs; sum \(String(format: "%.3f", operatorTotal)) ms):")
-        print("  index  op                         output shape           MACs        ms   GOP/s      %")
-        for op in operators {
-            let shape = op.shape.map(String.init).joined(separator: "×")
-            print(String(format: "  %5d  %-24@ %-18@ %10d %9.3f %7.1f %6.1f", op.node.index, op.node.opName as NSString,
-                         shape as NSString, op.macs, op.milliseconds, op.gops, operatorTotal > 0 ? 100 * op.milliseconds / operatorTotal : 0))
-        }
-        print("per operator type:")
-        var byType = [String: (ms: Double, macs: Int, count: Int)]()
-        for op in operators {
-            let entry = byType[op.node.opName, default: (0, 0, 0)]
-            byType[op.node.opName] = (entry.ms + op.milliseconds, entry.macs + op.macs, entry.count + 1)
-        }
-        for (name, entry) in byType.sorted(by: { $0.value.ms > $1.value.ms }) {
-            print(String(format: "  %-24@ %3d ops %9.3f ms %7.1f GOP/s %6.1f%%", name as NSString, entry.count, entry.ms,
-                         entry.ms > 0 ? 2 * Double(entry.macs) / (entry.ms * 1e6) : 0, operatorTotal > 0 ? 100 * entry.ms / operatorTotal : 0))
-        }
+        for k in operators.indices { operators[k].percent = operatorTotal > 0 ? 100 * operators[k].milliseconds / operatorTotal : 0 }
+        return BenchReport(
+            model: path, runs: runs, warmup: warmup, threads: threads,
+            medianMilliseconds: stats.median, p90Milliseconds: stats.p90, minMilliseconds: stats.min, meanMilliseconds: stats.mean,
+            loadPrepareMilliseconds: loadMillis, peakRSSBytes: peak, baselineRSSBytes: baseline,
+            peakRSSOverBaselineBytes: max(0, peak - baseline), preparePeakRSSBytes: preparedPeak, preparedRSSBytes: prepared,
+            releasedConstantBytes: plan.releasedConstants.reduce(0) { $0 + plan.graph.tensors[$1].byteCount },
+            constantBytes: plan.graph.tensors.reduce(0) { $0 + ($1.constantData?.bytes.count ?? 0) },
+            arenaBytes: plan.arenaBytes, scratchBytes: plan.scratchBytes + threads * plan.workerScratchBytes,
+            totalMacs: plan.graph.nodes.reduce(0) { $0 + plan.multiplyAccumulates($1) },
+            operators: profile ? operators : nil)
     }
 
     /// Seeded random inputs: uniform bytes, or uniform [-1, 1) floats.
@@ -120,25 +127,121 @@ struct BenchCommand: Command {
         }
     }
 
-    private static func dispatch(threads: Int, json: Bool) throws {
-        let o = try DispatchOverhead.measure(threadCount: threads)
-        if json {
-            print("{\"threads\": \(threads), \"back_to_back_median_us\": \(o.backToBackMedian / 1000), \"back_to_back_mean_us\": \(o.backToBackMean / 1000), \"after_pause_median_us\": \(o.afterPauseMedian / 1000), \"after_pause_mean_us\": \(o.afterPauseMean / 1000)}")
-        } else {
-            print(String(format: "dispatch of one parallel operator on %d threads: back to back %.2f µs median (%.2f mean), after the workers parked %.2f µs median (%.2f mean)",
-                         threads, o.backToBackMedian / 1000, o.backToBackMean / 1000, o.afterPauseMedian / 1000, o.afterPauseMean / 1000))
+    private static func dispatch(threadCounts: [Int], json: Bool) throws {
+        var reports = [DispatchReport]()
+        for threads in threadCounts {
+            let o = try DispatchOverhead.measure(threadCount: threads)
+            let report = DispatchReport(threads: threads, backToBackMedianMicroseconds: o.backToBackMedian / 1000,
+                                        backToBackMeanMicroseconds: o.backToBackMean / 1000,
+                                        afterPauseMedianMicroseconds: o.afterPauseMedian / 1000, afterPauseMeanMicroseconds: o.afterPauseMean / 1000)
+            if !json { print(report.text) }
+            reports.append(report)
         }
+        if json { print(try jsonText(reports)) }
+    }
+}
+
+/// What `bench MODEL` measured: `--json` prints it as one object (snake_case keys), the text
+/// form as two lines and, with `--profile`, a table per operator and per operator type.
+struct BenchReport: Encodable {
+    let model: String
+    let runs, warmup, threads: Int
+    /// Latency of one invocation over the timed runs, in milliseconds.
+    let medianMilliseconds, p90Milliseconds, minMilliseconds, meanMilliseconds: Double
+    /// Loading the file and preparing every operator, in milliseconds.
+    let loadPrepareMilliseconds: Double
+    /// Resident memory in bytes: the peak, the process's size before loading, and their difference;
+    /// the peak while preparing and the size once prepared.
+    let peakRSSBytes, baselineRSSBytes, peakRSSOverBaselineBytes, preparePeakRSSBytes, preparedRSSBytes: Int
+    /// Constant bytes the plan released after packing them, and all constant bytes of the file.
+    let releasedConstantBytes, constantBytes: Int
+    /// The activation arena and the scratch of every thread, in bytes.
+    let arenaBytes, scratchBytes: Int
+    let totalMacs: Int
+    /// With `--profile`: every operator, in execution order.
+    let operators: [OperatorProfile]?
+
+    enum CodingKeys: String, CodingKey {
+        case model, runs, warmup, threads, operators
+        case medianMilliseconds = "median_ms", p90Milliseconds = "p90_ms", minMilliseconds = "min_ms", meanMilliseconds = "mean_ms"
+        case loadPrepareMilliseconds = "load_prepare_ms"
+        case peakRSSBytes = "peak_rss_bytes", baselineRSSBytes = "baseline_rss_bytes"
+        case peakRSSOverBaselineBytes = "peak_rss_over_baseline_bytes", preparePeakRSSBytes = "prepare_peak_rss_bytes"
+        case preparedRSSBytes = "prepared_rss_bytes", releasedConstantBytes = "released_constant_bytes", constantBytes = "constant_bytes"
+        case arenaBytes = "arena_bytes", scratchBytes = "scratch_bytes", totalMacs = "total_macs"
+    }
+
+    var text: String {
+        var lines = [
+            String(format: "%@: median %.3f ms, p90 %.3f ms, min %.3f ms, mean %.3f ms over %d runs (%d thread%@)",
+                   model, medianMilliseconds, p90Milliseconds, minMilliseconds, meanMilliseconds, runs, threads, threads == 1 ? "" : "s"),
+            String(format: "load + prepare %.1f ms; peak RSS %.1f MB, %.1f MB over the process baseline",
+                   loadPrepareMilliseconds, Double(peakRSSBytes) / 1e6, Double(peakRSSOverBaselineBytes) / 1e6),
+        ]
+        guard let operators else { return lines.joined(separator: "\n") }
+        let total = operators.reduce(0) { $0 + $1.milliseconds }
+        lines.append("per operator (median over runs; sum \(String(format: "%.3f", total)) ms):")
+        lines.append("  index  op                         output shape           MACs        ms   GOP/s      %")
+        for op in operators {
+            let shape = op.outputShape.map(String.init).joined(separator: "×")
+            lines.append(String(format: "  %5d  %-24@ %-18@ %10d %9.3f %7.1f %6.1f", op.index, op.op as NSString,
+                                shape as NSString, op.macs, op.milliseconds, op.gops, op.percent))
+        }
+        lines.append("per operator type:")
+        var byType = [String: (ms: Double, macs: Int, count: Int)]()
+        for op in operators {
+            let entry = byType[op.op, default: (0, 0, 0)]
+            byType[op.op] = (entry.ms + op.milliseconds, entry.macs + op.macs, entry.count + 1)
+        }
+        for (name, entry) in byType.sorted(by: { $0.value.ms > $1.value.ms }) {
+            lines.append(String(format: "  %-24@ %3d ops %9.3f ms %7.1f GOP/s %6.1f%%", name as NSString, entry.count, entry.ms,
+                                entry.ms > 0 ? 2 * Double(entry.macs) / (entry.ms * 1e6) : 0, total > 0 ? 100 * entry.ms / total : 0))
+        }
+        return lines.joined(separator: "\n")
     }
 }
 
 /// One operator's line of `bench --profile`.
-private struct OperatorProfile {
-    let node: Node
-    let shape: [Int]
+struct OperatorProfile: Encodable {
+    let index: Int
+    let op: String
+    let outputShape: [Int]
     let macs: Int
+    /// Median over the timed runs.
     let milliseconds: Double
     /// Giga-operations per second, a multiply-accumulate counting as two.
-    var gops: Double { milliseconds > 0 ? 2 * Double(macs) / (milliseconds * 1e6) : 0 }
+    let gops: Double
+    /// Share of the sum of all operators' medians, in percent.
+    var percent = 0.0
+
+    enum CodingKeys: String, CodingKey { case index, op, outputShape = "output_shape", macs, milliseconds = "median_ms", gops, percent }
+
+    init(index: Int, op: String, outputShape: [Int], macs: Int, milliseconds: Double) {
+        self.index = index
+        self.op = op
+        self.outputShape = outputShape
+        self.macs = macs
+        self.milliseconds = milliseconds
+        gops = milliseconds > 0 ? 2 * Double(macs) / (milliseconds * 1e6) : 0
+    }
+}
+
+/// What `bench --dispatch` measured for one thread count, in microseconds.
+struct DispatchReport: Encodable {
+    let threads: Int
+    let backToBackMedianMicroseconds, backToBackMeanMicroseconds: Double
+    let afterPauseMedianMicroseconds, afterPauseMeanMicroseconds: Double
+
+    enum CodingKeys: String, CodingKey {
+        case threads
+        case backToBackMedianMicroseconds = "back_to_back_median_us", backToBackMeanMicroseconds = "back_to_back_mean_us"
+        case afterPauseMedianMicroseconds = "after_pause_median_us", afterPauseMeanMicroseconds = "after_pause_mean_us"
+    }
+
+    var text: String {
+        String(format: "dispatch of one parallel operator on %d threads: back to back %.2f µs median (%.2f mean), after the workers parked %.2f µs median (%.2f mean)",
+               threads, backToBackMedianMicroseconds, backToBackMeanMicroseconds, afterPauseMedianMicroseconds, afterPauseMeanMicroseconds)
+    }
 }
 
 /// Median, 90th percentile, minimum and mean of sorted samples.

@@ -38,8 +38,8 @@ struct ModelsCommand: ParsedCommand {
             action = .fetch(RemoteModel(name: name, url: url, sha256: try arguments[Self.sha256], size: try arguments[Self.size]))
         case "list":
             guard p.count == 1 else { throw .usage("models list takes no arguments") }
-            for option in [Self.modelName.spec.name, Self.sha256.spec.name, Self.size.spec.name] where arguments.flag(option) {
-                throw .usage("--\(option) is for models fetch")
+            for option in [Self.modelName.spec, Self.sha256.spec, Self.size.spec] where arguments.contains(option) {
+                throw .usage("--\(option.name) is for models fetch")
             }
             action = .list
         default:

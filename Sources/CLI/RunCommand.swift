@@ -2,33 +2,48 @@ import Foundation
 import Engine
 
 /// `swiftlite run MODEL --input A.npy ... --output-dir DIR`: run a model on `.npy` inputs.
-struct RunCommand: Command {
+struct RunCommand: ParsedCommand {
     static let name = "run"
     static let summary = "run a model on .npy inputs, write .npy outputs (and intermediates)"
-    static let usage = """
-        swiftlite run MODEL --input A.npy [--input B.npy ...] --output-dir DIR
-                      [--threads N] [--dump-intermediates] [--stop-after OP]
+    static let synopsis = "run MODEL --input A.npy [--input B.npy ...] --output-dir DIR [options]"
 
-          --input FILE            one per model input, in the subgraph's input order
-          --output-dir DIR        writes DIR/output_0.npy, output_1.npy, ... (the tensors' own dtypes)
-          --threads N             threads per operator, 1...\(Session.maxThreadCount) (default 1; same bytes for any N)
-          --dump-intermediates    also write every computed tensor as DIR/tensors/<index>_<short name>.npy,
-                                  with DIR/tensors/index.json naming each file's tensor in full
-          --stop-after OP         run operators 0...OP only (with --dump-intermediates, to bisect)
-        """
-    static let options: Set<String> = ["input", "output-dir", "threads", "stop-after"]
-    static let flags: Set<String> = ["dump-intermediates"]
+    static let input = Option<String?>.string("input", value: "FILE", help: "one per model input, in the subgraph's input order")
+    static let outputDir = Option<String?>.string("output-dir", value: "DIR", help: "writes DIR/output_0.npy, output_1.npy, ... (the tensors' own dtypes)")
+    static let threads = Option<Int>.integer("threads", value: "N", help: "threads per operator (same bytes for any N)", default: 1, in: 1 ... Session.maxThreadCount)
+    static let dumpIntermediates = Option.flag("dump-intermediates", help: "also write every computed tensor as DIR/tensors/<index>_<short name>.npy, with DIR/tensors/index.json naming each file's tensor in full")
+    static let stopAfter = Option<Int?>.integer("stop-after", value: "OP", help: "run operators 0...OP only (with --dump-intermediates, to bisect)", in: 0 ... Int(Int32.max))
+    static let declarations = [input.spec, outputDir.spec, threads.spec, dumpIntermediates.spec, stopAfter.spec]
 
-    static func run(_ arguments: Arguments) throws {
-        guard arguments.positionals.count == 1 else { throw CLIError.usage("run takes exactly one MODEL path, got \(arguments.positionals.count) (see 'swiftlite run --help')") }
-        guard let outputDir = arguments.value("output-dir") else { throw CLIError.usage("--output-dir is required") }
-        let dump = arguments.flag("dump-intermediates")
-        var options = Interpreter.Options(threadCount: try arguments.int("threads", in: 1 ... Session.maxThreadCount))
-        options.preserveAllTensors = dump
-        let stopAfter = try arguments.int("stop-after", in: 0 ... Int(Int32.max))
+    let modelPaths: [String]
+    let inputs: [String]
+    let outputDirectory: String?
+    let options: Interpreter.Options
+    let stopAfterOperator: Int?
 
-        let interpreter = try Interpreter(modelPath: arguments.positionals[0], options: options)
-        let inputs = arguments.all("input")
+    init(_ arguments: Arguments) throws(CLIError) {
+        modelPaths = arguments.positionals
+        inputs = try arguments.values(of: Self.input).compactMap { $0 }
+        outputDirectory = try arguments[Self.outputDir]
+        var options = Interpreter.Options(threadCount: try arguments[Self.threads])
+        options.preserveAllTensors = try arguments[Self.dumpIntermediates]
+        self.options = options
+        stopAfterOperator = try arguments[Self.stopAfter]
+    }
+
+    func validate() throws(CLIError) {
+        guard modelPaths.count == 1 else { throw .usage("run takes exactly one MODEL path, got \(modelPaths.count) (see 'swiftlite run --help')") }
+        guard let outputDirectory else { throw .usage("--output-dir is required") }
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: outputDirectory, isDirectory: &isDirectory), !isDirectory.boolValue {
+            throw .usage("--output-dir \(outputDirectory) is a file, not a folder")
+        }
+    }
+
+    func run() throws {
+        let outputDir = outputDirectory ?? ""
+        let dump = options.preserveAllTensors
+        let stopAfter = stopAfterOperator
+        let interpreter = try Interpreter(modelPath: modelPaths[0], options: options)
         guard inputs.count == interpreter.inputTensorCount else {
             throw CLIError.usage("the model has \(interpreter.inputTensorCount) inputs, got \(inputs.count) --input files")
         }
@@ -71,9 +86,7 @@ struct RunCommand: Command {
                                             dtype: t.dataType.rawValue, scales: t.quantizationParameters?.scales,
                                             zeroPoints: t.quantizationParameters?.zeroPoints))
             }
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-            try encoder.encode(entries).write(to: tensorsDir.appendingPathComponent("index.json"))
+            try Data(try jsonText(entries).utf8).write(to: tensorsDir.appendingPathComponent("index.json"))
         }
         print("ran \(interpreter.graph.nodes.count) operators in \(String(format: "%.2f", millis)) ms; outputs in \(dir.path)")
     }

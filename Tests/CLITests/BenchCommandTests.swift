@@ -53,4 +53,36 @@ extension CLITests {
             XCTAssertTrue(output.stderr.contains("1...64"), output.stderr)
         }
     }
+
+    /// `validate()` names the flag that does not fit the mode, before any model is loaded.
+    func testBenchValidationNamesTheFlags() throws {
+        let model = Self.floatFixtures.appendingPathComponent("softmax_1x10/model.tflite").path
+        let cases: [([String], String)] = [
+            (["bench"], "bench takes exactly one MODEL path, got 0"),
+            (["bench", model, model], "bench takes exactly one MODEL path, got 2"),
+            (["bench", "--dispatch", model], "--dispatch measures no model"),
+            (["bench", "--dispatch", "--runs", "3"], "--runs is for timing a MODEL, not for --dispatch"),
+            (["bench", "--dispatch", "--profile"], "--profile is for timing a MODEL, not for --dispatch"),
+            (["bench", "--dispatch", "--threads", "1"], "--dispatch needs --threads of at least 2, got 1"),
+            (["bench", model, "--runs", "0"], "--runs must be an integer in 1...100000, got '0'"),
+            (["bench", model, "--warmup=-1"], "--warmup must be an integer in 0...100000, got '-1'"),
+        ]
+        for (arguments, message) in cases {
+            let output = try swiftlite(arguments)
+            assertFails(output, mentioning: message)
+            XCTAssertEqual(output.status, 2, "\(arguments)")
+        }
+    }
+
+    func testBenchDispatchJSON() throws {
+        let output = try swiftlite("bench", "--dispatch", "--threads", "2", "--threads", "3", "--json")
+        XCTAssertEqual(output.status, 0, output.stderr)
+        let reports = try XCTUnwrap(try json(output.stdout) as? [[String: Any]])
+        XCTAssertEqual(reports.compactMap { $0["threads"] as? Int }, [2, 3])
+        for report in reports {
+            for key in ["back_to_back_median_us", "back_to_back_mean_us", "after_pause_median_us", "after_pause_mean_us"] {
+                XCTAssertGreaterThan(try XCTUnwrap(report[key] as? Double, key), 0, key)
+            }
+        }
+    }
 }

@@ -32,7 +32,9 @@ final class CLITests: XCTestCase {
     }
 
     /// Runs `swiftlite arguments...` from the repository root.
-    func swiftlite(_ arguments: String...) throws -> Output {
+    func swiftlite(_ arguments: String...) throws -> Output { try swiftlite(arguments) }
+
+    func swiftlite(_ arguments: [String]) throws -> Output {
         guard let executable = Self.executable else {
             XCTFail("swiftlite executable not found next to the test bundle (\(Bundle.main.bundleURL.path)) or in .build/debug; run `swift build` first (`make test` does)")
             throw XCTSkip("no swiftlite executable")
@@ -196,6 +198,21 @@ final class CLITests: XCTestCase {
     func testWrongPositionalCount() throws {
         assertFails(try swiftlite("inspect"), mentioning: "inspect takes exactly one MODEL path")
         assertFails(try swiftlite("run", "a.tflite", "b.tflite", "--output-dir", "/tmp/x"), mentioning: "run takes exactly one MODEL path")
+    }
+
+    /// `run`'s `validate()`: the flags it names, before the model is read.
+    func testRunValidationNamesTheFlags() throws {
+        let model = fixture("softmax_1x10/model.tflite").path, input = fixture("softmax_1x10/input_0.npy").path
+        let dir = try temporaryDirectory()
+        let file = dir.appendingPathComponent("a-file")
+        try Data().write(to: file)
+        assertFails(try swiftlite("run", model, "--input", input), mentioning: "--output-dir is required")
+        assertFails(try swiftlite("run", model, "--input", input, "--output-dir", file.path), mentioning: "--output-dir \(file.path) is a file")
+        assertFails(try swiftlite("run", model, "--input", input, "--output-dir", dir.path, "--stop-after", "-1"),
+                    mentioning: "--stop-after must be an integer in 0...2147483647, got '-1'")
+        assertFails(try swiftlite("run", model, "--input", input, "--output-dir", dir.path, "--threads", "0"),
+                    mentioning: "--threads must be an integer in 1...64, got '0'")
+        assertFails(try swiftlite("run", model, "--input", "", "--output-dir", dir.path), mentioning: "--input must be a non-empty value")
     }
 
     func testWrongInputCount() throws {

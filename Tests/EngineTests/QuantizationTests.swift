@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 
 @testable import Engine
+import TestSupport
 
 // Tests for Sources/Engine/Quantization: wide-integer oracles for the fixed-point
 // primitives, hand-worked examples, and golden values produced by TFLite's own
@@ -9,20 +10,6 @@ import XCTest
 // Tests/EngineTests/Fixtures/quant_math/goldens.json).
 
 // MARK: - Test helpers
-
-/// SplitMix64: a tiny deterministic generator so the random sweeps are reproducible.
-private struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    mutating func int32() -> Int32 { Int32(truncatingIfNeeded: next()) }
-}
 
 private let edgeInt32: [Int32] = [
     .min, .min + 1, .min + 2, -(1 << 30) - 1, -(1 << 30), -(1 << 30) + 1, -65_537, -65_536, -32_768,

@@ -1,7 +1,7 @@
 """Shared helpers for the SwiftLite golden-fixture generators.
 
 Everything here is deterministic: no randomness lives in this module, callers
-pass seeded numpy Generators.
+pass seeded numpy Generators (seeded per case with `seed_for`).
 
 Ground truth is LiteRT (ai-edge-litert) with the BUILTIN_REF op resolver, i.e.
 the TFLite reference kernels, with no delegates.
@@ -12,8 +12,11 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import zlib
+from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
+from typing import Callable
 
 # Quieter TensorFlow; must be set before TensorFlow is imported anywhere.
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
@@ -44,6 +47,42 @@ def origin(generator: str, resolver: str = "BUILTIN_REF") -> dict:
         "numpy": np.__version__,
         "resolver": resolver,
     }
+
+
+# --------------------------------------------------------------------------
+# Cases
+# --------------------------------------------------------------------------
+
+
+def seed_for(name: str, salt: str | None = None) -> int:
+    """Stable per-case seed: the CRC-32 of `name`, or of `name/salt` when a salt is given (one
+    seed per purpose: "weights", "inputs", "calibration"). Adding or removing cases never changes
+    the values of the others."""
+    return zlib.crc32((name if salt is None else f"{name}/{salt}").encode())
+
+
+@dataclass
+class Case:
+    """What every single-model case of a generator has; each generator subclasses it with its
+    own options (tolerances, variants, rewrites)."""
+    # The case's folder name under the suite.
+    name: str
+    # One line for the manifest: what the case covers and why.
+    description: str
+    # build(rng) -> (tf callable taking one tensor per input, [input specs][, trackable owning
+    # captured variables]). Weights must be drawn from rng so that they are seeded per case.
+    build: Callable
+    # Operators in execution order, exactly as in the converted model.
+    expect_ops: list
+
+
+class Cases(list):
+    """A generator's cases in order; `add` refuses a name used twice (folders would collide)."""
+
+    def add(self, case) -> None:
+        if any(c.name == case.name for c in self):
+            raise ValueError(f"duplicate case {case.name}")
+        self.append(case)
 
 
 # --------------------------------------------------------------------------

@@ -49,7 +49,6 @@ from __future__ import annotations
 import json
 import sys
 import tempfile
-import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -85,9 +84,6 @@ BACKBONE_TOLERANCE = 2e-6
 BACKBONE_TOLERANCE_REASON = ("float conv backbone: reference vs. SGEMM rounding (~1e-7 relative) "
                              "reaches the decoded boxes and sigmoid scores")
 
-
-def seed_for(name: str) -> int:
-    return zlib.crc32(name.encode())
 
 
 # ---------------------------------------------------------------------------
@@ -204,7 +200,7 @@ def ssd_model(options: Options, rng, height: int, width: int, anchors_per_cell: 
 
     setup = None
     if quantized:
-        calib = np.random.default_rng(seed_for("calibration"))
+        calib = np.random.default_rng(G.seed_for("calibration"))
 
         def representative():
             for _ in range(16):
@@ -446,7 +442,7 @@ OP_CASES = [
 
 
 def build_op_case(c: OpCase):
-    rng = np.random.default_rng(seed_for(c.name))
+    rng = np.random.default_rng(G.seed_for(c.name))
     o = c.options
     anchors = (c.anchors_fn or (lambda r, n: random_anchors(r, n, c.clusters)))(rng, c.n)
     classes = o.num_classes + (1 if c.background else 0)
@@ -496,7 +492,7 @@ SSD_CASES = [
 
 
 def build_ssd_case(c: SSDCase):
-    rng = np.random.default_rng(seed_for(c.name))
+    rng = np.random.default_rng(G.seed_for(c.name))
     model, _ = ssd_model(c.options, rng, c.height, c.width, c.anchors_per_cell, c.options.num_classes + 1, c.quantized)
     det = G.input_details(model)[0]
     image = rng.uniform(-1, 1, (1, c.height, c.width, 3)).astype(np.float32)
@@ -633,7 +629,7 @@ def with_input_type(model_bytes: bytes, slot: int, tensor_type: int) -> bytes:
 
 def error_cases():
     """(name, model bytes, substrings the SwiftLite error must contain)."""
-    rng = np.random.default_rng(seed_for("errors"))
+    rng = np.random.default_rng(G.seed_for("errors"))
     n = 16
     anchors = random_anchors(rng, n, 3)
     base = op_only_model(Options(), anchors, 6)

@@ -1,7 +1,7 @@
 """EXIF-orientation fixtures for the Tasks tests: grace_hopper stored in each of the eight EXIF
 orientations, so that applying the tag gives the upright photo back.
 
-    /work/venv/bin/python Tests/Goldens/make_exif_fixtures.py   # pillow==13.0.0 (requirements.txt)
+    /work/venv/bin/python Tests/Goldens/make_exif_fixtures.py   # pillow==13.0.0 (the root requirements.txt)
 
 Writes Tests/TasksTests/Fixtures/exif/:
 - grace_hopper_<o>.jpg, o = 1...8: the photo scaled to 160 px wide, its pixels transformed by the

@@ -28,7 +28,6 @@ fixtures come from a run without arguments.
 from __future__ import annotations
 
 import sys
-import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -55,10 +54,6 @@ SIZE_BUDGET_BYTES = 6_000_000
 FP16_WEIGHT_NETWORKS = {"net_mobilenet_v2_035_96", "net_mobilenet_v3_small_96"}
 
 
-def seed_for(name: str, salt: str = "") -> int:
-    """Stable per-case seed: adding/removing cases never changes other cases."""
-    return zlib.crc32(f"{name}/{salt}".encode())
-
 
 # ---------------------------------------------------------------------------
 # Case definition
@@ -66,15 +61,7 @@ def seed_for(name: str, salt: str = "") -> int:
 
 
 @dataclass
-class Case:
-    name: str
-    description: str
-    # build(rng) -> (tf callable taking one tensor per input, [input shapes]
-    # [, trackable owning captured variables]). Weights must be drawn from rng
-    # so that they are seeded per case.
-    build: Callable
-    # Operators in execution order, exactly as in the converted model.
-    expect_ops: list
+class Case(G.Case):
     # Per operator index: subset of decoded builtin options that must match.
     expect_options: dict = field(default_factory=dict)
     # Per operator index: list of input positions that must be runtime
@@ -98,13 +85,8 @@ class Case:
     post_check: Callable | None = None
 
 
-CASES: list[Case] = []
-
-
-def add(case: Case) -> None:
-    if any(c.name == case.name for c in CASES):
-        raise ValueError(f"duplicate case {case.name}")
-    CASES.append(case)
+CASES = G.Cases()
+add = CASES.add
 
 
 # ---------------------------------------------------------------------------
@@ -812,7 +794,7 @@ def add_net(name, factory, input_hw, dist, arch_desc):
 
         tf_keras.utils.set_random_seed(0)
         model = factory(tf_keras)
-        healthy_network(model, (*input_hw, 3), dist, seed_for(name, "calib"))
+        healthy_network(model, (*input_hw, 3), dist, G.seed_for(name, "calib"))
 
         def f(x):
             logits = model(x, training=False)
@@ -997,7 +979,7 @@ def drift_vs_optimized(model_bytes, inputs, ref_outputs):
 
 
 def generate(case: Case):
-    rng = np.random.default_rng(seed_for(case.name, "weights"))
+    rng = np.random.default_rng(G.seed_for(case.name, "weights"))
     fn, shapes, *trackable = case.build(rng)
     model_bytes = convert(fn, shapes, case.converter_setup, *trackable)
     if case.patch is not None:
@@ -1007,7 +989,7 @@ def generate(case: Case):
 
     # Inputs in the subgraph's input order (names are in_<arg index>).
     details = G.input_details(model_bytes)
-    in_rng = np.random.default_rng(seed_for(case.name, "inputs"))
+    in_rng = np.random.default_rng(G.seed_for(case.name, "inputs"))
     dists = case.input_dist if isinstance(case.input_dist, list) else [case.input_dist] * len(shapes)
     by_arg = [draw(in_rng, s, d) for s, d in zip(shapes, dists)]
     inputs = []

@@ -43,7 +43,6 @@ manifest then lists only those). Commit the output of a run without arguments.
 from __future__ import annotations
 
 import sys
-import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -69,18 +68,11 @@ FLOAT_TOLERANCE = 1e-5
 CALIBRATION_BATCHES = 16
 
 
-def seed_for(name: str, salt: str = "") -> int:
-    return zlib.crc32(f"{name}/{salt}".encode())
-
 
 @dataclass
-class Case:
-    name: str
-    description: str
-    # build(rng) -> (fn, input specs, trackable or None); a spec is a shape (float32) or
-    # (shape, tf dtype, (lo, hi)) for an integer runtime input (float variant only).
-    build: Callable
-    expect_ops: list
+class Case(G.Case):
+    """`build(rng)` returns (fn, input specs, trackable or None); a spec is a shape (float32) or
+    (shape, tf dtype, (lo, hi)) for an integer runtime input (float variant only)."""
     variants: tuple = ("float", "int8", "uint8")
     input_dist: object = ("uniform", -1.0, 1.0)
     # Exact float comparison: the operator only moves, compares or converts values.
@@ -99,13 +91,8 @@ class Case:
     no_float_check: str | None = None
 
 
-CASES: list[Case] = []
-
-
-def add(case: Case) -> None:
-    if any(c.name == case.name for c in CASES):
-        raise ValueError(f"duplicate case {case.name}")
-    CASES.append(case)
+CASES = G.Cases()
+add = CASES.add
 
 
 def fixed(fn, shapes, trackable=None):
@@ -375,7 +362,7 @@ for op, tf_fn in (("SUM", tf.reduce_sum), ("REDUCE_MAX", tf.reduce_max)):
 
 def add_hybrid(name, kind, in_shape, build_layer, per_channel, asymmetric, desc=""):
     def build(rng):
-        tf_keras.utils.set_random_seed(seed_for(name, "keras") % (2**31))
+        tf_keras.utils.set_random_seed(G.seed_for(name, "keras") % (2**31))
         layer = build_layer()
         layer.build((None,) + tuple(in_shape[1:]))
         weights = [rng.uniform(-1.0, 1.0, size=w.shape).astype(np.float32) for w in layer.get_weights()]
@@ -449,7 +436,7 @@ def convert(case, fn, specs, variant, test_inputs, trackable):
 
         def representative():
             yield {f"in_{i}": x for i, x in enumerate(test_inputs)}
-            rng = np.random.default_rng(seed_for(case.name, "calibration"))
+            rng = np.random.default_rng(G.seed_for(case.name, "calibration"))
             for _ in range(CALIBRATION_BATCHES - 1):
                 yield {f"in_{i}": draw(rng, s, d) for i, (s, d) in enumerate(zip(specs, dists))}
 
@@ -537,9 +524,9 @@ def float_check(case, fn, by_arg, outputs, variant) -> str:
 
 
 def generate(case, variant):
-    rng = np.random.default_rng(seed_for(case.name, "weights"))
+    rng = np.random.default_rng(G.seed_for(case.name, "weights"))
     fn, specs, trackable = case.build(rng)
-    in_rng = np.random.default_rng(seed_for(case.name, "inputs"))
+    in_rng = np.random.default_rng(G.seed_for(case.name, "inputs"))
     by_arg = [draw(in_rng, s, d) for s, d in zip(specs, dists_for(case, len(specs)))]
     model_bytes = convert(case, fn, specs, variant, by_arg, trackable)
 

@@ -43,7 +43,6 @@ Optional arguments: case-name substrings; only matching cases are generated.
 from __future__ import annotations
 
 import sys
-import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -62,10 +61,6 @@ SIZE_BUDGET_BYTES = 2_000_000
 SHARED_MODELS = G.REPO_ROOT.parent / "shared" / "models"
 
 
-def seed_for(name: str, salt: str = "") -> int:
-    """Stable per-case seed: adding/removing cases never changes other cases."""
-    return zlib.crc32(f"{name}/{salt}".encode())
-
 
 @dataclass
 class Case:
@@ -79,13 +74,8 @@ class Case:
     source: str = ""
 
 
-CASES: list[Case] = []
-
-
-def add(case: Case) -> None:
-    if any(c.name == case.name for c in CASES):
-        raise ValueError(f"duplicate case {case.name}")
-    CASES.append(case)
+CASES = G.Cases()
+add = CASES.add
 
 
 ACT_FN = {
@@ -665,7 +655,7 @@ def quant_summary(model_bytes):
 
 
 def generate(case: Case):
-    rng = np.random.default_rng(seed_for(case.name, "weights"))
+    rng = np.random.default_rng(G.seed_for(case.name, "weights"))
     model_bytes = case.make(rng)
     ops = G.describe_ops(model_bytes)
     names = [o["op"] for o in ops]
@@ -676,7 +666,7 @@ def generate(case: Case):
         if have.get(k) != v:
             raise AssertionError(f"{case.name}: option {k}={have.get(k)!r}, want {v!r} (all: {have})")
     details = G.input_details(model_bytes)
-    in_rng = np.random.default_rng(seed_for(case.name, "inputs"))
+    in_rng = np.random.default_rng(G.seed_for(case.name, "inputs"))
     inputs = [random_input(in_rng, d) for d in details]
     outputs, executed = G.run_model(model_bytes, inputs)
     if executed != [case.op]:

@@ -15,7 +15,7 @@ reference kernels -- nothing here re-implements the arithmetic:
 Output: Tests/EngineTests/Fixtures/quant_math/goldens.json, read by
 Tests/EngineTests/QuantizationTests.swift. The run is deterministic (fixed seed):
 two runs give byte-identical files. It needs only ai-edge-litert, numpy and
-flatbuffers from Tests/Goldens/requirements.txt (not TensorFlow), and takes ~2 s.
+flatbuffers from the root requirements.txt (not TensorFlow), and takes ~2 s.
 
     /work/venv/bin/python Tests/Goldens/make_quant_math_goldens.py   # from the repository root
 """

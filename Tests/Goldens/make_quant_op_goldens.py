@@ -53,7 +53,6 @@ arguments.
 from __future__ import annotations
 
 import sys
-import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -76,10 +75,6 @@ DEFAULT_VARIANTS = ("int8", "uint8io", "uint8")
 CALIBRATION_BATCHES = 16
 
 
-def seed_for(name: str, salt: str = "") -> int:
-    """Stable per-case seed: adding/removing cases never changes other cases."""
-    return zlib.crc32(f"{name}/{salt}".encode())
-
 
 # ---------------------------------------------------------------------------
 # Case definition
@@ -87,13 +82,9 @@ def seed_for(name: str, salt: str = "") -> int:
 
 
 @dataclass
-class Case:
-    name: str
-    description: str
-    # build(rng) -> (tf callable taking one float tensor per input, [input shapes]).
-    build: Callable
-    # Operators of the `int8` variant in execution order, exactly.
-    expect_ops: list
+class Case(G.Case):
+    """`build(rng)`'s callable takes one float tensor per input; `expect_ops` and `expect_options`
+    describe the `int8` variant."""
     # Per operator index of the `int8` variant: subset of builtin options that must match.
     expect_options: dict = field(default_factory=dict)
     # Float input distribution (also used for calibration): ("uniform", lo, hi) or
@@ -111,13 +102,8 @@ class Case:
     float_check: bool = True
 
 
-CASES: list[Case] = []
-
-
-def add(case: Case) -> None:
-    if any(c.name == case.name for c in CASES):
-        raise ValueError(f"duplicate case {case.name}")
-    CASES.append(case)
+CASES = G.Cases()
+add = CASES.add
 
 
 # ---------------------------------------------------------------------------
@@ -552,7 +538,7 @@ def convert(case: Case, fn, shapes, io_type, test_inputs):
         # Keyed by name: a plain list would be matched to the converted model's input order,
         # which need not be the function's argument order.
         yield {f"in_{i}": x for i, x in enumerate(test_inputs)}
-        rng = np.random.default_rng(seed_for(case.name, "calibration"))
+        rng = np.random.default_rng(G.seed_for(case.name, "calibration"))
         for _ in range(CALIBRATION_BATCHES - 1):
             yield {f"in_{i}": draw(rng, s, d) for i, (s, d) in enumerate(zip(shapes, dists))}
 
@@ -687,9 +673,9 @@ def float_check(case, fn, float_inputs_by_arg, outputs, details) -> str:
 
 
 def generate(case: Case, variant: str):
-    rng = np.random.default_rng(seed_for(case.name, "weights"))
+    rng = np.random.default_rng(G.seed_for(case.name, "weights"))
     fn, shapes = case.build(rng)
-    in_rng = np.random.default_rng(seed_for(case.name, "inputs"))
+    in_rng = np.random.default_rng(G.seed_for(case.name, "inputs"))
     by_arg = [draw(in_rng, s, d) for s, d in zip(shapes, dists_for(case, len(shapes)))]
     model_bytes = make_model(case, fn, shapes, variant, by_arg)
 

@@ -1,0 +1,95 @@
+import XCTest
+@testable import Engine
+import TestSupport
+
+/// The float convolution fast paths against their plain scalar references: every CONV_2D layout
+/// (pointwise, in place, im2col; batches, padding, strides, dilation) and depthwise windows that
+/// cross every edge of the input, with channels below, at and above the vector width.
+final class FloatConvolutionTests: XCTestCase {
+    /// One convolution through `Conv2DFloat32.convolve` and its scalar reference.
+    private func checkConv(batches: Int = 1, input: (Int, Int), channels: Int, filter: (Int, Int), outputChannels: Int,
+                           stride: (Int, Int), dilation: (Int, Int) = (1, 1), padding: Padding, bias: Bool = true,
+                           file: StaticString = #filePath, line: UInt = #line) {
+        let rows = WindowGeometry(padding: padding, input: input.0, filter: filter.0, stride: stride.0, dilation: dilation.0)
+        let cols = WindowGeometry(padding: padding, input: input.1, filter: filter.1, stride: stride.1, dilation: dilation.1)
+        let g = Conv2D.Geometry(
+            batches: batches, inputHeight: input.0, inputWidth: input.1, inputChannels: channels,
+            outputHeight: rows.outputSize, outputWidth: cols.outputSize, outputChannels: outputChannels,
+            filterHeight: filter.0, filterWidth: filter.1, strideHeight: stride.0, strideWidth: stride.1,
+            dilationHeight: dilation.0, dilationWidth: dilation.1, padTop: rows.paddingBefore, padLeft: cols.paddingBefore)
+        var values = SeededFloats(state: UInt64(input.0 * 1000 + channels * 10 + outputChannels))
+        let source = values.array(batches * input.0 * input.1 * channels)
+        let weights = values.array(outputChannels * g.patchSize), biases = values.array(outputChannels)
+        let kernel = weights.withUnsafeBufferPointer { w in
+            biases.withUnsafeBufferPointer { Conv2DFloat32(geometry: g, filter: w, bias: bias ? $0 : nil, range: 0 ... 6) }
+        }
+        let count = batches * g.outputHeight * g.outputWidth * outputChannels
+        var expected = [Float](repeating: 0, count: count), actual = expected
+        let scratch = UnsafeMutableRawPointer.allocate(byteCount: max(kernel.scratchBytes, 4), alignment: 64)
+        defer { scratch.deallocate() }
+        biases.withUnsafeBufferPointer { kernel.reference(source, &expected, filter: weights, bias: bias ? $0.baseAddress : nil) }
+        kernel.convolve(source, &actual, scratch: scratch.bindMemory(to: Float.self, capacity: max(kernel.scratchBytes, 4) / 4))
+        assertClose(actual, expected, scale: expected.map { _ in Float(g.patchSize) },
+                    "conv \(input)×\(channels) filter \(filter) stride \(stride) dilation \(dilation) \(padding) → \(outputChannels) (\(kernel.layout))",
+                    file: file, line: line)
+    }
+
+    func testConvolutionLayoutsMatchReference() {
+        // Pointwise, including two batches in one product.
+        checkConv(batches: 2, input: (5, 6), channels: 3, filter: (1, 1), outputChannels: 17, stride: (1, 1), padding: .valid)
+        // In place, unpadded (VALID) and padded (SAME, before and after), strided, dilated in height.
+        checkConv(input: (9, 11), channels: 5, filter: (3, 3), outputChannels: 24, stride: (1, 1), padding: .valid)
+        checkConv(batches: 2, input: (9, 11), channels: 3, filter: (3, 3), outputChannels: 32, stride: (2, 2), padding: .same)
+        checkConv(input: (8, 8), channels: 4, filter: (3, 3), outputChannels: 40, stride: (1, 1), padding: .same, bias: false)
+        checkConv(input: (10, 7), channels: 2, filter: (2, 3), outputChannels: 9, stride: (3, 2), padding: .same)
+        checkConv(input: (12, 9), channels: 3, filter: (3, 2), outputChannels: 16, stride: (1, 1), dilation: (2, 1), padding: .same)
+        // A strided 1×1 is not pointwise: it reads in place.
+        checkConv(input: (7, 7), channels: 8, filter: (1, 1), outputChannels: 8, stride: (2, 2), padding: .valid)
+        // im2col (dilated across), with chunks of several tiles.
+        checkConv(input: (30, 40), channels: 3, filter: (3, 3), outputChannels: 33, stride: (1, 1), dilation: (1, 2), padding: .same)
+        checkConv(input: (6, 9), channels: 70, filter: (3, 3), outputChannels: 7, stride: (2, 1), dilation: (2, 2), padding: .valid)
+    }
+
+    /// One depthwise convolution through `DepthwiseConv2DFloat32.convolve` and its scalar reference.
+    private func checkDepthwise(input: (Int, Int), channels: Int, filter: (Int, Int) = (3, 3), stride: (Int, Int),
+                                dilation: (Int, Int) = (1, 1), padding: Padding,
+                                file: StaticString = #filePath, line: UInt = #line) {
+        let rows = WindowGeometry(padding: padding, input: input.0, filter: filter.0, stride: stride.0, dilation: dilation.0)
+        let cols = WindowGeometry(padding: padding, input: input.1, filter: filter.1, stride: stride.1, dilation: dilation.1)
+        let g = DepthwiseConv2D.Geometry(
+            batches: 1, inputHeight: input.0, inputWidth: input.1, inputChannels: channels,
+            outputHeight: rows.outputSize, outputWidth: cols.outputSize, outputChannels: channels, depthMultiplier: 1,
+            filterHeight: filter.0, filterWidth: filter.1, strideHeight: stride.0, strideWidth: stride.1,
+            dilationHeight: dilation.0, dilationWidth: dilation.1, padTop: rows.paddingBefore, padLeft: cols.paddingBefore)
+        var values = SeededFloats(state: UInt64(input.0 * 100 + input.1 * 10 + channels))
+        let source = values.array(input.0 * input.1 * channels)
+        let weights = values.array(filter.0 * filter.1 * channels), bias = values.array(channels)
+        let kernel = weights.withUnsafeBufferPointer { w in
+            bias.withUnsafeBufferPointer { DepthwiseConv2DFloat32(geometry: g, filter: w, bias: $0, range: -1 ... 1) }
+        }
+        var expected = [Float](repeating: 0, count: g.outputHeight * g.outputWidth * channels), actual = expected
+        kernel.reference(source, &expected)
+        kernel.convolve(source, &actual)
+        assertClose(actual, expected, scale: expected.map { _ in Float(filter.0 * filter.1) },
+                    "depthwise \(input)×\(channels) filter \(filter) stride \(stride) dilation \(dilation) \(padding)",
+                    file: file, line: line)
+    }
+
+    func testDepthwiseMatchesReference() {
+        for channels in [1, 8, 15, 16, 17, 32, 40] {
+            for stride in [(1, 1), (2, 2), (2, 1), (3, 3)] {
+                for padding in [Padding.same, .valid] {
+                    // 3×3 windows: widths with no inside pixels, fewer than four, and several steps of four.
+                    for size in [(3, 3), (4, 5), (7, 7), (9, 14)] {
+                        checkDepthwise(input: size, channels: channels, stride: stride, padding: padding)
+                    }
+                }
+            }
+        }
+        // Shapes the 3×3 fast path leaves to the general one.
+        checkDepthwise(input: (8, 9), channels: 24, filter: (5, 5), stride: (1, 1), padding: .same)
+        checkDepthwise(input: (8, 9), channels: 24, filter: (3, 3), stride: (1, 1), dilation: (2, 2), padding: .same)
+        checkDepthwise(input: (6, 10), channels: 17, filter: (1, 3), stride: (1, 2), padding: .valid)
+        checkDepthwise(input: (1, 1), channels: 16, stride: (1, 1), padding: .same)
+    }
+}
