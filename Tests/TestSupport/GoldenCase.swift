@@ -24,8 +24,8 @@ public struct GoldenCase {
         return Fixtures.repositoryRoot.appendingPathComponent(reference).path
     }
 
-    public func inputs() throws -> [NumpyArray] { try arrays(prefix: "input") }
-    public func expectedOutputs() throws -> [NumpyArray] { try arrays(prefix: "output") }
+    package func inputs() throws -> [NumpyArray] { try arrays(prefix: "input") }
+    package func expectedOutputs() throws -> [NumpyArray] { try arrays(prefix: "output") }
 
     private func arrays(prefix: String) throws -> [NumpyArray] {
         var result = [NumpyArray]()
@@ -50,7 +50,7 @@ public struct GoldenCase {
 }
 
 /// Runs a model on `.npy` inputs and returns its outputs as arrays.
-public func runModel(path: String, inputs: [NumpyArray], options: Interpreter.Options = .init()) throws -> [NumpyArray] {
+package func runModel(path: String, inputs: [NumpyArray], options: Interpreter.Options = .init()) throws -> [NumpyArray] {
     let interpreter = try Interpreter(modelPath: path, options: options)
     try interpreter.allocateTensors()
     for (i, input) in inputs.enumerated() { try interpreter.copy(input.data, toInputAt: i) }
@@ -74,7 +74,7 @@ public struct Comparison {
     /// Error relative to max(1, max |expected|), the measure the tolerances use.
     public var relativeError: Double { maxAbsoluteError / max(1, maxMagnitude) }
 
-    public init(_ actual: NumpyArray, _ expected: NumpyArray) {
+    package init(_ actual: NumpyArray, _ expected: NumpyArray) {
         if actual.shape != expected.shape || actual.dataType != expected.dataType {
             shapeMismatch = "got \(actual.dataType) \(actual.shape), expected \(expected.dataType) \(expected.shape)"
             maxAbsoluteError = .infinity; maxMagnitude = 0; differing = -1

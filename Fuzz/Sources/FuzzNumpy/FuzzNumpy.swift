@@ -1,4 +1,4 @@
-import Engine
+@testable import Engine
 import Foundation
 
 /// `.npy` bytes → `NumpyArray`: a `FormatError`, or an array whose data matches its shape, whose

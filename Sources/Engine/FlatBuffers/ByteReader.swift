@@ -3,19 +3,19 @@
 /// Every read names its offset and length and is checked against the region before it happens, so
 /// untrusted bytes (a model file, a custom-options blob) can never make the reader leave the buffer.
 /// The region is borrowed: whoever creates a `ByteReader` keeps the memory alive.
-public struct ByteReader: @unchecked Sendable {
+package struct ByteReader: @unchecked Sendable {
     /// The bytes being read.
-    public let bytes: UnsafeRawBufferPointer
+    package let bytes: UnsafeRawBufferPointer
 
-    public init(_ bytes: UnsafeRawBufferPointer) {
+    package init(_ bytes: UnsafeRawBufferPointer) {
         self.bytes = bytes
     }
 
-    public var count: Int { bytes.count }
+    package var count: Int { bytes.count }
 
     /// Throws unless `length` bytes starting at `offset` lie inside the buffer.
     @inline(__always)
-    public func check(_ offset: Int, _ length: Int) throws(FlatBufferError) {
+    package func check(_ offset: Int, _ length: Int) throws(FlatBufferError) {
         guard offset >= 0, length >= 0, offset <= bytes.count, length <= bytes.count - offset else {
             throw .outOfBounds(offset: offset, length: length, bufferSize: bytes.count)
         }
@@ -23,23 +23,23 @@ public struct ByteReader: @unchecked Sendable {
 
     /// Loads a little-endian integer at `offset`.
     @inline(__always)
-    public func load<T: FixedWidthInteger>(_ type: T.Type = T.self, at offset: Int) throws(FlatBufferError) -> T {
+    package func load<T: FixedWidthInteger>(_ type: T.Type = T.self, at offset: Int) throws(FlatBufferError) -> T {
         try check(offset, MemoryLayout<T>.size)
         return T(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: T.self))
     }
 
     @inline(__always)
-    public func loadFloat(at offset: Int) throws(FlatBufferError) -> Float {
+    package func loadFloat(at offset: Int) throws(FlatBufferError) -> Float {
         Float(bitPattern: try load(UInt32.self, at: offset))
     }
 
     @inline(__always)
-    public func loadDouble(at offset: Int) throws(FlatBufferError) -> Double {
+    package func loadDouble(at offset: Int) throws(FlatBufferError) -> Double {
         Double(bitPattern: try load(UInt64.self, at: offset))
     }
 
     /// The sub-region of `length` bytes at `offset`.
-    public func slice(_ offset: Int, _ length: Int) throws(FlatBufferError) -> UnsafeRawBufferPointer {
+    package func slice(_ offset: Int, _ length: Int) throws(FlatBufferError) -> UnsafeRawBufferPointer {
         try check(offset, length)
         return UnsafeRawBufferPointer(rebasing: bytes[offset ..< offset + length])
     }

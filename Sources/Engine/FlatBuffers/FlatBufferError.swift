@@ -1,7 +1,7 @@
 /// A structural problem found while reading a FlatBuffer.
 ///
 /// The reader knows nothing of TFLite; the schema layer wraps these into `ModelError`.
-public enum FlatBufferError: Error, Equatable, CustomStringConvertible {
+package enum FlatBufferError: Error, Equatable, CustomStringConvertible {
     /// `length` bytes at `offset` do not lie inside a buffer of `bufferSize` bytes.
     case outOfBounds(offset: Int, length: Int, bufferSize: Int)
     /// A vtable is shorter than its header or is not a multiple of two bytes.
@@ -11,7 +11,7 @@ public enum FlatBufferError: Error, Equatable, CustomStringConvertible {
     /// A string's bytes are not valid UTF-8.
     case invalidString(offset: Int)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case let .outOfBounds(offset, length, size):
             return "offset \(offset) (+\(length) bytes) lies outside the \(size)-byte buffer"

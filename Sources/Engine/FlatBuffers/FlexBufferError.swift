@@ -2,7 +2,7 @@
 ///
 /// Like `FlatBufferError`, it knows nothing of TFLite; kernels wrap it into a `ModelError` that names
 /// the operator.
-public enum FlexBufferError: Error, Equatable, CustomStringConvertible {
+package enum FlexBufferError: Error, Equatable, CustomStringConvertible {
     /// `length` bytes at `offset` do not lie inside a buffer of `bufferSize` bytes.
     case outOfBounds(offset: Int, length: Int, bufferSize: Int)
     /// The bytes at `offset` cannot be a FlexBuffer value: a bad width or type code, an offset
@@ -13,7 +13,7 @@ public enum FlexBufferError: Error, Equatable, CustomStringConvertible {
     /// A string or key at `offset` is not valid UTF-8.
     case invalidString(offset: Int)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case let .outOfBounds(offset, length, size):
             return "offset \(offset) (+\(length) bytes) lies outside the \(size)-byte FlexBuffer"

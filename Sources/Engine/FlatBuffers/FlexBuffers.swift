@@ -16,10 +16,10 @@
 ///
 /// Nothing is copied or decoded ahead of time: references are small views into the borrowed bytes,
 /// which the caller keeps alive.
-public enum FlexBuffer {
+package enum FlexBuffer {
     /// The root value of the FlexBuffer `bytes`.
     /// - Throws: `FlexBufferError` if the buffer is too short or its trailer is invalid.
-    public static func root(_ bytes: UnsafeRawBufferPointer) throws(FlexBufferError) -> FlexBufferReference {
+    package static func root(_ bytes: UnsafeRawBufferPointer) throws(FlexBufferError) -> FlexBufferReference {
         let count = bytes.count
         guard count >= 3 else {
             throw .malformed(offset: 0, reason: "a FlexBuffer has at least 3 bytes, this one has \(count)")
@@ -34,7 +34,7 @@ public enum FlexBuffer {
 }
 
 /// The type of a FlexBuffer value: the upper six bits of its packed type byte.
-public enum FlexBufferType: UInt8, Sendable, CaseIterable {
+package enum FlexBufferType: UInt8, Sendable, CaseIterable {
     case null = 0, int = 1, uint = 2, float = 3
     case key = 4, string = 5, indirectInt = 6, indirectUInt = 7, indirectFloat = 8
     case map = 9, vector = 10
@@ -72,7 +72,7 @@ public enum FlexBufferType: UInt8, Sendable, CaseIterable {
 /// Accessors check the type and throw `FlexBufferError.typeMismatch` for a value of another kind;
 /// numeric accessors convert between integer and float kinds where no information is lost
 /// (see each accessor).
-public struct FlexBufferReference: Sendable {
+package struct FlexBufferReference: Sendable {
     let reader: ByteReader
     /// Position of the value's slot in its parent: the inline scalar, or the distance to the data.
     let position: Int
@@ -80,7 +80,7 @@ public struct FlexBufferReference: Sendable {
     let parentWidth: Int
     /// Width in bytes of the data the slot points to (indirect scalars, vector elements, size fields).
     let byteWidth: Int
-    public let type: FlexBufferType
+    package let type: FlexBufferType
 
     init(reader: ByteReader, position: Int, parentWidth: Int, packedType: UInt8) throws(FlexBufferError) {
         guard let type = FlexBufferType(rawValue: packedType >> 2) else {
@@ -97,11 +97,11 @@ public struct FlexBufferReference: Sendable {
         self.type = type
     }
 
-    public var isNull: Bool { type == .null }
+    package var isNull: Bool { type == .null }
 
     /// The value as a signed integer: `int` and `indirectInt` of any width, and `uint` /
     /// `indirectUInt` values up to `Int64.max`.
-    public func int() throws(FlexBufferError) -> Int64 {
+    package func int() throws(FlexBufferError) -> Int64 {
         switch type {
         case .int: return try reader.flexInt(at: position, width: parentWidth)
         case .indirectInt: return try reader.flexInt(at: try target(), width: byteWidth)
@@ -115,7 +115,7 @@ public struct FlexBufferReference: Sendable {
 
     /// The value as an unsigned integer: `uint` and `indirectUInt` of any width, and non-negative
     /// `int` / `indirectInt` values.
-    public func uint() throws(FlexBufferError) -> UInt64 {
+    package func uint() throws(FlexBufferError) -> UInt64 {
         switch type {
         case .uint: return try reader.flexUInt(at: position, width: parentWidth)
         case .indirectUInt: return try reader.flexUInt(at: try target(), width: byteWidth)
@@ -129,7 +129,7 @@ public struct FlexBufferReference: Sendable {
 
     /// The value as a `Double`: `float` and `indirectFloat` (32 or 64 bits), or any integer kind
     /// converted to the nearest `Double`.
-    public func double() throws(FlexBufferError) -> Double {
+    package func double() throws(FlexBufferError) -> Double {
         switch type {
         case .float: return try reader.flexFloat(at: position, width: parentWidth)
         case .indirectFloat: return try reader.flexFloat(at: try target(), width: byteWidth)
@@ -140,7 +140,7 @@ public struct FlexBufferReference: Sendable {
     }
 
     /// The value as a `Bool`: a `bool`, or any integer kind (non-zero is true).
-    public func bool() throws(FlexBufferError) -> Bool {
+    package func bool() throws(FlexBufferError) -> Bool {
         switch type {
         case .bool: return try reader.flexUInt(at: position, width: parentWidth) != 0
         case .int, .indirectInt: return try int() != 0
@@ -150,7 +150,7 @@ public struct FlexBufferReference: Sendable {
     }
 
     /// The text of a `string` (size-prefixed) or a `key` (NUL-terminated).
-    public func string() throws(FlexBufferError) -> String {
+    package func string() throws(FlexBufferError) -> String {
         let start: Int, bytes: UnsafeRawBufferPointer
         switch type {
         case .string:
@@ -166,7 +166,7 @@ public struct FlexBufferReference: Sendable {
     }
 
     /// The bytes of a `blob`.
-    public func blob() throws(FlexBufferError) -> UnsafeRawBufferPointer {
+    package func blob() throws(FlexBufferError) -> UnsafeRawBufferPointer {
         guard type == .blob else { throw .typeMismatch(expected: "blob", found: type) }
         let start = try target()
         return try reader.flexSlice(start, try sizePrefix(at: start))
@@ -174,7 +174,7 @@ public struct FlexBufferReference: Sendable {
 
     /// The elements of an untyped `vector`, a typed vector (`vectorInt`, `vectorKey`, `vectorBool`, ...)
     /// or a fixed-length typed vector (`vectorFloat3`, ...).
-    public func vector() throws(FlexBufferError) -> FlexBufferVector {
+    package func vector() throws(FlexBufferError) -> FlexBufferVector {
         if type == .vector {
             let start = try target()
             return try FlexBufferVector(reader: reader, start: start, count: try sizePrefix(at: start), width: byteWidth, elementType: nil)
@@ -190,7 +190,7 @@ public struct FlexBufferReference: Sendable {
     }
 
     /// The keys and values of a `map`.
-    public func map() throws(FlexBufferError) -> FlexBufferMap {
+    package func map() throws(FlexBufferError) -> FlexBufferMap {
         guard type == .map else { throw .typeMismatch(expected: "map", found: type) }
         // A map's values are an untyped vector preceded by three fields of `byteWidth` bytes:
         // the distance back to the keys vector, that vector's element width, and the count.
@@ -246,16 +246,16 @@ public struct FlexBufferReference: Sendable {
 }
 
 /// The elements of a FlexBuffer vector.
-public struct FlexBufferVector: Sendable {
+package struct FlexBufferVector: Sendable {
     let reader: ByteReader
     /// Position of the first element slot.
     let start: Int
-    public let count: Int
+    package let count: Int
     /// Width in bytes of every element slot.
     let width: Int
     /// The type shared by all elements of a typed vector; nil for an untyped vector, whose element
     /// types follow the elements as one packed type byte each.
-    public let elementType: FlexBufferType?
+    package let elementType: FlexBufferType?
 
     init(reader: ByteReader, start: Int, count: Int, width: Int, elementType: FlexBufferType?) throws(FlexBufferError) {
         self.reader = reader
@@ -268,7 +268,7 @@ public struct FlexBufferVector: Sendable {
     }
 
     /// The element at `index`.
-    public func element(at index: Int) throws(FlexBufferError) -> FlexBufferReference {
+    package func element(at index: Int) throws(FlexBufferError) -> FlexBufferReference {
         guard index >= 0, index < count else {
             throw .outOfBounds(offset: start + index * width, length: width, bufferSize: reader.count)
         }
@@ -283,22 +283,22 @@ public struct FlexBufferVector: Sendable {
 }
 
 /// The entries of a FlexBuffer map, whose keys are stored sorted (byte-wise, like `strcmp`).
-public struct FlexBufferMap: Sendable {
+package struct FlexBufferMap: Sendable {
     /// A typed vector of keys.
-    public let keys: FlexBufferVector
+    package let keys: FlexBufferVector
     /// The values, in key order.
-    public let values: FlexBufferVector
+    package let values: FlexBufferVector
 
-    public var count: Int { values.count }
+    package var count: Int { values.count }
 
     /// The key at `index`.
-    public func key(at index: Int) throws(FlexBufferError) -> String {
+    package func key(at index: Int) throws(FlexBufferError) -> String {
         try keys.element(at: index).string()
     }
 
     /// The value stored under `key`, or nil if the map has no such key.
     /// - Complexity: O(log n) key comparisons (binary search).
-    public func value(forKey key: String) throws(FlexBufferError) -> FlexBufferReference? {
+    package func value(forKey key: String) throws(FlexBufferError) -> FlexBufferReference? {
         let query = Array(key.utf8)
         var low = 0, high = count
         while low < high {

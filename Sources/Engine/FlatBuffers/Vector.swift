@@ -1,9 +1,9 @@
 /// A FlatBuffers vector: a 32-bit element count followed by the elements.
-public struct Vector: Sendable {
-    public let reader: ByteReader
+package struct Vector: Sendable {
+    package let reader: ByteReader
     /// Absolute position of the first element.
-    public let start: Int
-    public let count: Int
+    package let start: Int
+    package let count: Int
 
     init(reader: ByteReader, position: Int) throws(FlatBufferError) {
         self.reader = reader
@@ -20,7 +20,7 @@ public struct Vector: Sendable {
     }
 
     /// All elements as integers of type `T` (each widened to `Int`).
-    public func integers<T: FixedWidthInteger>(_ type: T.Type) throws(FlatBufferError) -> [Int] {
+    package func integers<T: FixedWidthInteger>(_ type: T.Type) throws(FlatBufferError) -> [Int] {
         try checkElements(size: MemoryLayout<T>.size)
         var result = [Int]()
         result.reserveCapacity(count)
@@ -30,7 +30,7 @@ public struct Vector: Sendable {
         return result
     }
 
-    public func floats() throws(FlatBufferError) -> [Float] {
+    package func floats() throws(FlatBufferError) -> [Float] {
         try checkElements(size: 4)
         var result = [Float]()
         result.reserveCapacity(count)
@@ -39,12 +39,12 @@ public struct Vector: Sendable {
     }
 
     /// The raw bytes of a `[ubyte]` vector.
-    public func bytes() throws(FlatBufferError) -> UnsafeRawBufferPointer {
+    package func bytes() throws(FlatBufferError) -> UnsafeRawBufferPointer {
         try checkElements(size: 1)
         return try reader.slice(start, count)
     }
 
-    public func table(at index: Int) throws(FlatBufferError) -> Table {
+    package func table(at index: Int) throws(FlatBufferError) -> Table {
         guard index >= 0, index < count else {
             throw .outOfBounds(offset: start + index * 4, length: 4, bufferSize: reader.count)
         }
@@ -53,7 +53,7 @@ public struct Vector: Sendable {
         return try Table(reader: reader, position: target)
     }
 
-    public func tables() throws(FlatBufferError) -> [Table] {
+    package func tables() throws(FlatBufferError) -> [Table] {
         try checkElements(size: 4)
         var result = [Table]()
         result.reserveCapacity(count)
@@ -61,7 +61,7 @@ public struct Vector: Sendable {
         return result
     }
 
-    public func string(at index: Int) throws(FlatBufferError) -> String {
+    package func string(at index: Int) throws(FlatBufferError) -> String {
         guard index >= 0, index < count else {
             throw .outOfBounds(offset: start + index * 4, length: 4, bufferSize: reader.count)
         }

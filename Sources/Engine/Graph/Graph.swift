@@ -14,14 +14,21 @@ import Foundation
 public final class Graph: Sendable {
     /// The mapped file; constant tensors point into it.
     public let file: MappedFile
+    /// The schema version the file declares (3 for every current converter).
     public let version: Int
+    /// The model's description string, when the file has one.
     public let description: String?
+    /// The main subgraph's tensors, indexed as the file indexes them (shapes as declared; `Plan.tensors` has the prepared ones).
     public let tensors: [TensorDescriptor]
+    /// The main subgraph's operators, in execution order (`nodes[i].index == i`).
     public let nodes: [Node]
+    /// Tensor indices of the subgraph's inputs, in order.
     public let inputs: [Int]
+    /// Tensor indices of the subgraph's outputs, in order.
     public let outputs: [Int]
     /// Named metadata buffers (e.g. `TFLITE_METADATA`, `min_runtime_version`).
     public let metadata: [(name: String, data: ConstantData)]
+    /// How many subgraphs the file has; only the first is run.
     public let subgraphCount: Int
     /// 16-byte-aligned copies of constants that the file stores misaligned (rare: writers align
     /// buffers), made once at load so kernels and sessions can read every constant in place.

@@ -17,6 +17,7 @@ public enum ModelError: Error, Equatable, CustomStringConvertible {
     /// An API call was made with bad arguments (wrong input index, wrong byte count, ...).
     case invalidArgument(String)
 
+    /// One line naming what was wrong and where (the path, tensor or operator, and the rule).
     public var description: String {
         switch self {
         case let .unreadable(path, reason): return "cannot read model '\(path)': \(reason)"

@@ -25,34 +25,49 @@ public enum FusedActivation: Sendable, Equatable {
 
 /// CONV_2D's options (strides and dilations in pixels).
 public struct Conv2DOptions: Sendable, Equatable {
+    /// SAME or VALID, as TFLite computes the output size and the padding before.
     public var padding: Padding
+    /// Window steps in pixels, at least 1.
     public var strideWidth: Int, strideHeight: Int
+    /// Gaps between filter taps in pixels (1: adjacent taps).
     public var dilationWidth: Int, dilationHeight: Int
+    /// The activation applied to the output (clamped in the output type for quantized kernels).
     public var activation: FusedActivation
 }
 
 /// DEPTHWISE_CONV_2D's options; `depthMultiplier` is as stored (kernels derive it from the shapes).
 public struct DepthwiseConv2DOptions: Sendable, Equatable {
+    /// SAME or VALID, as TFLite computes the output size and the padding before.
     public var padding: Padding
+    /// Window steps in pixels, at least 1.
     public var strideWidth: Int, strideHeight: Int
+    /// Gaps between filter taps in pixels (1: adjacent taps).
     public var dilationWidth: Int, dilationHeight: Int
+    /// Output channels per input channel, as the file stores it.
     public var depthMultiplier: Int
+    /// The activation applied to the output (clamped in the output type for quantized kernels).
     public var activation: FusedActivation
 }
 
 /// AVERAGE_POOL_2D's and MAX_POOL_2D's options.
 public struct Pool2DOptions: Sendable, Equatable {
+    /// SAME or VALID, as TFLite computes the output size and the padding before.
     public var padding: Padding
+    /// Window steps in pixels, at least 1.
     public var strideWidth: Int, strideHeight: Int
+    /// The pooling window in pixels.
     public var filterWidth: Int, filterHeight: Int
+    /// The activation applied to the output (clamped in the output type for quantized kernels).
     public var activation: FusedActivation
 }
 
 /// FULLY_CONNECTED's options.
 public struct FullyConnectedOptions: Sendable, Equatable {
+    /// The activation applied to the output (clamped in the output type for quantized kernels).
     public var activation: FusedActivation
     /// 0 = default row-major weights; others (shuffled formats) are rejected at prepare.
     public var weightsFormat: Int
+    /// Keep the input rank (batch dimensions) in the output instead of flattening to 2-D.
     public var keepNumDims: Bool
     /// Hybrid (float input, int8 weights) only: quantize each input row with its own zero point
     /// instead of symmetrically.
@@ -61,8 +76,11 @@ public struct FullyConnectedOptions: Sendable, Equatable {
 
 /// TRANSPOSE_CONV's options (the output shape is an input tensor).
 public struct TransposeConvOptions: Sendable, Equatable {
+    /// SAME or VALID, as TFLite computes the output size and the padding before.
     public var padding: Padding
+    /// Window steps in pixels, at least 1.
     public var strideWidth: Int, strideHeight: Int
+    /// The activation applied to the output (clamped in the output type for quantized kernels).
     public var activation: FusedActivation
 }
 
@@ -73,13 +91,17 @@ public enum MirrorPadMode: Sendable, Equatable {
 
 /// STRIDED_SLICE's bit masks (bit i refers to dimension i), as TFLite defines them.
 public struct StridedSliceOptions: Sendable, Equatable {
+    /// Bit i set: ignore begin[i] / end[i]; dimension i is the ellipsis; insert an axis; drop dimension i.
     public var beginMask: Int, endMask: Int, ellipsisMask: Int, newAxisMask: Int, shrinkAxisMask: Int
+    /// End values are offsets from begin (TFLite `offset`), not positions.
     public var offset: Bool
 }
 
 /// The coordinate flags of RESIZE_BILINEAR and RESIZE_NEAREST_NEIGHBOR.
 public struct ResizeBilinearOptions: Sendable, Equatable {
+    /// Map the corner pixels of input and output onto each other.
     public var alignCorners: Bool
+    /// Sample at pixel centres (`(x + 0.5) * scale - 0.5`), as TF2 resize does.
     public var halfPixelCenters: Bool
 }
 

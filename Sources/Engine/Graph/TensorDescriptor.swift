@@ -4,6 +4,7 @@
 /// (e.g. DEQUANTIZE of a constant, folded) — to the kernel that computed them; either way it lives
 /// as long as the `Plan` that holds the graph and its kernels. Do not keep a descriptor beyond it.
 public struct ConstantData: @unchecked Sendable {
+    /// The raw constant bytes (little-endian elements, 16-byte aligned).
     public let bytes: UnsafeRawBufferPointer
 
     /// The bytes as a typed buffer. The loader has checked that the byte count matches the tensor and
@@ -20,19 +21,26 @@ public struct ConstantData: @unchecked Sendable {
 
 /// Everything the engine knows about a tensor before any data flows.
 public struct TensorDescriptor: Sendable {
+    /// The tensor's index in the subgraph.
     public let index: Int
+    /// The tensor's name in the file (may be long: converters join op names).
     public let name: String
+    /// The element type.
     public let dataType: DataType
     /// Dimensions; during planning, operators may replace the shapes of the tensors they produce.
     public var shape: [Int]
     /// The shape with `-1` for dimensions unknown at conversion time, when the model records it.
     public let shapeSignature: [Int]?
+    /// Affine quantization, for quantized tensors (and int8 weights of hybrid operators).
     public let quantization: QuantizationParameters?
+    /// A variable tensor (state kept between invocations), as the file marks it.
     public let isVariable: Bool
     /// The tensor's contents when it is a constant.
     public let constantData: ConstantData?
 
+    /// Whether the tensor has constant data in the file.
     public var isConstant: Bool { constantData != nil }
+    /// The product of the dimensions (1 for a scalar).
     public var elementCount: Int { shape.reduce(1, *) }
     /// Bytes for `elementCount` elements; 0 for strings.
     public var byteCount: Int { elementCount * (dataType.byteSize ?? 0) }

@@ -6,22 +6,22 @@ import Foundation
 /// let input = try NumpyArray(contentsOf: URL(fileURLWithPath: "input.npy"))
 /// try interpreter.copy(input.data, toInputAt: 0)
 /// ```
-public struct NumpyArray: Sendable, Equatable {
-    public var dataType: DataType
-    public var shape: [Int]
+package struct NumpyArray: Sendable, Equatable {
+    package var dataType: DataType
+    package var shape: [Int]
     /// The elements, densely packed in C order, little-endian.
-    public var data: Data
+    package var data: Data
 
-    public init(dataType: DataType, shape: [Int], data: Data) {
+    package init(dataType: DataType, shape: [Int], data: Data) {
         self.dataType = dataType
         self.shape = shape
         self.data = data
     }
 
-    public var elementCount: Int { shape.reduce(1, *) }
+    package var elementCount: Int { shape.reduce(1, *) }
 
     /// Problems with a `.npy` file.
-    public enum FormatError: Error, Equatable, CustomStringConvertible {
+    package enum FormatError: Error, Equatable, CustomStringConvertible {
         case notNumpy
         case unsupportedVersion(major: UInt8)
         case malformedHeader(String)
@@ -29,7 +29,7 @@ public struct NumpyArray: Sendable, Equatable {
         case fortranOrder
         case sizeMismatch(expected: Int, actual: Int)
 
-        public var description: String {
+        package var description: String {
             switch self {
             case .notNumpy: return "not a .npy file (missing \\x93NUMPY magic)"
             case .unsupportedVersion(let v): return ".npy format version \(v) is not supported (1, 2 or 3)"
@@ -43,12 +43,12 @@ public struct NumpyArray: Sendable, Equatable {
 
     /// Reads a `.npy` file.
     /// - Throws: a file-system error, or `FormatError` naming what is unsupported.
-    public init(contentsOf url: URL) throws {
+    package init(contentsOf url: URL) throws {
         try self.init(npy: Data(contentsOf: url))
     }
 
     /// Parses the bytes of a `.npy` file.
-    public init(npy: Data) throws(FormatError) {
+    package init(npy: Data) throws(FormatError) {
         let bytes = [UInt8](npy)
         guard bytes.count >= 10, bytes[0] == 0x93, Array(bytes[1 ..< 6]) == Array("NUMPY".utf8) else { throw .notNumpy }
         let major = bytes[6]
@@ -111,7 +111,7 @@ public struct NumpyArray: Sendable, Equatable {
     }
 
     /// The `.npy` (version 1.0) encoding of this array.
-    public func npyData() -> Data {
+    package func npyData() -> Data {
         let shapeText = shape.count == 1 ? "(\(shape[0]),)" : "(" + shape.map(String.init).joined(separator: ", ") + ")"
         var header = "{'descr': '\(dataType.numpyDescriptor ?? "|u1")', 'fortran_order': False, 'shape': \(shapeText), }"
         // Pad with spaces so the data starts on a 64-byte boundary, ending the header with '\n'.
@@ -133,7 +133,7 @@ public struct NumpyArray: Sendable, Equatable {
     }
 
     /// The elements converted to `Float` (for comparisons).
-    public func floats() -> [Float] {
+    package func floats() -> [Float] {
         data.withUnsafeBytes { raw -> [Float] in
             // The memberwise initialiser does not validate: never read past the data.
             let n = Swift.min(shape.allSatisfy { $0 >= 0 } ? elementCount : 0, raw.count / Swift.max(dataType.byteSize ?? 1, 1))

@@ -22,10 +22,13 @@ public final class Interpreter {
         public var preserveAllTensors = false
         /// The most memory and work the model may ask for (see `Limits`).
         public var limits = Limits.default
+        /// Options with `threadCount` (nil: one thread) and the defaults for the rest.
         public init(threadCount: Int? = nil) { self.threadCount = threadCount }
     }
 
+    /// The options the interpreter was made with.
     public let options: Options
+    /// The loaded model.
     public let graph: Graph
     private var session: Session?
 
@@ -42,7 +45,9 @@ public final class Interpreter {
     /// The prepared plan, shareable across threads.
     public let plan: Plan
 
+    /// The number of the model's inputs (`input(at:)` takes `0 ..< inputTensorCount`).
     public var inputTensorCount: Int { graph.inputs.count }
+    /// The number of the model's outputs (`output(at:)` takes `0 ..< outputTensorCount`).
     public var outputTensorCount: Int { graph.outputs.count }
 
     /// Allocates the activation arena. Called implicitly by the first `copy` or `invoke`.
@@ -113,13 +118,21 @@ public final class Interpreter {
 public struct Tensor: Sendable, Equatable {
     /// Tensor dimensions, as TensorFlowLiteSwift's `Tensor.Shape`.
     public struct Shape: Sendable, Equatable {
+        /// The size of each dimension, outermost first.
         public let dimensions: [Int]
+        /// The number of dimensions.
         public var rank: Int { dimensions.count }
+        /// A shape with these dimensions.
         public init(_ dimensions: [Int]) { self.dimensions = dimensions }
     }
+    /// The tensor's name in the model.
     public let name: String
+    /// The element type.
     public let dataType: DataType
+    /// The shape after preparation.
     public let shape: Shape
+    /// A copy of the bytes (little-endian elements, row-major).
     public let data: Data
+    /// Affine quantization of the elements, for quantized tensors.
     public let quantizationParameters: QuantizationParameters?
 }

@@ -11,6 +11,7 @@ import Foundation
 /// let session = Session(plan: plan)
 /// ```
 public final class Plan: Sendable {
+    /// The graph the plan was prepared from.
     public let graph: Graph
     /// Tensor descriptors with the shapes inferred by preparation.
     public let tensors: [TensorDescriptor]

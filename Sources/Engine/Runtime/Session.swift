@@ -14,6 +14,7 @@ import Foundation
 /// let scores = session.bytes(ofTensor: plan.graph.outputs[0])
 /// ```
 public final class Session {
+    /// The plan this session runs (shared, immutable).
     public let plan: Plan
     private let arena: UnsafeMutableRawPointer
     private let scratch: UnsafeMutableRawPointer

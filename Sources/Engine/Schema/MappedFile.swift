@@ -7,6 +7,7 @@ import Foundation
 
 /// Read-only bytes of a model: a memory-mapped file (weights are never copied) or an owned copy.
 public final class MappedFile: @unchecked Sendable {
+    /// The model's bytes; valid as long as this object lives.
     public let bytes: UnsafeRawBufferPointer
     private let unmap: () -> Void
     /// True for a read-only file mapping (whose clean pages can be dropped and read again).
