@@ -228,11 +228,9 @@ func runBatch<Worker: Sendable, Output: Sendable, Record: Encodable>(
     var progress = ProgressLine(enabled: options.showProgress, total: inputs.count)
     var failed = 0
     var jsonArray = [String]()
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = options.format == .json ? [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
     func encoded(_ value: some Encodable) -> String {
         // Results are plain structs of strings and numbers; encoding them cannot fail.
-        String(decoding: (try? encoder.encode(value)) ?? Data("{}".utf8), as: UTF8.self)
+        (try? jsonText(value, pretty: options.format == .json)) ?? "{}"
     }
 
     BatchRunner<Worker, Output>(inputs: inputs, process: process).run(workers: workers) { index, input, result in

@@ -29,10 +29,11 @@ func categoryLabel(_ c: Category) -> String {
     return "#\(c.index)"
 }
 
-/// Pretty JSON (sorted keys, slashes unescaped) of a Codable value.
-func jsonText(_ value: some Encodable) throws -> String {
+/// JSON of an Encodable value with sorted keys and slashes unescaped: pretty-printed, or on one
+/// line (`pretty: false`, for JSON lines). Every command prints its JSON through this.
+func jsonText(_ value: some Encodable, pretty: Bool = true) throws -> String {
     let encoder = JSONEncoder()
-    encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+    encoder.outputFormatting = pretty ? [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
     return String(decoding: try encoder.encode(value), as: UTF8.self)
 }
 
