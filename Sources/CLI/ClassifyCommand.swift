@@ -9,7 +9,36 @@ enum CategoryOptions {
     static let deny = Option<String?>.string("deny", value: "c,d", help: "never these category names")
     static let locale = Option<String?>.string("locale", value: "xx", help: "display-names locale", default: "en")
     static let declarations = [labels.spec, scoreThreshold.spec, allow.spec, deny.spec, locale.spec]
+
+    /// Reads the five options into a task's options.
+    static func read(_ arguments: Arguments, into options: inout some CategoryFiltering) throws(CLIError) {
+        options.labelsPath = try arguments[labels]
+        options.scoreThreshold = try arguments[scoreThreshold].map(Float.init)
+        options.categoryAllowlist = nameList(try arguments[allow])
+        options.categoryDenylist = nameList(try arguments[deny])
+        options.displayNamesLocale = try arguments[locale] ?? "en"
+    }
+
+    /// Rejects `--allow` with `--deny`.
+    static func validate(_ options: some CategoryFiltering) throws(CLIError) {
+        guard options.categoryAllowlist.isEmpty || options.categoryDenylist.isEmpty else {
+            throw .usage("--allow and --deny are mutually exclusive")
+        }
+    }
 }
+
+/// The category options `ImageClassifierOptions` and `ObjectDetectorOptions` share, so that
+/// `CategoryOptions` reads them once for both.
+protocol CategoryFiltering {
+    var labelsPath: String? { get set }
+    var scoreThreshold: Float? { get set }
+    var categoryAllowlist: [String] { get set }
+    var categoryDenylist: [String] { get set }
+    var displayNamesLocale: String { get set }
+}
+
+extension ImageClassifierOptions: CategoryFiltering {}
+extension ObjectDetectorOptions: CategoryFiltering {}
 
 /// `swiftlite classify [options] IMAGE...`: MediaPipe-style image classification.
 struct ClassifyCommand: ParsedCommand {
@@ -32,21 +61,15 @@ struct ClassifyCommand: ParsedCommand {
         let modelPath = try arguments[Self.model]
         var options = ImageClassifierOptions(modelPath: modelPath ?? "")
         if modelPath == nil { options.baseOptions.modelAssetPath = try defaultModel(Self.defaultName) }
-        options.labelsPath = try arguments[CategoryOptions.labels]
+        try CategoryOptions.read(arguments, into: &options)
         options.maxResults = try arguments[Self.maxResults]
-        options.scoreThreshold = try arguments[CategoryOptions.scoreThreshold].map(Float.init)
-        options.categoryAllowlist = nameList(try arguments[CategoryOptions.allow])
-        options.categoryDenylist = nameList(try arguments[CategoryOptions.deny])
-        options.displayNamesLocale = try arguments[CategoryOptions.locale] ?? "en"
         options.cropAndScale = try arguments[Self.crop]
         self.options = options
         batch = try BatchOptions(arguments)
     }
 
     func validate() throws(CLIError) {
-        guard options.categoryAllowlist.isEmpty || options.categoryDenylist.isEmpty else {
-            throw .usage("--allow and --deny are mutually exclusive")
-        }
+        try CategoryOptions.validate(options)
         try batch.validate()
     }
 

@@ -22,21 +22,15 @@ struct DetectCommand: ParsedCommand {
         let modelPath = try arguments[Self.model]
         var options = ObjectDetectorOptions(modelPath: modelPath ?? "")
         if modelPath == nil { options.baseOptions.modelAssetPath = try defaultModel(Self.defaultName) }
-        options.labelsPath = try arguments[CategoryOptions.labels]
+        try CategoryOptions.read(arguments, into: &options)
         options.maxResults = try arguments[Self.maxResults]
-        options.scoreThreshold = try arguments[CategoryOptions.scoreThreshold].map(Float.init)
-        options.categoryAllowlist = nameList(try arguments[CategoryOptions.allow])
-        options.categoryDenylist = nameList(try arguments[CategoryOptions.deny])
-        options.displayNamesLocale = try arguments[CategoryOptions.locale] ?? "en"
         self.options = options
         annotatePath = try arguments[Self.annotate]
         batch = try BatchOptions(arguments)
     }
 
     func validate() throws(CLIError) {
-        guard options.categoryAllowlist.isEmpty || options.categoryDenylist.isEmpty else {
-            throw .usage("--allow and --deny are mutually exclusive")
-        }
+        try CategoryOptions.validate(options)
         if let annotatePath { try checkOutputFolder(of: annotatePath, option: "--annotate") }
         try batch.validate()
     }
