@@ -85,7 +85,7 @@ struct ClassifyCommand: ParsedCommand {
                          var lines = ["\(path):"]
                          for head in result.classifications {
                              if result.classifications.count > 1 { lines.append(" head \(head.headIndex) \(head.headName ?? ""):") }
-                             lines += head.categories.map { "  (\(String(format: "%.2f", $0.score))) \(categoryLabel($0))" }
+                             lines += head.categories.map { "  (\(String(format: "%.2f", $0.score))) \($0.label)" }
                          }
                          return lines.joined(separator: "\n") + "\n"
                      },

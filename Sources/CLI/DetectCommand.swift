@@ -69,7 +69,7 @@ struct DetectCommand: ParsedCommand {
                          var lines = ["\(path): \(output.detections.count) detection\(output.detections.count == 1 ? "" : "s")"]
                          for d in output.detections {
                              let b = d.boundingBox
-                             lines.append(String(format: "  %@ %.2f at (%d, %d) %dx%d", categoryLabel(d.categories[0]), d.categories[0].score, b.originX, b.originY, b.width, b.height))
+                             lines.append(String(format: "  %@ %.2f at (%d, %d) %dx%d", d.categories[0].label, d.categories[0].score, b.originX, b.originY, b.width, b.height))
                          }
                          if let a = output.annotated { lines.append("  annotated: \(a)") }
                          return lines.joined(separator: "\n") + "\n"

@@ -22,12 +22,8 @@ func nameList(_ text: String?) -> [String] {
     (text ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
 }
 
-/// The label shown for a category: its display name, else its category name, else `#index`.
-func categoryLabel(_ c: Category) -> String {
-    if let d = c.displayName, !d.isEmpty { return d }
-    if let n = c.categoryName, !n.isEmpty { return n }
-    return "#\(c.index)"
-}
+/// The label shown for a category (`Category.label`: display name, else category name, else `#index`).
+func categoryLabel(_ c: Category) -> String { c.label }
 
 /// JSON of an Encodable value with sorted keys and slashes unescaped: pretty-printed, or on one
 /// line (`pretty: false`, for JSON lines). Every command prints its JSON through this.

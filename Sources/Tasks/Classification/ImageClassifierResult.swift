@@ -30,7 +30,7 @@ public struct ImageClassifierResult: Sendable, Equatable, Codable {
     public func visionStyleDescription(head: Int = 0) -> String {
         guard classifications.indices.contains(head) else { return "" }
         return classifications[head].categories.map { c in
-            "(\(String(format: "%.2f", c.score))) \(c.displayName.flatMap { $0.isEmpty ? nil : $0 } ?? c.categoryName ?? "#\(c.index)")"
+            "(\(String(format: "%.2f", c.score))) \(c.label)"
         }.joined(separator: "\n")
     }
 }

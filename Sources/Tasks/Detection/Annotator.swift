@@ -26,7 +26,7 @@ public enum Annotator {
             fill(b.originX, b.originY, b.originX + thickness, b.originY + b.height, color)
             fill(b.originX + b.width - thickness, b.originY, b.originX + b.width, b.originY + b.height, color)
             guard let c = d.categories.first else { continue }
-            let text = "\(c.displayName.flatMap { $0.isEmpty ? nil : $0 } ?? c.categoryName ?? "#\(c.index)") \(Int((c.score * 100).rounded()))%"
+            let text = "\(c.label) \(Int((c.score * 100).rounded()))%"
             let glyphWidth = 6 * scale, textHeight = 9 * scale
             let top = b.originY - textHeight >= 0 ? b.originY - textHeight : b.originY
             fill(b.originX, top, b.originX + text.count * glyphWidth + scale, top + textHeight, color)
