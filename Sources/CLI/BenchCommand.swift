@@ -184,8 +184,9 @@ struct BenchReport: Encodable {
         lines.append("  index  op                         output shape           MACs        ms   GOP/s      %")
         for op in operators {
             let shape = op.outputShape.map(String.init).joined(separator: "×")
-            lines.append(String(format: "  %5d  %-24@ %-18@ %10d %9.3f %7.1f %6.1f", op.index, op.op as NSString,
-                                shape as NSString, op.macs, op.milliseconds, op.gops, op.percent))
+            // String(format:) ignores widths on %@ here (swift-corelibs-foundation): pad in Swift.
+            lines.append(String(format: "  %5d  ", op.index) + Self.padded(op.op, 24) + " " + Self.padded(shape, 18)
+                         + String(format: " %10d %9.3f %7.1f %6.1f", op.macs, op.milliseconds, op.gops, op.percent))
         }
         lines.append("per operator type:")
         var byType = [String: (ms: Double, macs: Int, count: Int)]()
@@ -194,10 +195,15 @@ struct BenchReport: Encodable {
             byType[op.op] = (entry.ms + op.milliseconds, entry.macs + op.macs, entry.count + 1)
         }
         for (name, entry) in byType.sorted(by: { $0.value.ms > $1.value.ms }) {
-            lines.append(String(format: "  %-24@ %3d ops %9.3f ms %7.1f GOP/s %6.1f%%", name as NSString, entry.count, entry.ms,
-                                entry.ms > 0 ? 2 * Double(entry.macs) / (entry.ms * 1e6) : 0, total > 0 ? 100 * entry.ms / total : 0))
+            lines.append("  " + Self.padded(name, 24) + String(format: " %3d ops %9.3f ms %7.1f GOP/s %6.1f%%", entry.count, entry.ms,
+                                                              entry.ms > 0 ? 2 * Double(entry.macs) / (entry.ms * 1e6) : 0, total > 0 ? 100 * entry.ms / total : 0))
         }
         return lines.joined(separator: "\n")
+    }
+
+    /// `text` followed by spaces up to `width` characters (longer text is kept whole).
+    private static func padded(_ text: String, _ width: Int) -> String {
+        text + String(repeating: " ", count: max(0, width - text.count))
     }
 }
 
