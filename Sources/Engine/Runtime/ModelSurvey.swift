@@ -34,6 +34,8 @@ public struct ModelSurvey: Sendable {
 
     public let tensors: [Tensor]
     public let operators: [Operator]
+    /// The first subgraph's input and output tensor indices.
+    public let inputs: [Int], outputs: [Int]
 
     /// The tensors whose type the engine cannot represent.
     public var unsupportedTensors: [Tensor] { tensors.filter { !$0.isSupportedType } }
@@ -49,6 +51,8 @@ public struct ModelSurvey: Sendable {
         do {
             guard let main = try model.subgraphs.first else { throw ModelError.malformed("the model has no subgraph") }
             let codes = try model.operatorCodes
+            inputs = try main.inputs
+            outputs = try main.outputs
             tensors = try main.tensors.enumerated().map { index, t in
                 let code = try t.typeCode
                 return Tensor(index: index, name: try t.name, typeName: Self.typeName(code), shape: try t.shape,
