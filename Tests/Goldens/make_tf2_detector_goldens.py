@@ -26,7 +26,9 @@ converter), float32, 48x48 input. Then the model is made to look like a TF2 OD-A
   reordered output order, as a model author describing this model would), labels and
   normalisation mean 127.5 / std 127.5 (the metadata rule decides).
 
-`undecidable_four_outputs` is a model without the post-process op whose four float [1, 10]
+`shapes_only` has four outputs shaped like the op's but computed by ordinary operators with
+role-less names (the shape rule decides boxes and count; the two [1, N] outputs are classes then
+scores in model order). `undecidable_four_outputs` is a model without the post-process op whose four float [1, 10]
 outputs have role-less names: ObjectDetector must refuse it with an error naming what it found.
 
 Ground truth: LiteRT with the BUILTIN_REF resolver on the exact input tensor ObjectDetector
@@ -156,6 +158,22 @@ def undecidable() -> bytes:
     return with_names
 
 
+def shapes_only() -> bytes:
+    """Four outputs shaped like the post-process op's (boxes [1, 6, 4], two [1, 6], count [1]) but
+    computed by ordinary operators, with role-less names: only their shapes tell them apart."""
+    class Shaped(tf.Module):
+        @tf.function(input_signature=[tf.TensorSpec([1, SIZE, SIZE, 3], tf.float32, name="image")])
+        def run(self, image):
+            m = tf.reduce_mean(image, axis=[1, 2])
+            w = tf.constant(np.linspace(0, 1, 18, dtype=np.float32).reshape(3, 6))
+            row = tf.sigmoid(tf.matmul(m, w))
+            return {"out_a": tf.reshape(tf.concat([row, row, row, row], axis=1), [1, 6, 4]), "out_b": row,
+                    "out_c": row * 0.5, "out_d": tf.reduce_sum(row, axis=1)}
+
+    m = Shaped()
+    return D.convert_saved_model(m, m.run.get_concrete_function())
+
+
 def run(model_bytes: bytes, pixels: np.ndarray, mean: float, std: float) -> list[np.ndarray]:
     x = ((pixels.astype(np.float32) - np.float32(mean)) / np.float32(std))[None].astype(np.float32)
     outputs, _ = G.run_model(model_bytes, [x])
@@ -193,6 +211,10 @@ def main() -> None:
             "scores": by_role["score"][0, :count].tolist(),
         })
     (OUT_DIR / "undecidable_four_outputs.tflite").write_bytes(undecidable())
+    shaped = shapes_only()
+    (OUT_DIR / "shapes_only.tflite").write_bytes(shaped)
+    manifest["shapes_only"] = {"model": "shapes_only.tflite",
+                               "output_shapes": [[int(x) for x in d["shape"]] for d in G.make_interpreter(shaped).get_output_details()]}
     with open(OUT_DIR / "manifest.json", "w") as f:
         json.dump(manifest, f, indent=1)
         f.write("\n")

@@ -104,6 +104,20 @@ final class DetectorOutputRoleTests: XCTestCase {
         }
     }
 
+    /// No metadata, role-less names, no post-process op: boxes [1, 6, 4] and count [1] by shape,
+    /// the two [1, 6] outputs classes then scores in model order (MediaPipe's default order).
+    func testShapeRuleDecidesWhenNothingElseDoes() throws {
+        let plan = try Plan(graph: Graph(contentsOf: path("shapes_only.tflite")))
+        let shapes = (0 ..< 4).map { plan.outputTensor($0).shape }
+        let roles = try DetectionOutputRoles(plan: plan, metadata: nil)
+        XCTAssertEqual(roles.rule, .shapeAndType)
+        XCTAssertEqual(shapes[roles.boxes], [1, 6, 4])
+        XCTAssertEqual(shapes[roles.count], [1])
+        XCTAssertEqual([shapes[roles.classes], shapes[roles.scores]], [[1, 6], [1, 6]])
+        XCTAssertLessThan(roles.classes, roles.scores)
+        XCTAssertEqual(try detector("shapes_only.tflite").roles, roles)
+    }
+
     func testUndecidableRolesAreATypedErrorNamingTheOutputs() throws {
         do {
             _ = try detector("undecidable_four_outputs.tflite")
