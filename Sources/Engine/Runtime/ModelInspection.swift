@@ -27,8 +27,10 @@ enum TensorDequantization {
         let scale = quantization?.scale ?? 1, zeroPoint = quantization?.zeroPoint ?? 0
         switch dataType {
         case .float32:
-            // loadUnaligned: the bytes of a constant may not be 4-aligned.
-            return (0 ..< raw.count / 4).map { raw.loadUnaligned(fromByteOffset: $0 * 4, as: Float.self) }
+            // A byte copy: the bytes of a constant need not be 4-aligned.
+            var values = [Float](repeating: 0, count: raw.count / 4)
+            values.withUnsafeMutableBytes { $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: raw[0 ..< $0.count])) }
+            return values
         case .uint8: return raw.map { Float(Int($0) - zeroPoint) * scale }
         case .int8: return raw.map { Float(Int(Int8(bitPattern: $0)) - zeroPoint) * scale }
         default: return nil

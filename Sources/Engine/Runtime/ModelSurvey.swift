@@ -10,10 +10,13 @@
 public struct ModelSurvey: Sendable {
     /// One tensor of the first subgraph.
     public struct Tensor: Sendable, Equatable {
+        /// Position in the subgraph's tensor list.
         public let index: Int
+        /// The tensor's name in the file.
         public let name: String
         /// The schema's type name (`FLOAT32`, `COMPLEX64`, `RESOURCE`, ...).
         public let typeName: String
+        /// The shape the file declares.
         public let shape: [Int]
         /// Stored in the schema's sparse format (densified at load when the engine supports it).
         public let isSparse: Bool
@@ -23,16 +26,21 @@ public struct ModelSurvey: Sendable {
 
     /// One operator of the first subgraph.
     public struct Operator: Sendable, Equatable {
+        /// Position in the subgraph's operator list.
         public let index: Int
         /// The builtin's schema name, or the custom name.
         public let name: String
+        /// Tensor indices; `-1` marks an omitted optional input.
         public let inputs: [Int]
+        /// Tensor indices written by the operator.
         public let outputs: [Int]
         /// Whether the engine has a kernel for the operator (its types and options may still be refused at prepare).
         public let isImplemented: Bool
     }
 
+    /// Every tensor of the first subgraph, by index.
     public let tensors: [Tensor]
+    /// Every operator of the first subgraph, in execution order.
     public let operators: [Operator]
     /// The first subgraph's input and output tensor indices.
     public let inputs: [Int], outputs: [Int]

@@ -21,7 +21,9 @@ public enum LabelSource: Sendable, Equatable, CustomStringConvertible {
 
 /// The labels of one output, where they came from and how they were fitted to the classes.
 public struct LabelChoice: Sendable, Equatable, CustomStringConvertible {
+    /// The labels as the task uses them (background line removed); nil without labels.
     public var labels: Labels?
+    /// Where they came from.
     public var source: LabelSource
     /// Set when a leading background line was dropped (the off-by-one of SSD label maps).
     public var droppedBackground: String?
@@ -49,8 +51,8 @@ public struct LabelChoice: Sendable, Equatable, CustomStringConvertible {
 
     /// Fits the labels to `classes` class indices, as TFLite's detection examples do with their
     /// `labelOffset`: when there is one label more than classes and the first line is a
-    /// background line ("???", "background"), that line is dropped. MediaPipe and ML Kit use the
-    /// labels as given (index i → line i), which for such a file names every class one off.
+    /// background line ("???", "background"), that line is dropped. MediaPipe uses the labels as
+    /// given (index i → line i), which for such a file names every class one off.
     /// `allowExtra` accepts more labels than classes (a detector's class indices only reach
     /// `classes − 1`; COCO label maps have gaps).
     /// - Throws: `TaskError.invalidLabels` when the counts still do not match, explaining the

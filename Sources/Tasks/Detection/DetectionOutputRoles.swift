@@ -34,6 +34,7 @@ public struct DetectionOutputRoles: Sendable, Equatable, CustomStringConvertible
 
     /// Positions in the model's output list.
     public let boxes: Int, classes: Int, scores: Int, count: Int
+    /// The rule that decided all four.
     public let rule: Rule
 
     /// The positions by role, in op order: boxes, classes, scores, count.
