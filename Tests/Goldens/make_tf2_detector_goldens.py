@@ -17,6 +17,8 @@ converter), float32, 48x48 input. Then the model is made to look like a TF2 OD-A
 
 * its subgraph outputs are reordered to scores, boxes, count, classes (what
   export_tflite_graph_tf2.py SavedModels produce once converted), and
+* `tf2_ssd_int8` is the same network with full-integer int8 quantization (int8 input fed the
+  8-bit value minus 128, as MediaPipe does), compared exactly, and
 * its output tensors are renamed: `tf2_ssd_exporter_names` keeps the converter's
   "StatefulPartitionedCall:<n>" names (no role in the name: the post-process op's output
   slot decides); `tf2_ssd_role_names` uses the SavedModel signature keys as tensor names
@@ -74,6 +76,15 @@ def photo() -> np.ndarray:
         x0, y0 = rng.integers(0, SIZE - 12, 2)
         img[y0:y0 + 12, x0:x0 + 12] = rng.integers(0, 256, 3)
     return np.clip(img, 0, 255).astype(np.uint8)
+
+
+def int8_ssd() -> bytes:
+    """The SSD with full-integer int8 quantization (int8 input; the post-process op stays float)."""
+    options = D.Options(max_detections=6, num_classes=len(LABELS), nms_score_threshold=0.2)
+    rng = np.random.default_rng(D.seed_for("tf2_ssd_int8"))
+    model, _ = D.ssd_model(options, rng, SIZE, SIZE, anchors_per_cell=2,
+                           classes_with_background=len(LABELS) + 1, quantized=True)
+    return model
 
 
 def base_ssd(pixels: np.ndarray) -> bytes:
@@ -175,6 +186,10 @@ def shapes_only() -> bytes:
 
 
 def run(model_bytes: bytes, pixels: np.ndarray, mean: float, std: float) -> list[np.ndarray]:
+    if G.input_details(model_bytes)[0]["dtype"] == np.int8:
+        # MediaPipe (and ObjectDetector) feed an int8 image input the 8-bit value minus 128.
+        outputs, _ = G.run_model(model_bytes, [(pixels.astype(np.int16) - 128).astype(np.int8)[None]])
+        return [np.asarray(o) for o in outputs]
     x = ((pixels.astype(np.float32) - np.float32(mean)) / np.float32(std))[None].astype(np.float32)
     outputs, _ = G.run_model(model_bytes, [x])
     return [np.asarray(o) for o in outputs]
@@ -190,6 +205,7 @@ def main() -> None:
         "tf2_ssd_exporter_names": (tf2_shaped(base, None), 0.0, 255.0, "post-process op outputs"),
         "tf2_ssd_role_names": (role_names, 0.0, 255.0, "tensor names"),
         "tf2_ssd_metadata": (with_metadata(tf2_shaped(base, SIGNATURE_KEYS)), 127.5, 127.5, "metadata"),
+        "tf2_ssd_int8": (tf2_shaped(int8_ssd(), None), 0.0, 0.0, "post-process op outputs"),
     }
     manifest = {"origin": G.origin(GENERATOR), "image": "image.png", "labels": LABELS,
                 "tolerance": D.BACKBONE_TOLERANCE, "tolerance_reason": D.BACKBONE_TOLERANCE_REASON, "cases": []}
@@ -204,6 +220,8 @@ def main() -> None:
             raise AssertionError(f"{name}: no detections; pick another seed")
         manifest["cases"].append({
             "name": name, "model": f"{name}.tflite", "rule": rule, "roles": roles,
+            # int8 backbone: exact (SwiftLite's int8 kernels are bit-exact with BUILTIN_REF).
+            "tolerance": 0.0 if name.endswith("int8") else D.BACKBONE_TOLERANCE,
             "output_names": [d["name"] for d in details],
             "count": count,
             "boxes": by_role["location"][0, :count].tolist(),
