@@ -3,12 +3,13 @@ import Tasks
 
 /// Options that `classify` and `detect` share (MediaPipe's classifier options).
 enum CategoryOptions {
-    static let labels = Option<String?>.string("labels", value: "L", help: "label file, for models without label metadata")
+    static let labels = Option<String?>.string("labels", value: "L", help: "label file (used instead of the model's label metadata)")
     static let scoreThreshold = Option<Double?>.number("score-threshold", value: "X", help: "keep scores >= X (default: the model metadata's threshold, else all)", in: -1e9 ... 1e9)
     static let allow = Option<String?>.string("allow", value: "a,b", help: "only these category names (not with --deny)")
     static let deny = Option<String?>.string("deny", value: "c,d", help: "never these category names")
     static let locale = Option<String?>.string("locale", value: "xx", help: "display-names locale", default: "en")
-    static let declarations = [labels.spec, scoreThreshold.spec, allow.spec, deny.spec, locale.spec]
+    static let verbose = Option.flag("verbose", help: "say on stderr where the labels come from (and, for detect, which output is which)")
+    static let declarations = [labels.spec, scoreThreshold.spec, allow.spec, deny.spec, locale.spec, verbose.spec]
 
     /// Reads the five options into a task's options.
     static func read(_ arguments: Arguments, into options: inout some CategoryFiltering) throws(CLIError) {
@@ -56,6 +57,7 @@ struct ClassifyCommand: ParsedCommand {
 
     let options: ImageClassifierOptions
     let batch: BatchOptions
+    let verbose: Bool
 
     init(_ arguments: Arguments) throws(CLIError) {
         let modelPath = try arguments[Self.model]
@@ -66,6 +68,7 @@ struct ClassifyCommand: ParsedCommand {
         options.cropAndScale = try arguments[Self.crop]
         self.options = options
         batch = try BatchOptions(arguments)
+        verbose = try arguments[CategoryOptions.verbose]
     }
 
     func validate() throws(CLIError) {
@@ -79,6 +82,10 @@ struct ClassifyCommand: ParsedCommand {
     }
 
     func run() throws {
+        if verbose {
+            let choices = try ImageClassifier(options: options).labelChoices
+            for (i, choice) in choices.enumerated() { writeStderr("labels\(choices.count > 1 ? " (head \(i))" : ""): \(choice)\n") }
+        }
         try runBatch(batch, makeWorker: { try ImageClassifier(options: options) },
                      process: { classifier, item in try classifier.classify(image: loadImage(item.path)) },
                      text: { path, result in

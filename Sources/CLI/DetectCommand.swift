@@ -17,6 +17,7 @@ struct DetectCommand: ParsedCommand {
     let options: ObjectDetectorOptions
     let annotatePath: String?
     let batch: BatchOptions
+    let verbose: Bool
 
     init(_ arguments: Arguments) throws(CLIError) {
         let modelPath = try arguments[Self.model]
@@ -27,6 +28,7 @@ struct DetectCommand: ParsedCommand {
         self.options = options
         annotatePath = try arguments[Self.annotate]
         batch = try BatchOptions(arguments)
+        verbose = try arguments[CategoryOptions.verbose]
     }
 
     func validate() throws(CLIError) {
@@ -56,6 +58,10 @@ struct DetectCommand: ParsedCommand {
 
     func run() throws {
         let annotatePath = annotatePath
+        if verbose {
+            let detector = try ObjectDetector(options: options)
+            writeStderr("labels: \(detector.labelChoice)\ndetection outputs: \(detector.roles)\n")
+        }
         try runBatch(batch, makeWorker: { try ObjectDetector(options: options) },
                      process: { detector, item in
                          let image = try loadImage(item.path)

@@ -11,7 +11,8 @@ struct LabelCommand: ParsedCommand {
     static let automl = Option<String?>.string("automl", value: "DIR", help: "AutoML Vision Edge folder with manifest.json, dict.txt and the model")
     static let confidence = Option<Double?>.number("confidence", value: "X", help: "minimum confidence, 0...1 (default: the model's metadata threshold, else 0, as ML Kit)", in: 0 ... 1)
     static let maxResults = Option<Int>.integer("max-results", value: "N", help: "at most N labels", default: 10, in: 1 ... Int(Int32.max))
-    static let declarations = [model.spec, automl.spec, confidence.spec, maxResults.spec] + BatchOptions.declarations
+    static let verbose = Option.flag("verbose", help: "say on stderr where the labels come from")
+    static let declarations = [model.spec, automl.spec, confidence.spec, maxResults.spec, verbose.spec] + BatchOptions.declarations
     static let discussion = BatchOptions.discussion
 
     let modelPath: String?
@@ -19,6 +20,7 @@ struct LabelCommand: ParsedCommand {
     let confidence: Float?
     let maxResults: Int
     let batch: BatchOptions
+    let verbose: Bool
 
     init(_ arguments: Arguments) throws(CLIError) {
         modelPath = try arguments[Self.model]
@@ -26,6 +28,7 @@ struct LabelCommand: ParsedCommand {
         confidence = try arguments[Self.confidence].map(Float.init)
         maxResults = try arguments[Self.maxResults]
         batch = try BatchOptions(arguments)
+        verbose = try arguments[Self.verbose]
     }
 
     func validate() throws(CLIError) {
@@ -47,6 +50,7 @@ struct LabelCommand: ParsedCommand {
         }
         var options = ImageLabelerOptions(localModel: model, confidenceThreshold: confidence)
         options.maxResultCount = maxResults
+        if verbose { writeStderr("labels: \(try ImageLabeler(options: options).labelChoice)\n") }
         try runBatch(batch, makeWorker: { try ImageLabeler(options: options) },
                      process: { labeler, item in try labeler.process(loadImage(item.path)) },
                      text: { path, labels in

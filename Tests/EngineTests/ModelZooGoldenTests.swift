@@ -14,8 +14,20 @@ final class ModelZooGoldenTests: XCTestCase {
         return FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".cache/swiftlite/model_zoo")
     }
 
+    /// The zoo covers at least 15 public models or public architectures (issue 9): the fetched
+    /// MediaPipe models and the committed Keras conversions, counted from the two manifests.
+    func testZooHasAtLeastFifteenModels() throws {
+        func count(_ suite: String) throws -> Int {
+            let url = Fixtures.directory("EngineTests").appendingPathComponent("\(suite)/manifest.json")
+            let manifest = try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any]
+            return (manifest?["cases"] as? [Any])?.count ?? 0
+        }
+        XCTAssertGreaterThanOrEqual(try count("model_zoo") + count("keras_zoo"), 15)
+    }
+
     /// Networks converted from Keras with real converter options: dynamic-range (hybrid) and
-    /// sparse MobileNetV2, a PReLU / TRANSPOSE_CONV encoder–decoder in float32 and int8.
+    /// sparse MobileNetV2, float16 and dynamic-range MobileNetV3Small, a PReLU / TRANSPOSE_CONV
+    /// encoder–decoder in float32 and int8.
     func testKerasZooGoldens() throws {
         try checkSuite(Fixtures.directory("EngineTests").appendingPathComponent("keras_zoo"))
     }
@@ -28,7 +40,7 @@ final class ModelZooGoldenTests: XCTestCase {
         let missing = cases.compactMap { $0["model_file"] as? String }
             .filter { !FileManager.default.fileExists(atPath: Self.zooDirectory.appendingPathComponent($0).path) }
         guard missing.isEmpty else {
-            throw XCTSkip("model zoo absent from \(Self.zooDirectory.path) (\(missing.count) of \(cases.count) models missing); run `python Tests/Goldens/fetch_model_zoo.py` to fetch them")
+            throw XCTSkip("model zoo absent from \(Self.zooDirectory.path) (\(missing.count) of \(cases.count) models missing); run `python3 Tests/Goldens/fetch_model_zoo.py` to fetch them (stdlib + pip; .ci/run does)")
         }
         var failures = [String]()
         for entry in cases {

@@ -10,7 +10,9 @@ import Foundation
 /// ```
 ///
 /// Every output of the model is a classification head (`[1, classes]` scores). Labels come from
-/// the model's metadata, or from `options.labelsPath`. Scores are the dequantized outputs as they
+/// `options.labelsPath` when set, else from the model's metadata (`labelChoices` says which); a
+/// label file with one line more than classes whose first line is "background" or "???" has that
+/// line skipped. Scores are the dequantized outputs as they
 /// are (a model should end in softmax or logistic).
 ///
 /// One classifier may be used from many threads at once: it holds one prepared plan, and each
@@ -20,6 +22,9 @@ public final class ImageClassifier: Sendable {
     private let model: TaskModel
     private let encoder: InputTensorEncoder
     private let heads: [Head]
+    /// For each output (head): where its labels came from (`labelsPath` wins over the metadata)
+    /// and whether a leading background line was skipped.
+    public let labelChoices: [LabelChoice]
     private let gate: StreamGate
 
     private struct Head: Sendable {
@@ -41,17 +46,18 @@ public final class ImageClassifier: Sendable {
         }
         encoder = try InputTensorEncoder(input: model.inputDescriptor(), metadata: model.metadata?.inputs.first)
         var heads = [Head]()
+        var choices = [LabelChoice]()
         for i in 0 ..< model.graph.outputs.count {
             let output = model.outputDescriptor(i)
             let classes = output.shape.last ?? 0
             guard output.elementCount == classes, classes > 0, [.float32, .uint8, .int8].contains(output.dataType) else {
                 throw .unsupportedModel("output \(i) '\(output.name)' has shape \(output.shape) \(output.dataType), expected [1, classes] scores")
             }
-            var labels = options.labelsPathOverridesMetadata ? nil : try model.metadataLabels(output: i, locale: options.displayNamesLocale)
-            if labels == nil, let path = options.labelsPath { labels = try Labels(contentsOf: path, limits: options.baseOptions.limits) }
-            if let l = labels, l.names.count != classes {
-                throw .invalidLabels("\(l.names.count) labels for output \(i) '\(output.name)' with \(classes) classes")
-            }
+            var choice = try model.labels(path: options.labelsPath, limits: options.baseOptions.limits, output: i,
+                                          locale: options.displayNamesLocale)
+            try choice.fit(classes: classes, allowExtra: false, what: "output \(i) '\(output.name)'")
+            let labels = choice.labels
+            choices.append(choice)
             if labels == nil, !options.categoryAllowlist.isEmpty || !options.categoryDenylist.isEmpty {
                 throw .invalidOptions("categoryAllowlist/categoryDenylist need labels, and the model has none (pass labelsPath)")
             }
@@ -63,6 +69,7 @@ public final class ImageClassifier: Sendable {
             heads.append(Head(name: metadata?.name, labels: labels, filter: filter))
         }
         self.heads = heads
+        labelChoices = choices
         gate = StreamGate(mode: options.runningMode)
     }
 

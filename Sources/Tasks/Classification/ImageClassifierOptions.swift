@@ -18,12 +18,11 @@ public struct ImageClassifierOptions: Sendable {
     public var categoryDenylist: [String] = []
     /// How the image is fitted to the model's input (MediaPipe stretches: `.scaleFill`).
     public var cropAndScale = ImageCropAndScale.scaleFill
-    /// Labels to use when the model has no label metadata (a path to a label file, one per line).
+    /// A label file (one label per line). When set it is used instead of any labels in the
+    /// model's metadata.
     public var labelsPath: String?
     /// The threshold when neither `scoreThreshold` nor the metadata sets one (the labeler's 0.0).
     var defaultScoreThreshold = -Float.greatestFiniteMagnitude
-    /// Use `labelsPath` even when the model's metadata has labels (an AutoML `dict.txt`).
-    var labelsPathOverridesMetadata = false
     /// Receives live-stream results, held weakly (as MediaPipe's delegate), on a serial queue.
     public weak var imageClassifierLiveStreamDelegate: (any ImageClassifierLiveStreamDelegate)?
     /// Receives live-stream results on a serial queue (the result, the frame, its timestamp).

@@ -40,7 +40,7 @@ final class TaskModel: Sendable {
         do {
             metadata = try ModelMetadata(graph: plan.graph)
             // Packed files are only looked for when the metadata names some.
-            archive = metadata == nil ? nil : try ZipArchive(plan.graph.file.bytes, maxFileBytes: options.limits.maxAssociatedFileBytes)
+            archive = metadata == nil ? nil : try ZipArchive(plan.graph.associatedFilesBytes, maxFileBytes: options.limits.maxAssociatedFileBytes)
         } catch {
             throw .unsupportedModel("\(error)")
         }
@@ -48,8 +48,8 @@ final class TaskModel: Sendable {
 
     var graph: Graph { plan.graph }
 
-    func inputDescriptor(_ i: Int = 0) -> TensorDescriptor { plan.tensors[graph.inputs[i]] }
-    func outputDescriptor(_ i: Int) -> TensorDescriptor { plan.tensors[graph.outputs[i]] }
+    func inputDescriptor(_ i: Int = 0) -> TensorDescriptor { plan.inputTensor(i) }
+    func outputDescriptor(_ i: Int) -> TensorDescriptor { plan.outputTensor(i) }
 
     /// The contents of a file packed in the model.
     func associatedFile(_ name: String) throws(TaskError) -> String {
@@ -66,8 +66,9 @@ final class TaskModel: Sendable {
     }
 
     /// Labels of output `index` from its metadata, MediaPipe's way: category names from the first
-    /// label file of the given type, display names from the first one whose locale is `locale`.
-    func metadataLabels(output index: Int, type: AssociatedFile.FileType = .tensorAxisLabels, locale: String) throws(TaskError) -> Labels? {
+    /// label file of the given type, display names from the first one whose locale is `locale`;
+    /// with the name of the category-name file.
+    func metadataLabels(output index: Int, type: AssociatedFile.FileType = .tensorAxisLabels, locale: String) throws(TaskError) -> (Labels, String)? {
         guard let tensor = metadata?.outputs[safe: index] else { return nil }
         let files = tensor.associatedFiles.filter { $0.type == type }
         guard let first = files.first else { return nil }
@@ -75,7 +76,15 @@ final class TaskModel: Sendable {
         if !locale.isEmpty, let localized = files.first(where: { $0.locale == locale }) {
             labels.displayNames = Labels(fileContents: try associatedFile(localized.name)).names
         }
-        return labels
+        return (labels, first.name)
+    }
+
+    /// The user's label file (`path`), else the labels of output `index` from the metadata.
+    func labels(path: String?, limits: Limits, output index: Int, type: AssociatedFile.FileType = .tensorAxisLabels,
+                locale: String) throws(TaskError) -> LabelChoice {
+        try LabelChoice.load(path: path, limits: limits) { () throws(TaskError) in
+            try metadataLabels(output: index, type: type, locale: locale)
+        }
     }
 
     /// Runs the model on `input` (the encoded image) and returns the first `outputs` outputs as
@@ -90,20 +99,8 @@ final class TaskModel: Sendable {
             throw .model(error)
         }
         session.invoke()
-        return (0 ..< outputs).map { scores(session, output: $0) }
-    }
-
-    /// The float scores of output `index`, dequantized if needed.
-    private func scores(_ session: Session, output index: Int) -> [Float] {
-        let tensor = plan.tensors[graph.outputs[index]]
-        let raw = session.bytes(ofTensor: tensor.index)
-        let scale = tensor.quantization?.scale ?? 1, zeroPoint = tensor.quantization?.zeroPoint ?? 0
-        switch tensor.dataType {
-        case .float32: return Array(raw.bindMemory(to: Float.self))
-        case .uint8: return raw.map { Float(Int($0) - zeroPoint) * scale }
-        case .int8: return raw.map { Float(Int(Int8(bitPattern: $0)) - zeroPoint) * scale }
-        default: return []
-        }
+        // Tasks check at creation that their outputs are float32 or 8-bit quantized.
+        return (0 ..< outputs).map { session.dequantizedValues(ofTensor: graph.outputs[$0]) ?? [] }
     }
 }
 

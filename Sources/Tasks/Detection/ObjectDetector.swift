@@ -14,7 +14,10 @@ import Foundation
 /// ```
 ///
 /// The model's four outputs are boxes `[1, N, 4]` (ymin, xmin, ymax, xmax, normalised), classes
-/// `[1, N]`, scores `[1, N]` and the detection count `[1]`, in that order.
+/// `[1, N]`, scores `[1, N]` and the detection count `[1]`, in any order: `DetectionOutputRoles`
+/// tells them apart (metadata names, tensor names, the post-process op's slots, shapes) and
+/// `roles` says which rule decided. Labels come from `options.labelsPath` when set, else the
+/// model's metadata (`labelChoice`); a leading background line ("???") is skipped.
 ///
 /// One detector may be used from many threads at once (one plan, a session per concurrent call).
 public final class ObjectDetector: Sendable {
@@ -22,12 +25,17 @@ public final class ObjectDetector: Sendable {
     private let model: TaskModel
     private let encoder: InputTensorEncoder
     private let labels: Labels?
+    /// Which output is boxes, classes, scores and count, and the rule that decided it.
+    public let roles: DetectionOutputRoles
+    /// Where the labels came from (`labelsPath` wins over the metadata) and how they were fitted.
+    public let labelChoice: LabelChoice
     private let filter: ResultFilter
     private let gate: StreamGate
 
     /// Creates a detector.
     /// - Throws: `TaskError.invalidOptions`, `TaskError.model`, `TaskError.unsupportedModel` when the
-    ///   outputs are not the post-processing op's four tensors, `TaskError.invalidLabels`.
+    ///   model does not have four outputs whose roles can be decided, `TaskError.invalidLabels`
+    ///   when the labels cannot cover the classes the post-process op emits.
     public init(options: ObjectDetectorOptions) throws(TaskError) {
         try options.validate()
         self.options = options
@@ -36,49 +44,37 @@ public final class ObjectDetector: Sendable {
             throw .unsupportedModel("an object detector needs exactly one input, the model has \(model.graph.inputs.count)")
         }
         encoder = try InputTensorEncoder(input: model.inputDescriptor(), metadata: model.metadata?.inputs.first)
-        guard model.graph.outputs.count == 4 else {
-            throw .unsupportedModel("an object detector needs 4 outputs (boxes, classes, scores, count), the model has \(model.graph.outputs.count)")
-        }
-        let boxes = model.outputDescriptor(0)
-        guard boxes.shape.count == 3, boxes.shape.last == 4, boxes.dataType == .float32 else {
-            throw .unsupportedModel("output 0 '\(boxes.name)' has shape \(boxes.shape), expected boxes [1, N, 4] float32")
-        }
-        for (i, role) in [(1, "classes"), (2, "scores"), (3, "count")] {
-            let t = model.outputDescriptor(i)
-            guard [.float32, .uint8, .int8].contains(t.dataType) else {
-                throw .unsupportedModel("output \(i) '\(t.name)' (\(role)) has type \(t.dataType), expected float32 or 8-bit quantized")
-            }
-        }
-        var labels = try model.metadataLabels(output: 1, type: .tensorValueLabels, locale: options.displayNamesLocale)
-        if labels == nil, let path = options.labelsPath { labels = try Labels(contentsOf: path, limits: options.baseOptions.limits) }
-        if var l = labels, l.names.first == "???" {
-            // COCO label maps list the background class first; the post-processing op never emits it.
+        roles = try DetectionOutputRoles(plan: model.plan, metadata: model.metadata)
+        var choice = try model.labels(path: options.labelsPath, limits: options.baseOptions.limits, output: roles.classes,
+                                      type: .tensorValueLabels, locale: options.displayNamesLocale)
+        if let classes = Self.classCount(model.plan.detectionPostProcess) {
+            // Class indices reach classes − 1; a label map may list a background line first.
+            try choice.fit(classes: classes, allowExtra: true, what: "the detection post-process op")
+        } else if var l = choice.labels, let first = l.names.first, LabelChoice.isBackground(first) {
+            // No op to count the classes: skip a leading background line, as the post-process op never emits it.
             l.names.removeFirst()
-            if l.displayNames?.first == "???" { l.displayNames?.removeFirst() }
-            labels = l
+            if let d = l.displayNames?.first, LabelChoice.isBackground(d) { l.displayNames?.removeFirst() }
+            choice.labels = l
+            choice.droppedBackground = first
         }
+        labelChoice = choice
+        let labels = choice.labels
         filter = ResultFilter(
-            threshold: options.scoreThreshold ?? model.metadata?.outputs[safe: 2]?.scoreThreshold ?? -.greatestFiniteMagnitude,
+            threshold: options.scoreThreshold ?? model.metadata?.outputs[safe: roles.scores]?.scoreThreshold ?? -.greatestFiniteMagnitude,
             allowlist: options.categoryAllowlist, denylist: options.categoryDenylist, labels: labels, maxResults: options.maxResults)
         if labels == nil, !options.categoryAllowlist.isEmpty || !options.categoryDenylist.isEmpty {
             throw .invalidOptions("categoryAllowlist/categoryDenylist need labels, and the model has none (pass labelsPath)")
         }
         self.labels = labels
         gate = StreamGate(mode: options.runningMode)
-        if let labels { try checkLabels(labels) }
     }
 
-    /// A label file must cover every class the post-processing op can emit.
-    private func checkLabels(_ labels: Labels) throws(TaskError) {
-        let node = model.graph.nodes.last { $0.customName == "TFLite_Detection_PostProcess" }
-        if let node, node.inputs.count > 1, node.inputs[1] >= 0 {
-            let scores = model.plan.tensors[node.inputs[1]]
-            // Class scores are [1, anchors, classes (+1 background)].
-            let columns = scores.shape.last ?? 0
-            if labels.names.count < columns - 1 {
-                throw .invalidLabels("\(labels.names.count) labels, but the model scores \(columns - 1) classes (plus background)")
-            }
-        }
+    /// The classes the post-process op can emit: its `num_classes`, else the class-score columns
+    /// less the background column.
+    static func classCount(_ op: DetectionPostProcessDescription?) -> Int? {
+        guard let op else { return nil }
+        if let n = op.numClasses, n > 0 { return n }
+        return op.scoreColumns.map { $0 - 1 }.flatMap { $0 > 0 ? $0 : nil }
     }
 
     /// Creates a detector in the image running mode with default options.
@@ -151,7 +147,7 @@ public final class ObjectDetector: Sendable {
     private func run(_ image: MPImage, timestamp: Int) throws(TaskError) -> ObjectDetectorResult {
         let input = try encoder.encode(image.applyingOrientation(), crop: .scaleFill)
         let outputs = try model.run(input, outputs: 4)
-        let boxes = outputs[0], classes = outputs[1], scores = outputs[2], count = outputs[3]
+        let boxes = outputs[roles.boxes], classes = outputs[roles.classes], scores = outputs[roles.scores], count = outputs[roles.count]
         let n = min(Self.truncated(count.first ?? 0), scores.count, classes.count, boxes.count / 4)
         // Boxes come out normalised in the upright frame; MediaPipe reports them in the stored one.
         let width = Float(image.width), height = Float(image.height)

@@ -11,8 +11,9 @@ public struct ObjectDetectorOptions: Sendable {
     public var scoreThreshold: Float?
     public var categoryAllowlist: [String] = []
     public var categoryDenylist: [String] = []
-    /// Labels when the model has no label metadata (one per line; a leading `???` line, as in COCO
-    /// label maps, stands for the background class the model does not output and is skipped).
+    /// A label file (one per line), used instead of any labels in the model's metadata. A leading
+    /// `???` or `background` line, as in COCO label maps, stands for the background class the
+    /// post-process op never outputs and is skipped when the file has a line to spare.
     public var labelsPath: String?
     /// Receives live-stream results, held weakly (as MediaPipe's delegate), on a serial queue.
     public weak var objectDetectorLiveStreamDelegate: (any ObjectDetectorLiveStreamDelegate)?

@@ -27,7 +27,6 @@ public final class ImageLabeler: Sendable {
         var c = ImageClassifierOptions(modelPath: options.localModel.modelPath)
         // An AutoML folder's dict.txt names the labels, whatever the model's metadata says.
         c.labelsPath = options.localModel.labelsPath
-        c.labelsPathOverridesMetadata = options.localModel.labelsPath != nil
         // ML Kit's CustomImageLabelerOptions: unset → the model metadata's threshold, else 0.0.
         c.scoreThreshold = options.confidenceThreshold
         c.defaultScoreThreshold = 0
@@ -35,6 +34,9 @@ public final class ImageLabeler: Sendable {
         c.baseOptions.limits = options.limits
         classifier = try ImageClassifier(options: c)
     }
+
+    /// Where the labels came from: the AutoML `dict.txt` when the model has one, else the metadata.
+    public var labelChoice: LabelChoice { classifier.labelChoices.first ?? LabelChoice(labels: nil, source: .none) }
 
     /// ML Kit's factory: `ImageLabeler.imageLabeler(options:)`.
     public static func imageLabeler(options: ImageLabelerOptions) throws(TaskError) -> ImageLabeler {

@@ -36,17 +36,19 @@ public struct ModelMetadata: Sendable {
                 throw MetadataError.malformed("metadata buffer lacks the 'M001' identifier")
             }
             let root = try Table.root(of: reader)
-            name = try root.string(0)
-            description = try root.string(1)
-            version = try root.string(2)
-            author = try root.string(4)
-            license = try root.string(5)
-            associatedFiles = try Self.files(root.vector(6))
-            minParserVersion = try root.string(7)
-            let subgraph = try root.vector(3)?.tables().first
-            inputs = try (subgraph?.vector(2)?.tables() ?? []).map(TensorMetadata.init)
-            outputs = try (subgraph?.vector(3)?.tables() ?? []).map(TensorMetadata.init)
-            if let subgraphFiles = try subgraph?.vector(4) { associatedFiles += try Self.files(subgraphFiles) }
+            typealias F = MetadataField.Model
+            name = try root.string(F.name)
+            description = try root.string(F.description)
+            version = try root.string(F.version)
+            author = try root.string(F.author)
+            license = try root.string(F.license)
+            associatedFiles = try Self.files(root.vector(F.associatedFiles))
+            minParserVersion = try root.string(F.minParserVersion)
+            typealias S = MetadataField.SubGraph
+            let subgraph = try root.vector(F.subgraphMetadata)?.tables().first
+            inputs = try (subgraph?.vector(S.inputTensorMetadata)?.tables() ?? []).map(TensorMetadata.init)
+            outputs = try (subgraph?.vector(S.outputTensorMetadata)?.tables() ?? []).map(TensorMetadata.init)
+            if let subgraphFiles = try subgraph?.vector(S.associatedFiles) { associatedFiles += try Self.files(subgraphFiles) }
         } catch let error as MetadataError {
             throw error
         } catch {
@@ -56,9 +58,10 @@ public struct ModelMetadata: Sendable {
 
     static func files(_ vector: Vector?) throws -> [AssociatedFile] {
         try (vector?.tables() ?? []).map { t in
-            AssociatedFile(name: try t.string(0) ?? "", description: try t.string(1),
-                           type: AssociatedFile.FileType(rawValue: try t.scalar(2, default: Int8(0))) ?? .unknown,
-                           locale: try t.string(3))
+            typealias F = MetadataField.AssociatedFile
+            return AssociatedFile(name: try t.string(F.name) ?? "", description: try t.string(F.description),
+                                  type: AssociatedFile.FileType(rawValue: try t.scalar(F.type, default: Int8(0))) ?? .unknown,
+                                  locale: try t.string(F.locale))
         }
     }
 }
@@ -76,24 +79,78 @@ public struct TensorMetadata: Sendable {
     public var associatedFiles: [AssociatedFile]
 
     init(_ t: Table) throws {
-        name = try t.string(0)
-        description = try t.string(1)
-        associatedFiles = try ModelMetadata.files(t.vector(6))
-        if let content = try t.table(3), try content.scalar(0, default: UInt8(0)) == 2, let image = try content.table(1) {
-            isGrayscale = try image.scalar(0, default: Int8(0)) == 2
+        typealias F = MetadataField.Tensor
+        name = try t.string(F.name)
+        description = try t.string(F.description)
+        associatedFiles = try ModelMetadata.files(t.vector(F.associatedFiles))
+        typealias C = MetadataField.Content
+        if let content = try t.table(F.content),
+           try content.scalar(C.propertiesType, default: UInt8(0)) == MetadataField.ContentProperties.imageProperties,
+           let image = try content.table(C.properties) {
+            isGrayscale = try image.scalar(MetadataField.ImageProperties.colorSpace, default: Int8(0)) == MetadataField.ImageProperties.grayscale
         }
-        for unit in try t.vector(4)?.tables() ?? [] {
-            let kind = try unit.scalar(0, default: UInt8(0))
-            guard let options = try unit.table(1) else { continue }
+        typealias P = MetadataField.ProcessUnit
+        for unit in try t.vector(F.processUnits)?.tables() ?? [] {
+            let kind = try unit.scalar(P.optionsType, default: UInt8(0))
+            guard let options = try unit.table(P.options) else { continue }
             switch kind {
-            case 1:
-                normalization = (try options.vector(0)?.floats() ?? [], try options.vector(1)?.floats() ?? [])
-            case 3:
-                scoreThreshold = try options.float(0, default: 0)
+            case P.normalizationOptions:
+                typealias N = MetadataField.NormalizationOptions
+                normalization = (try options.vector(N.mean)?.floats() ?? [], try options.vector(N.std)?.floats() ?? [])
+            case P.scoreThresholdingOptions:
+                scoreThreshold = try options.float(MetadataField.ScoreThresholdingOptions.globalScoreThreshold, default: 0)
             default:
                 break
             }
         }
+    }
+}
+
+/// Field slots of the `metadata_schema.fbs` tables read here (a table's fields are numbered in
+/// declaration order, deprecated ones included), and the union tags compared against.
+enum MetadataField {
+    /// `ModelMetadata`.
+    enum Model {
+        static let name = 0, description = 1, version = 2, subgraphMetadata = 3, author = 4, license = 5
+        static let associatedFiles = 6, minParserVersion = 7
+    }
+    /// `SubGraphMetadata`.
+    enum SubGraph {
+        static let name = 0, description = 1, inputTensorMetadata = 2, outputTensorMetadata = 3, associatedFiles = 4
+    }
+    /// `TensorMetadata`.
+    enum Tensor {
+        static let name = 0, description = 1, dimensionNames = 2, content = 3, processUnits = 4, stats = 5, associatedFiles = 6
+    }
+    /// `Content`: a `ContentProperties` union (type tag, then value).
+    enum Content {
+        static let propertiesType = 0, properties = 1, range = 2
+    }
+    /// `ContentProperties` union tags.
+    enum ContentProperties {
+        static let featureProperties: UInt8 = 1, imageProperties: UInt8 = 2, boundingBoxProperties: UInt8 = 3
+    }
+    /// `ImageProperties`; `ColorSpaceType` values.
+    enum ImageProperties {
+        static let colorSpace = 0, defaultSize = 1
+        static let rgb: Int8 = 1, grayscale: Int8 = 2
+    }
+    /// `ProcessUnit`: a `ProcessUnitOptions` union (type tag, then value), and its tags.
+    enum ProcessUnit {
+        static let optionsType = 0, options = 1
+        static let normalizationOptions: UInt8 = 1, scoreCalibrationOptions: UInt8 = 2, scoreThresholdingOptions: UInt8 = 3
+    }
+    /// `NormalizationOptions`.
+    enum NormalizationOptions {
+        static let mean = 0, std = 1
+    }
+    /// `ScoreThresholdingOptions`.
+    enum ScoreThresholdingOptions {
+        static let globalScoreThreshold = 0
+    }
+    /// `AssociatedFile`.
+    enum AssociatedFile {
+        static let name = 0, description = 1, type = 2, locale = 3, version = 4
     }
 }
 
