@@ -17,9 +17,9 @@ struct DetectionPostProcessKernel: Kernel {
     let classesPerAnchor: Int
     let anchors: PackedBuffer<Float>
     let boxesInput: Int, scoresInput: Int
-    /// Quantization of uint8 inputs (nil for float32).
-    let boxesQuantization: (scale: Float, zeroPoint: Int32)?
-    let scoresQuantization: (scale: Float, zeroPoint: Int32)?
+    /// Dequantization of uint8 inputs (nil for float32).
+    let boxesQuantization: Dequantization?
+    let scoresQuantization: Dequantization?
     let outputs: [Int]
     let layout: Layout
 
@@ -90,9 +90,9 @@ struct DetectionPostProcessKernel: Kernel {
 
     func eval(_ memory: TensorMemory) {
         let decoded = memory.scratch(as: Float.self, offset: layout.decodedBoxes)
-        if let q = boxesQuantization {
+        if let q = boxesQuantization?.channels[0] {
             let raw = memory.input(boxesInput, as: UInt8.self)
-            decodeBoxes(into: decoded) { i, k in DetectionPostProcess.dequantize(raw[i * encodingLength + k], q) }
+            decodeBoxes(into: decoded) { i, k in q.dequantize(Int32(raw[i * encodingLength + k])) }
         } else {
             let raw = memory.input(boxesInput, as: Float.self)
             decodeBoxes(into: decoded) { i, k in raw[i * encodingLength + k] }
@@ -100,9 +100,8 @@ struct DetectionPostProcessKernel: Kernel {
 
         let scores: UnsafePointer<Float>
         if let q = scoresQuantization {
-            let raw = memory.input(scoresInput, as: UInt8.self)
             let dequantized = memory.scratch(as: Float.self, offset: layout.dequantizedScores)
-            for i in 0 ..< boxCount * classesWithBackground { dequantized[i] = DetectionPostProcess.dequantize(raw[i], q) }
+            q.dequantize(memory.raw(scoresInput), count: boxCount * classesWithBackground, into: dequantized)
             scores = UnsafePointer(dequantized)
         } else {
             scores = memory.input(scoresInput, as: Float.self)

@@ -134,8 +134,7 @@ enum DetectionPostProcess {
         let values = PackedBuffer<Float>(count: count, initializedTo: 0)
         if tensor.dataType == .uint8 {
             let q = try quantization(context, tensor, role: "anchors")
-            let raw = data.elements(as: UInt8.self)
-            for i in 0 ..< count { values.pointer[i] = dequantize(raw[i], q) }
+            if let raw = data.bytes.baseAddress { q.dequantize(raw, count: count, into: values.pointer) }
         } else {
             let raw = data.elements(as: Float.self)
             for i in 0 ..< count { values.pointer[i] = raw[i] }
@@ -147,17 +146,9 @@ enum DetectionPostProcess {
         return values
     }
 
-    /// Per-tensor scale and zero point of a uint8 input (zero point checked to lie in 0...255).
-    static func quantization(_ context: PrepareContext, _ tensor: TensorDescriptor, role: String) throws(ModelError) -> (scale: Float, zeroPoint: Int32) {
-        let q = try context.affineQuantization(of: tensor, role: role)
-        return (q.scale, q.zeroPoint)
-    }
-
-    /// `(q − zeroPoint) · scale` in float, which equals TFLite's float and double formulations
-    /// (both round the exact product once).
-    @inline(__always)
-    static func dequantize(_ q: UInt8, _ p: (scale: Float, zeroPoint: Int32)) -> Float {
-        Float(Int32(q) - p.zeroPoint) * p.scale
+    /// The per-tensor quantization of a uint8 input (zero point checked to lie in 0...255).
+    static func quantization(_ context: PrepareContext, _ tensor: TensorDescriptor, role: String) throws(ModelError) -> Dequantization {
+        Dequantization(.uint8, try context.affineQuantization(of: tensor, role: role))
     }
 
     /// Reads typed values from the options map, naming the key in every error.

@@ -48,13 +48,10 @@ struct FullyConnectedQuantized: Kernel {
         }
         let units = s.units
         let filterScales: [Float]
-        let weightZeroPoint: Int32
+        let weightEncoding: WeightEncoding
         if weightsQ.scales.count == 1 {
-            let valid: ClosedRange<Int> = type == .int8 ? -128 ... 127 : 0 ... 255
-            guard valid.contains(weightsQ.zeroPoint) else {
-                throw context.unsupported("weights '\(weightsTensor.name)' zero point \(weightsQ.zeroPoint) is outside the \(type) range")
-            }
-            weightZeroPoint = Int32(weightsQ.zeroPoint)
+            try context.checkZeroPoints(weightsQ, of: weightsTensor, role: "weights")
+            weightEncoding = WeightEncoding(type, zeroPoint: Int32(weightsQ.zeroPoint))
             try context.checkBiasScale(biasTensor, inputScale: inputQ.scale, filterScale: weightsQ.scale, outputScale: outputQ.scale)
             filterScales = Array(repeating: weightsQ.scale, count: units)
         } else {
@@ -66,7 +63,7 @@ struct FullyConnectedQuantized: Kernel {
                   weightsTensor.shape[dimension] == units else {
                 throw context.invalid("weights '\(weightsTensor.name)' have \(weightsQ.scales.count) scales along dimension \(dimension), expected \(units)")
             }
-            weightZeroPoint = 0
+            weightEncoding = WeightEncoding(type, zeroPoint: 0)
             filterScales = weightsQ.scales
         }
         scales = PackedBuffer(filterScales.map {
@@ -79,15 +76,11 @@ struct FullyConnectedQuantized: Kernel {
         var biasValues: UnsafeBufferPointer<Int32>?
         if biasTensor != nil { biasValues = try context.constant(FullyConnected.bias).elements(as: Int32.self) }
         let depth = s.inputDepth
-        let signed = type == .int8
         // int8 inputs are read in place (the product offsets them itself, as in CONV_2D), so
         // their zero point goes in as the signed value.
-        gemm = IntegerGEMM(columns: units, depth: depth, activationZeroPoint: Int32(inputQ.zeroPoint),
+        gemm = IntegerGEMM(columns: units, depth: depth, activationZeroPoint: encoding.zeroPointValue,
                            signedActivations: encoding.isSigned,
-                           weight: { n, k in
-                               let byte = weights[n * depth + k]
-                               return (signed ? Int32(Int8(bitPattern: byte)) : Int32(byte)) - weightZeroPoint
-                           },
+                           weight: { n, k in weightEncoding.value(weights[n * depth + k]) },
                            bias: { n in biasValues?[n] ?? 0 })
         shape = s
         input = context.node.inputs[FullyConnected.input]
