@@ -26,23 +26,15 @@ struct FullyConnectedQuantized: Kernel {
     let range: ClosedRange<Int32>
 
     init(_ context: inout PrepareContext, shape s: FullyConnected.Shape, activation: FusedActivation) throws(ModelError) {
-        let inputTensor = try context.input(FullyConnected.input), weightsTensor = try context.input(FullyConnected.weights)
-        let outputTensor = try context.output(FullyConnected.output)
-        let type = inputTensor.dataType
-        try context.expect(weightsTensor, is: type, role: "weights")
-        try context.expect(outputTensor, is: type, role: "output")
         switch activation {
         case .none, .relu, .relu6, .reluN1To1: break
         case .tanh, .signBit: throw context.unsupported("fused activation \(activation) (TFLite allows only clamps here)")
         }
-        let biasTensor = context.optionalInput(FullyConnected.bias)
-        if let biasTensor { try context.expect(biasTensor, is: .int32, role: "bias") }
-        let inputQ = try context.affineQuantization(of: inputTensor, role: "input")
-        let outputQ = try context.affineQuantization(of: outputTensor, role: "output")
-        encoding = ActivationEncoding(type, inputQ)
-        guard let weightsQ = weightsTensor.quantization, !weightsQ.scales.isEmpty else {
-            throw context.invalid("weights '\(weightsTensor.name)' (\(type)) have no quantization parameters")
-        }
+        let operands = try context.quantizedOperands(input: FullyConnected.input, weights: FullyConnected.weights,
+                                                     bias: FullyConnected.bias, output: FullyConnected.output, role: "weights")
+        let type = operands.type, weightsTensor = operands.weights, weightsQ = operands.weightsQ, biasTensor = operands.bias
+        let inputQ = operands.inputQ, outputQ = operands.outputQ
+        encoding = operands.encoding
         guard weightsTensor.isConstant else {
             throw context.unsupported("quantized weights '\(weightsTensor.name)' must be a constant tensor")
         }
@@ -70,7 +62,7 @@ struct FullyConnectedQuantized: Kernel {
             fullyConnectedEffectiveScale(inputScale: inputQ.scale, filterScale: $0, outputScale: outputQ.scale)
         })
         zeroPoint = outputQ.zeroPoint
-        range = try context.integerActivationRange(activation, output: outputTensor, outputQ)
+        range = try context.integerActivationRange(activation, output: operands.output, outputQ)
 
         let weights = try context.constant(FullyConnected.weights).bytes
         var biasValues: UnsafeBufferPointer<Int32>?

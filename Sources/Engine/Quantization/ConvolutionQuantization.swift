@@ -14,20 +14,11 @@ struct ConvolutionQuantization {
     ///   per-channel scales run along (0 for CONV_2D, 3 for DEPTHWISE_CONV_2D).
     init(_ context: PrepareContext, input: Int, filter: Int, bias: Int, output: Int,
          channels: Int, channelDimension: Int, activation: FusedActivation) throws(ModelError) {
-        let inputTensor = try context.input(input), filter = try context.input(filter)
-        let outputTensor = try context.output(output)
-        let type = inputTensor.dataType
-        try context.expect(filter, is: type, role: "filter")
-        try context.expect(outputTensor, is: type, role: "output")
-        let biasTensor = context.optionalInput(bias)
-        if let biasTensor { try context.expect(biasTensor, is: .int32, role: "bias") }
-        let inputQ = try context.affineQuantization(of: inputTensor, role: "input")
-        let outputQ = try context.affineQuantization(of: outputTensor, role: "output")
-        encoding = ActivationEncoding(type, inputQ)
+        let operands = try context.quantizedOperands(input: input, weights: filter, bias: bias, output: output, role: "filter")
+        let type = operands.type, filter = operands.weights, filterQ = operands.weightsQ, biasTensor = operands.bias
+        let inputQ = operands.inputQ, outputQ = operands.outputQ
+        encoding = operands.encoding
         hasBias = biasTensor != nil
-        guard let filterQ = filter.quantization, !filterQ.scales.isEmpty else {
-            throw context.invalid("filter '\(filter.name)' (\(type)) has no quantization parameters")
-        }
         let multipliers: [QuantizedMultiplier]
         if type == .uint8 {
             guard filterQ.scales.count == 1 else {
@@ -53,7 +44,7 @@ struct ConvolutionQuantization {
             multipliers = QuantizedMultiplier.perChannel(inputScale: inputQ.scale, filterScales: filterQ.scales,
                                                          outputScale: outputQ.scale, channelCount: channels)
         }
-        let range = try context.integerActivationRange(activation, output: outputTensor, outputQ)
+        let range = try context.integerActivationRange(activation, output: operands.output, outputQ)
         requantization = ChannelRequantization(multipliers, zeroPoint: outputQ.zeroPoint,
                                               range: (range.lowerBound, range.upperBound))
     }
