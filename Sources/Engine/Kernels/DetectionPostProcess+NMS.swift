@@ -57,8 +57,8 @@ struct DetectionPostProcessKernel: Kernel {
         classesPerAnchor = min(options.maxClassesPerDetection, options.numClasses)
         boxesInput = boxes.index
         scoresInput = scores.index
-        boxesQuantization = boxes.dataType == .uint8 ? try DetectionPostProcess.quantization(context, boxes, role: "box encodings") : nil
-        scoresQuantization = scores.dataType == .uint8 ? try DetectionPostProcess.quantization(context, scores, role: "class predictions") : nil
+        boxesQuantization = boxes.dataType == .uint8 ? try DetectionPostProcess.dequantization(context, boxes, role: "box encodings") : nil
+        scoresQuantization = scores.dataType == .uint8 ? try DetectionPostProcess.dequantization(context, scores, role: "class predictions") : nil
         outputs = context.node.outputs
 
         let n = boxCount

@@ -19,7 +19,8 @@ import Foundation
 /// Ordering matches TFLite bit for bit: candidates are ranked with a stable sort (equal scores keep
 /// anchor order), per-class results are merged stably (earlier classes first), and an anchor's
 /// top classes come from a replica of libstdc++'s heap-based `std::partial_sort` (which LiteRT
-/// uses), so equal class scores come out in the same order.
+/// uses), so equal class scores come out in the same order (`LibstdcxxOrdering`, in Support/).
+/// The kernel itself (decoding, both suppressions) is in DetectionPostProcess+NMS.swift.
 ///
 /// Where this kernel is stricter or kinder than TFLite (models LiteRT cannot run either way):
 /// everything TFLite checks only on invoke (IoU threshold in (0, 1], positive limits, boxes with
@@ -133,7 +134,7 @@ enum DetectionPostProcess {
         let count = tensor.elementCount
         let values = PackedBuffer<Float>(count: count, initializedTo: 0)
         if tensor.dataType == .uint8 {
-            let q = try quantization(context, tensor, role: "anchors")
+            let q = try dequantization(context, tensor, role: "anchors")
             if let raw = data.bytes.baseAddress { q.dequantize(raw, count: count, into: values.pointer) }
         } else {
             let raw = data.elements(as: Float.self)
@@ -147,7 +148,7 @@ enum DetectionPostProcess {
     }
 
     /// The per-tensor quantization of a uint8 input (zero point checked to lie in 0...255).
-    static func quantization(_ context: PrepareContext, _ tensor: TensorDescriptor, role: String) throws(ModelError) -> Dequantization {
+    static func dequantization(_ context: PrepareContext, _ tensor: TensorDescriptor, role: String) throws(ModelError) -> Dequantization {
         Dequantization(.uint8, try context.affineQuantization(of: tensor, role: role))
     }
 
