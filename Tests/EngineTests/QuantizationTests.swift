@@ -726,4 +726,40 @@ final class QuantizationTests: XCTestCase {
             XCTAssertThrowsError(try c.floatActivationRange(a)) { XCTAssertTrue("\($0)".contains("\(a)"), "\($0)") }
         }
     }
+    /// The scale-count rule of hybrid weights: one per channel along the operator's dimension, or
+    /// one in all where the operator allows it; a single scale where it does not is unsupported
+    /// (TFLite's hybrid DEPTHWISE_CONV_2D reads past it), any other count invalid.
+    func testHybridWeightScaleRule() throws {
+        let bytes = UnsafeMutableRawBufferPointer.allocate(byteCount: 8, alignment: 16)
+        defer { bytes.deallocate() }
+        bytes.initializeMemory(as: UInt8.self, repeating: 1)
+        func weights(_ scales: [Float]) -> TensorDescriptor {
+            TensorDescriptor(index: 1, name: "w", dataType: .int8, shape: [4, 2], shapeSignature: nil,
+                             quantization: QuantizationParameters(scales: scales, zeroPoints: scales.map { _ in 0 }),
+                             isVariable: false, constantData: ConstantData(bytes: UnsafeRawBufferPointer(bytes)))
+        }
+        func float(_ index: Int) -> TensorDescriptor {
+            TensorDescriptor(index: index, name: "f\(index)", dataType: .float32, shape: [1, 2], shapeSignature: nil,
+                             quantization: nil, isVariable: false, constantData: nil)
+        }
+        func check(_ scales: [Float], perTensor: Bool, _ activation: FusedActivation = .relu) throws -> ClosedRange<Float> {
+            let node = Node(index: 3, op: .fullyConnected, customName: nil, version: 1, inputs: [0, 1, -1], outputs: [2],
+                            options: .none, customOptions: nil)
+            let c = PrepareContext(node: node, tensors: [float(0), weights(scales), float(2)])
+            return try c.hybridOperands(weights: 1, bias: 2, output: 0, role: "weights", channels: 4, dimension: 0,
+                                        perTensor: perTensor, what: "unit", activation: activation).range
+        }
+        XCTAssertEqual(try check([0.5], perTensor: true), 0 ... Float.greatestFiniteMagnitude)
+        XCTAssertNoThrow(try check([1, 2, 3, 4], perTensor: false))
+        XCTAssertThrowsError(try check([0.5], perTensor: false)) { error in
+            guard case let ModelError.unsupportedOperator(_, index, reason) = error else { return XCTFail("\(error)") }
+            XCTAssertEqual(index, 3)
+            XCTAssertTrue(reason.contains("hybrid weights 'w' has one scale"), reason)
+        }
+        XCTAssertThrowsError(try check([1, 2, 3], perTensor: true)) { error in
+            guard case let ModelError.invalidOperator(_, _, reason) = error else { return XCTFail("\(error)") }
+            XCTAssertTrue(reason.contains("has 3 scales along dimension 0, expected one scale or one per unit (dimension 0)"), reason)
+        }
+        XCTAssertThrowsError(try check([0.5], perTensor: true, .tanh)) { XCTAssertTrue("\($0)".contains("TANH"), "\($0)") }
+    }
 }
