@@ -587,4 +587,166 @@ final class QuantizationTests: XCTestCase {
             XCTAssertEqual(got, golden.outputs, "\(golden.input_type)→\(golden.output_type) beta \(golden.beta)")
         }
     }
+    // MARK: One rule, one place (zero points, dequantization, encodings, activation ranges)
+
+    private func quantized(_ type: DataType, _ shape: [Int], scales: [Float], zeroPoints: [Int], dimension: Int = 0,
+                           name: String = "q") -> TensorDescriptor {
+        TensorDescriptor(index: 0, name: name, dataType: type, shape: shape, shapeSignature: nil,
+                         quantization: QuantizationParameters(scales: scales, zeroPoints: zeroPoints, quantizedDimension: dimension),
+                         isVariable: false, constantData: nil)
+    }
+
+    private func context(_ tensors: [TensorDescriptor], op: BuiltinOperator = .dequantize) -> PrepareContext {
+        let node = Node(index: 7, op: op, customName: nil, version: 1, inputs: [0], outputs: [tensors.count - 1],
+                        options: .none, customOptions: nil)
+        return PrepareContext(node: node, tensors: tensors)
+    }
+
+    /// TFLite's quantization spec: a zero point is a value of the tensor's own type.
+    func testZeroPointRangePerType() {
+        XCTAssertEqual(zeroPointRange(of: .uint8), 0 ... 255)
+        XCTAssertEqual(zeroPointRange(of: .int8), -128 ... 127)
+        XCTAssertEqual(zeroPointRange(of: .int16), -32768 ... 32767)
+        XCTAssertEqual(zeroPointRange(of: .int32), Int(Int32.min) ... Int(Int32.max))
+        for (type, good, bad) in [(DataType.uint8, [0, 255], [-1, 256]), (.int8, [-128, 127], [128, -129, 200]),
+                                  (.int16, [-32768, 32767], [32768, 65536])] {
+            for zp in good {
+                XCTAssertNoThrow(try checkZeroPoints(QuantizationParameters(scale: 1, zeroPoint: zp),
+                                                     of: quantized(type, [1], scales: [1], zeroPoints: [zp]), role: "input"))
+            }
+            for zp in bad {
+                let t = quantized(type, [1], scales: [1], zeroPoints: [zp])
+                XCTAssertThrowsError(try checkZeroPoints(t.quantization!, of: t, role: "input")) { error in
+                    XCTAssertTrue("\(error)".contains("input 'q' has zero point \(zp), outside the \(type) range"), "\(error)")
+                }
+            }
+        }
+        // Per channel, the first bad one is named.
+        let t = quantized(.int8, [3], scales: [1, 1, 1], zeroPoints: [0, 130, 140])
+        XCTAssertThrowsError(try checkZeroPoints(t.quantization!, of: t, role: "filter")) { XCTAssertTrue("\($0)".contains("zero point 130"), "\($0)") }
+    }
+
+    /// DEQUANTIZE used to accept any zero point within ±65536; an int8 input with zero point 200
+    /// is now rejected by the same rule as every other quantized tensor, naming op, index and role.
+    func testDequantizeRejectsAZeroPointOutsideItsType() {
+        let output = TensorDescriptor(index: 1, name: "out", dataType: .float32, shape: [2], shapeSignature: nil,
+                                      quantization: nil, isVariable: false, constantData: nil)
+        var c = context([quantized(.int8, [2], scales: [0.5], zeroPoints: [200]), output])
+        XCTAssertThrowsError(try Dequantize.prepare(&c)) { error in
+            guard case let ModelError.invalidOperator(op, index, reason) = error else { return XCTFail("\(error)") }
+            XCTAssertEqual(op, "DEQUANTIZE")
+            XCTAssertEqual(index, 7)
+            XCTAssertTrue(reason.contains("input 'q' has zero point 200, outside the int8 range -128...127"), reason)
+        }
+        var ok = context([quantized(.int8, [2], scales: [0.5], zeroPoints: [127]), output])
+        XCTAssertNoThrow(try Dequantize.prepare(&ok))
+    }
+
+    /// `scale · (q − zeroPoint)` by hand, per tensor and per channel.
+    func testDequantizationWorkedExamples() throws {
+        func run(_ d: Dequantization, _ raw: [UInt8]) -> [Float] {
+            let count = raw.count / (d.type == .int16 ? 2 : 1)
+            var out = [Float](repeating: .nan, count: count)
+            raw.withUnsafeBytes { r in out.withUnsafeMutableBufferPointer { d.dequantize(r.baseAddress!, count: count, into: $0.baseAddress!) } }
+            return out
+        }
+        XCTAssertEqual(AffineQuantization(scale: 0.5, zeroPoint: 128).dequantize(131), 1.5)
+        XCTAssertEqual(AffineQuantization(scale: 0.5, zeroPoint: 128).dequantize(0), -64)
+        let u8 = try Dequantization(of: quantized(.uint8, [4], scales: [0.5], zeroPoints: [128]))
+        XCTAssertEqual(run(u8, [0, 127, 128, 255]), [-64, -0.5, 0, 63.5])
+        // int8 [2, 3], dimension 0: scales [0.5, 2], zero points [0, 1].
+        let perChannel = try Dequantization(of: quantized(.int8, [2, 3], scales: [0.5, 2], zeroPoints: [0, 1]))
+        XCTAssertEqual(perChannel.inner, 3)
+        let bytes: [Int8] = [2, 4, -2, 1, 3, 0]
+        XCTAssertEqual(run(perChannel, bytes.map { UInt8(bitPattern: $0) }), [1, 2, -1, 0, 4, -2])
+        // Dimension 1 of [2, 2]: channels alternate.
+        let alternating = try Dequantization(of: quantized(.int8, [2, 2], scales: [1, 10], zeroPoints: [0, 0], dimension: 1))
+        XCTAssertEqual(run(alternating, [1, 1, 2, 2]), [1, 10, 2, 20])
+        // int16 at both ends of its range with an extreme zero point: q − zeroPoint = −65535 is exact.
+        let i16 = try Dequantization(of: quantized(.int16, [2], scales: [1], zeroPoints: [32767]))
+        let values: [Int16] = [-32768, 32767]
+        XCTAssertEqual(run(i16, values.flatMap { v in withUnsafeBytes(of: v) { Array($0) } }), [-65535, 0])
+        XCTAssertThrowsError(try Dequantization(of: quantized(.int8, [2, 3], scales: [1, 1, 1], zeroPoints: [0, 0, 0])))
+        XCTAssertThrowsError(try Dequantization(of: quantized(.float32, [1], scales: [1], zeroPoints: [0])))
+    }
+
+    /// TFLite's reference `Dequantize` computes `static_cast<float>(double(scale) · (q − zp))`;
+    /// the Float product rounds the same exact value once, so the two agree for every scale.
+    func testDequantizeMatchesTFLitesDoubleFormula() {
+        var rng = SplitMix64(seed: 13)
+        for _ in 0 ..< 20000 {
+            let scale = Float(bitPattern: UInt32.random(in: 0x3000_0000 ... 0x4700_0000, using: &rng))
+            let zeroPoint = Int32.random(in: -32768 ... 32767, using: &rng), q = Int32.random(in: -32768 ... 32767, using: &rng)
+            let tflite = Float(Double(scale) * Double(q - zeroPoint))
+            XCTAssertEqual(AffineQuantization(scale: scale, zeroPoint: zeroPoint).dequantize(q), tflite, "\(scale) \(q) \(zeroPoint)")
+        }
+    }
+
+    func testWeightAndActivationEncodings() {
+        let u8 = WeightEncoding(.uint8, zeroPoint: 128), s8 = WeightEncoding(.int8, zeroPoint: 0)
+        XCTAssertEqual([u8.value(0x00), u8.value(0x80), u8.value(0xFF)], [-128, 0, 127])
+        XCTAssertEqual([s8.value(0xFF), s8.value(0x80), s8.value(0x7F)], [-1, -128, 127])
+        let signed = ActivationEncoding(.int8, AffineQuantization(scale: 1, zeroPoint: -3))
+        XCTAssertEqual(signed.zeroPoint, 125)
+        XCTAssertEqual(signed.rawZeroPoint, UInt8(bitPattern: -3))
+        XCTAssertEqual(signed.zeroPointValue, -3)
+        XCTAssertEqual(signed.encode(signed.rawZeroPoint), signed.zeroPoint)
+        for byte in UInt8.min ... UInt8.max {
+            // The difference to the zero point survives the encoding.
+            XCTAssertEqual(Int(signed.encode(byte)) - Int(signed.zeroPoint), Int(Int8(bitPattern: byte)) + 3)
+            XCTAssertEqual(signed.decode(signed.encode(byte)), byte)
+        }
+        let unsigned = ActivationEncoding(.uint8, AffineQuantization(scale: 1, zeroPoint: 7))
+        XCTAssertEqual([unsigned.zeroPoint, unsigned.rawZeroPoint, unsigned.encode(200)], [7, 7, 200])
+    }
+
+    /// The float kernels' clamp is TFLite's `CalculateActivationRange<float>` for every clamp; a
+    /// fused TANH or SIGN_BIT, which that function would silently ignore, is rejected.
+    func testFloatActivationRangeIsTFLitesForClamps() throws {
+        let c = context([quantized(.float32, [1], scales: [1], zeroPoints: [0])], op: .add)
+        for a in [FusedActivation.none, .relu, .reluN1To1, .relu6] {
+            let r = try c.floatActivationRange(a)
+            XCTAssertEqual(r.lowerBound, activationRange(a).min)
+            XCTAssertEqual(r.upperBound, activationRange(a).max)
+        }
+        for a in [FusedActivation.tanh, .signBit] {
+            XCTAssertThrowsError(try c.floatActivationRange(a)) { XCTAssertTrue("\($0)".contains("\(a)"), "\($0)") }
+        }
+    }
+    /// The scale-count rule of hybrid weights: one per channel along the operator's dimension, or
+    /// one in all where the operator allows it; a single scale where it does not is unsupported
+    /// (TFLite's hybrid DEPTHWISE_CONV_2D reads past it), any other count invalid.
+    func testHybridWeightScaleRule() throws {
+        let bytes = UnsafeMutableRawBufferPointer.allocate(byteCount: 8, alignment: 16)
+        defer { bytes.deallocate() }
+        bytes.initializeMemory(as: UInt8.self, repeating: 1)
+        func weights(_ scales: [Float]) -> TensorDescriptor {
+            TensorDescriptor(index: 1, name: "w", dataType: .int8, shape: [4, 2], shapeSignature: nil,
+                             quantization: QuantizationParameters(scales: scales, zeroPoints: scales.map { _ in 0 }),
+                             isVariable: false, constantData: ConstantData(bytes: UnsafeRawBufferPointer(bytes)))
+        }
+        func float(_ index: Int) -> TensorDescriptor {
+            TensorDescriptor(index: index, name: "f\(index)", dataType: .float32, shape: [1, 2], shapeSignature: nil,
+                             quantization: nil, isVariable: false, constantData: nil)
+        }
+        func check(_ scales: [Float], perTensor: Bool, _ activation: FusedActivation = .relu) throws -> ClosedRange<Float> {
+            let node = Node(index: 3, op: .fullyConnected, customName: nil, version: 1, inputs: [0, 1, -1], outputs: [2],
+                            options: .none, customOptions: nil)
+            let c = PrepareContext(node: node, tensors: [float(0), weights(scales), float(2)])
+            return try c.hybridOperands(weights: 1, bias: 2, output: 0, role: "weights", channels: 4, dimension: 0,
+                                        perTensor: perTensor, what: "unit", activation: activation).range
+        }
+        XCTAssertEqual(try check([0.5], perTensor: true), 0 ... Float.greatestFiniteMagnitude)
+        XCTAssertNoThrow(try check([1, 2, 3, 4], perTensor: false))
+        XCTAssertThrowsError(try check([0.5], perTensor: false)) { error in
+            guard case let ModelError.unsupportedOperator(_, index, reason) = error else { return XCTFail("\(error)") }
+            XCTAssertEqual(index, 3)
+            XCTAssertTrue(reason.contains("hybrid weights 'w' has one scale"), reason)
+        }
+        XCTAssertThrowsError(try check([1, 2, 3], perTensor: true)) { error in
+            guard case let ModelError.invalidOperator(_, _, reason) = error else { return XCTFail("\(error)") }
+            XCTAssertTrue(reason.contains("has 3 scales along dimension 0, expected one scale or one per unit (dimension 0)"), reason)
+        }
+        XCTAssertThrowsError(try check([0.5], perTensor: true, .tanh)) { XCTAssertTrue("\($0)".contains("TANH"), "\($0)") }
+    }
 }

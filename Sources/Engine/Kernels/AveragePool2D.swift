@@ -4,21 +4,10 @@ enum AveragePool2D {
     static let input = 0, output = 0
 
     static func prepare(_ context: inout PrepareContext) throws(ModelError) -> any Kernel {
-        guard case .pool2D(let options) = context.node.options else { throw context.invalid("missing Pool2DOptions") }
-        try context.expect(inputs: 1 ... 1, outputs: 1)
-        let input = try context.input(Self.input)
-        let geometry = try context.pool2DGeometry(options, input: input)
-        try context.setOutputShape(Self.output, geometry.outputShape)
-        switch input.dataType {
-        case .float32:
-            try context.expect(try context.output(Self.output), is: .float32, role: "output")
-            return AveragePool2DFloat32(geometry: geometry, range: try context.floatActivationRange(options.activation),
-                                        input: context.node.inputs[Self.input], output: context.node.outputs[Self.output])
-        case .uint8, .int8:
-            return try prepareQuantized(&context, geometry: geometry, activation: options.activation)
-        default:
-            throw context.unsupported("input type \(input.dataType)")
-        }
+        let pool = try context.pool2D(input: Self.input, output: Self.output)
+        if pool.type != .float32 { return try prepareQuantized(&context, geometry: pool.geometry, activation: pool.activation) }
+        return AveragePool2DFloat32(geometry: pool.geometry, range: pool.floatRange,
+                                    input: context.node.inputs[Self.input], output: context.node.outputs[Self.output])
     }
 }
 

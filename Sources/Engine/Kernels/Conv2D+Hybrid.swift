@@ -9,12 +9,9 @@ extension Conv2D {
     ///   symmetrically, `acc = Σ filter · q` (padding reads zeros), and
     ///   `output = act(Float(acc) · (rowScale_b · filterScale) + bias_o)`.
     static func prepareHybrid(_ context: inout PrepareContext, geometry: Geometry, activation: FusedActivation) throws(ModelError) -> any Kernel {
-        let (filter, q) = try context.hybridWeights(Self.filter, output: Self.output, role: "filter")
-        guard q.scales.count == 1 || (q.scales.count == geometry.outputChannels && q.quantizedDimension == 0) else {
-            throw context.invalid("hybrid filter '\(filter.name)' needs one scale or one per output channel (dimension 0)")
-        }
-        let bias = try context.hybridBias(Self.bias)
-        let range = try context.floatActivationRange(activation)
+        let (_, q, bias, range) = try context.hybridOperands(weights: Self.filter, bias: Self.bias, output: Self.output, role: "filter",
+                                                            channels: geometry.outputChannels, dimension: 0, perTensor: true,
+                                                            what: "output channel", activation: activation)
         let g = geometry
         context.requestScratch(bytes: g.batches * g.inputHeight * g.inputWidth * g.inputChannels)
         let perChannel = q.scales.contains { $0 != q.scales[0] }

@@ -36,23 +36,18 @@ struct Conv2DQuantized: PartitionedKernel {
         let quantization = try ConvolutionQuantization(
             context, input: Conv2D.input, filter: Conv2D.filter, bias: Conv2D.bias, output: Conv2D.output,
             channels: g.outputChannels, channelDimension: 0, activation: activation)
-        let type = quantization.type, channels = g.outputChannels, filterZeroPoint = quantization.filterZeroPoint
+        let channels = g.outputChannels, filter = quantization.filter
         let encoding = quantization.encoding
-        zeroPointByte = encoding.zeroPoint ^ (encoding.isSigned ? 0x80 : 0)
+        zeroPointByte = encoding.rawZeroPoint
         requantization = quantization.requantization
 
         let weights = try context.constant(Conv2D.filter).bytes
         var biasValues: UnsafeBufferPointer<Int32>?
         if quantization.hasBias { biasValues = try context.constant(Conv2D.bias).elements(as: Int32.self) }
         let depth = g.patchSize
-        let signedWeights = type == .int8
-        let activationZeroPoint = encoding.isSigned ? Int32(Int8(bitPattern: zeroPointByte)) : Int32(zeroPointByte)
-        gemm = IntegerGEMM(columns: channels, depth: depth, activationZeroPoint: activationZeroPoint,
+        gemm = IntegerGEMM(columns: channels, depth: depth, activationZeroPoint: encoding.zeroPointValue,
                            signedActivations: encoding.isSigned,
-                           weight: { n, k in
-                               let byte = weights[n * depth + k]
-                               return (signedWeights ? Int32(Int8(bitPattern: byte)) : Int32(byte)) - filterZeroPoint
-                           },
+                           weight: { n, k in filter.value(weights[n * depth + k]) },
                            bias: { n in biasValues?[n] ?? 0 })
         geometry = g
         input = context.node.inputs[Conv2D.input]

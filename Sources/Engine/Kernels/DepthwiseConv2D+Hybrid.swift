@@ -8,12 +8,9 @@ extension DepthwiseConv2D {
     /// A per-tensor filter is rejected: TFLite indexes its scales by output channel anyway and
     /// reads past the single scale (its results change from run to run).
     static func prepareHybrid(_ context: inout PrepareContext, geometry: Geometry, activation: FusedActivation) throws(ModelError) -> any Kernel {
-        let (filter, q) = try context.hybridWeights(Self.filter, output: Self.output, role: "filter")
-        guard q.scales.count == geometry.outputChannels, q.quantizedDimension == 3 else {
-            throw context.unsupported("hybrid filter '\(filter.name)' needs one scale per output channel along dimension 3 (TFLite reads per-channel scales even for a per-tensor filter)")
-        }
-        let bias = try context.hybridBias(Self.bias)
-        let range = try context.floatActivationRange(activation)
+        let (_, q, bias, range) = try context.hybridOperands(weights: Self.filter, bias: Self.bias, output: Self.output, role: "filter",
+                                                            channels: geometry.outputChannels, dimension: 3, perTensor: false,
+                                                            what: "output channel", activation: activation)
         let g = geometry
         context.requestScratch(bytes: g.batches * g.inputHeight * g.inputWidth * g.inputChannels)
         return DepthwiseConv2DHybrid(geometry: g, filter: PackedBuffer(try context.constant(Self.filter).elements(as: Int8.self)),

@@ -34,7 +34,7 @@ struct DepthwiseConv2DQuantized: PartitionedKernel {
         let quantization = try ConvolutionQuantization(
             context, input: DepthwiseConv2D.input, filter: DepthwiseConv2D.filter, bias: DepthwiseConv2D.bias,
             output: DepthwiseConv2D.output, channels: g.outputChannels, channelDimension: 3, activation: activation)
-        let type = quantization.type, channels = g.outputChannels, filterZeroPoint = quantization.filterZeroPoint
+        let channels = g.outputChannels, filter = quantization.filter
         encoding = quantization.encoding
         requantization = quantization.requantization
 
@@ -49,8 +49,7 @@ struct DepthwiseConv2DQuantized: PartitionedKernel {
         for c in 0 ..< channels {
             var sum: Int32 = 0
             for tap in 0 ..< taps {
-                let byte = filterBytes[tap * channels + c]
-                let w = (type == .int8 ? Int32(Int8(bitPattern: byte)) : Int32(byte)) - filterZeroPoint
+                let w = filter.value(filterBytes[tap * channels + c])
                 weights.pointer[tap * padded + c] = Int16(w)
                 sum &+= w
             }

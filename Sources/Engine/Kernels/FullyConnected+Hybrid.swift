@@ -8,17 +8,14 @@ extension FullyConnected {
     ///
     /// with one filter scale or one per unit. Weights are never dequantized.
     static func prepareHybrid(_ context: inout PrepareContext, shape: Shape, options: FullyConnectedOptions) throws(ModelError) -> any Kernel {
-        let (weights, q) = try context.hybridWeights(Self.weights, output: Self.output, role: "weights")
-        guard q.scales.count == 1 || (q.scales.count == shape.units && q.quantizedDimension == 0) else {
-            throw context.invalid("hybrid weights '\(weights.name)' need one scale or one per unit (dimension 0)")
-        }
-        let bias = try context.hybridBias(Self.bias)
+        let (_, q, bias, range) = try context.hybridOperands(weights: Self.weights, bias: Self.bias, output: Self.output, role: "weights",
+                                                            channels: shape.units, dimension: 0, perTensor: true,
+                                                            what: "unit", activation: options.activation)
         let values = try context.constant(Self.weights).elements(as: Int8.self)
         var rowSums = [Int32](repeating: 0, count: shape.units)
         for u in 0 ..< shape.units {
             for d in 0 ..< shape.inputDepth { rowSums[u] += Int32(values[u * shape.inputDepth + d]) }
         }
-        let range = try context.floatActivationRange(options.activation)
         context.requestScratch(bytes: shape.batches * shape.inputDepth)
         return FullyConnectedHybrid(shape: shape, weights: PackedBuffer(values), rowSums: PackedBuffer(rowSums),
                                     scales: q.scales.count == 1 ? Array(repeating: q.scales[0], count: shape.units) : q.scales,

@@ -26,35 +26,24 @@ struct FullyConnectedQuantized: Kernel {
     let range: ClosedRange<Int32>
 
     init(_ context: inout PrepareContext, shape s: FullyConnected.Shape, activation: FusedActivation) throws(ModelError) {
-        let inputTensor = try context.input(FullyConnected.input), weightsTensor = try context.input(FullyConnected.weights)
-        let outputTensor = try context.output(FullyConnected.output)
-        let type = inputTensor.dataType
-        try context.expect(weightsTensor, is: type, role: "weights")
-        try context.expect(outputTensor, is: type, role: "output")
         switch activation {
         case .none, .relu, .relu6, .reluN1To1: break
         case .tanh, .signBit: throw context.unsupported("fused activation \(activation) (TFLite allows only clamps here)")
         }
-        let biasTensor = context.optionalInput(FullyConnected.bias)
-        if let biasTensor { try context.expect(biasTensor, is: .int32, role: "bias") }
-        let inputQ = try context.affineQuantization(of: inputTensor, role: "input")
-        let outputQ = try context.affineQuantization(of: outputTensor, role: "output")
-        encoding = ActivationEncoding(type, inputQ)
-        guard let weightsQ = weightsTensor.quantization, !weightsQ.scales.isEmpty else {
-            throw context.invalid("weights '\(weightsTensor.name)' (\(type)) have no quantization parameters")
-        }
+        let operands = try context.quantizedOperands(input: FullyConnected.input, weights: FullyConnected.weights,
+                                                     bias: FullyConnected.bias, output: FullyConnected.output, role: "weights")
+        let type = operands.type, weightsTensor = operands.weights, weightsQ = operands.weightsQ, biasTensor = operands.bias
+        let inputQ = operands.inputQ, outputQ = operands.outputQ
+        encoding = operands.encoding
         guard weightsTensor.isConstant else {
             throw context.unsupported("quantized weights '\(weightsTensor.name)' must be a constant tensor")
         }
         let units = s.units
         let filterScales: [Float]
-        let weightZeroPoint: Int32
+        let weightEncoding: WeightEncoding
         if weightsQ.scales.count == 1 {
-            let valid: ClosedRange<Int> = type == .int8 ? -128 ... 127 : 0 ... 255
-            guard valid.contains(weightsQ.zeroPoint) else {
-                throw context.unsupported("weights '\(weightsTensor.name)' zero point \(weightsQ.zeroPoint) is outside the \(type) range")
-            }
-            weightZeroPoint = Int32(weightsQ.zeroPoint)
+            try context.checkZeroPoints(weightsQ, of: weightsTensor, role: "weights")
+            weightEncoding = WeightEncoding(type, zeroPoint: Int32(weightsQ.zeroPoint))
             try context.checkBiasScale(biasTensor, inputScale: inputQ.scale, filterScale: weightsQ.scale, outputScale: outputQ.scale)
             filterScales = Array(repeating: weightsQ.scale, count: units)
         } else {
@@ -66,28 +55,24 @@ struct FullyConnectedQuantized: Kernel {
                   weightsTensor.shape[dimension] == units else {
                 throw context.invalid("weights '\(weightsTensor.name)' have \(weightsQ.scales.count) scales along dimension \(dimension), expected \(units)")
             }
-            weightZeroPoint = 0
+            weightEncoding = WeightEncoding(type, zeroPoint: 0)
             filterScales = weightsQ.scales
         }
         scales = PackedBuffer(filterScales.map {
             fullyConnectedEffectiveScale(inputScale: inputQ.scale, filterScale: $0, outputScale: outputQ.scale)
         })
         zeroPoint = outputQ.zeroPoint
-        range = try context.integerActivationRange(activation, output: outputTensor, outputQ)
+        range = try context.integerActivationRange(activation, output: operands.output, outputQ)
 
         let weights = try context.constant(FullyConnected.weights).bytes
         var biasValues: UnsafeBufferPointer<Int32>?
         if biasTensor != nil { biasValues = try context.constant(FullyConnected.bias).elements(as: Int32.self) }
         let depth = s.inputDepth
-        let signed = type == .int8
         // int8 inputs are read in place (the product offsets them itself, as in CONV_2D), so
         // their zero point goes in as the signed value.
-        gemm = IntegerGEMM(columns: units, depth: depth, activationZeroPoint: Int32(inputQ.zeroPoint),
+        gemm = IntegerGEMM(columns: units, depth: depth, activationZeroPoint: encoding.zeroPointValue,
                            signedActivations: encoding.isSigned,
-                           weight: { n, k in
-                               let byte = weights[n * depth + k]
-                               return (signed ? Int32(Int8(bitPattern: byte)) : Int32(byte)) - weightZeroPoint
-                           },
+                           weight: { n, k in weightEncoding.value(weights[n * depth + k]) },
                            bias: { n in biasValues?[n] ?? 0 })
         shape = s
         input = context.node.inputs[FullyConnected.input]

@@ -55,10 +55,11 @@ enum ActivationLookupTable {
         let inverseScale: Float = 1 / outputScale
         let minValue = Int32(T.min)
         let maxValue = Int32(T.max)
+        let input = AffineQuantization(scale: inputScale, zeroPoint: inputZeroPoint)
         var table = [T](repeating: 0, count: 256)
         for value in minValue...maxValue {
             // (value - zp) is an int subtraction converted to float, as in C++.
-            let dequantized = inputScale * Float(value &- inputZeroPoint)
+            let dequantized = input.dequantize(value)
             let transformed = transform(dequantized)
             let rescaled = (transformed * inverseScale).rounded(.toNearestOrAwayFromZero)
             // C++: static_cast<int32_t>(rescaled + output_zero_point), a float add.

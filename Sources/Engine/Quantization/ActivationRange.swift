@@ -66,3 +66,37 @@ func activationRange(_ activation: FusedActivation) -> (min: Float, max: Float) 
         return (-Float.greatestFiniteMagnitude, Float.greatestFiniteMagnitude)
     }
 }
+
+extension PrepareContext {
+    /// The integer clamp range of `activation` fused into an operator whose output is the 8-bit
+    /// (or int16) tensor `output` (TFLite's `CalculateActivationRangeQuantized`).
+    ///
+    /// Not named like the global `quantizedActivationRange`: a member of that name would shadow
+    /// it in every `PrepareContext` extension.
+    func integerActivationRange(_ activation: FusedActivation, output: TensorDescriptor,
+                                _ q: AffineQuantization) throws(ModelError) -> ClosedRange<Int32> {
+        let range: (min: Int32, max: Int32)?
+        switch output.dataType {
+        case .uint8: range = quantizedActivationRange(activation, scale: q.scale, zeroPoint: q.zeroPoint, outputType: UInt8.self)
+        case .int8: range = quantizedActivationRange(activation, scale: q.scale, zeroPoint: q.zeroPoint, outputType: Int8.self)
+        case .int16: range = quantizedActivationRange(activation, scale: q.scale, zeroPoint: q.zeroPoint, outputType: Int16.self)
+        default: throw unsupported("output '\(output.name)' has type \(output.dataType), expected uint8, int8 or int16")
+        }
+        guard let range, range.min <= range.max else {
+            throw invalid("output '\(output.name)' (scale \(q.scale), zero point \(q.zeroPoint)) cannot represent the \(activation) clamp")
+        }
+        return range.min ... range.max
+    }
+
+    /// The float clamp range of a fused activation: `activationRange(_:)`, TFLite's definition,
+    /// for the clamps. A fused tanh or sign-bit is rejected instead: TFLite's float kernels would
+    /// silently not apply it (its range is the full one), and the converter never fuses them.
+    func floatActivationRange(_ activation: FusedActivation) throws(ModelError) -> ClosedRange<Float> {
+        switch activation {
+        case .none, .relu, .reluN1To1, .relu6:
+            let range = activationRange(activation)
+            return range.min ... range.max
+        case .tanh, .signBit: throw unsupported("fused activation \(activation) is not supported")
+        }
+    }
+}

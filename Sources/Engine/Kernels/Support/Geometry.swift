@@ -31,15 +31,4 @@ extension PrepareContext {
         }
         return geometry
     }
-
-    /// The float clamp range of a fused activation; tanh and sign-bit are not fusable here.
-    func floatActivationRange(_ activation: FusedActivation) throws(ModelError) -> ClosedRange<Float> {
-        switch activation {
-        case .none: return -Float.greatestFiniteMagnitude ... Float.greatestFiniteMagnitude
-        case .relu: return 0 ... Float.greatestFiniteMagnitude
-        case .reluN1To1: return -1 ... 1
-        case .relu6: return 0 ... 6
-        case .tanh, .signBit: throw unsupported("fused activation \(activation) is not supported")
-        }
-    }
 }

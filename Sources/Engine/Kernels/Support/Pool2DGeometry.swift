@@ -41,4 +41,25 @@ extension PrepareContext {
             strideHeight: options.strideHeight, strideWidth: options.strideWidth,
             padTop: rows.paddingBefore, padLeft: cols.paddingBefore)
     }
+
+    /// What AVERAGE_POOL_2D and MAX_POOL_2D prepare alike: their options, one input and one
+    /// output, the window, the output shape; for a float32 input also the output type and the
+    /// clamp. The caller picks its kernel by `type` (the quantized ones compute their own clamp).
+    mutating func pool2D(input slot: Int, output: Int) throws(ModelError)
+        -> (geometry: Pool2DGeometry, activation: FusedActivation, type: DataType, floatRange: ClosedRange<Float>) {
+        guard case .pool2D(let options) = node.options else { throw invalid("missing Pool2DOptions") }
+        try expect(inputs: 1 ... 1, outputs: 1)
+        let input = try self.input(slot)
+        let geometry = try pool2DGeometry(options, input: input)
+        try setOutputShape(output, geometry.outputShape)
+        var range = -Float.greatestFiniteMagnitude ... Float.greatestFiniteMagnitude
+        switch input.dataType {
+        case .float32:
+            try expect(try self.output(output), is: .float32, role: "output")
+            range = try floatActivationRange(options.activation)
+        case .uint8, .int8: break
+        default: throw unsupported("input type \(input.dataType)")
+        }
+        return (geometry, options.activation, input.dataType, range)
+    }
 }

@@ -24,4 +24,22 @@ extension PrepareContext {
         try expect(b, is: .float32, role: "bias")
         return PackedBuffer(try constant(slot).elements(as: Float.self))
     }
+
+    /// Everything a hybrid CONV_2D, DEPTHWISE_CONV_2D or FULLY_CONNECTED prepares alike:
+    /// `hybridWeights`, their scale count (one per `channels` along `dimension`, or also a
+    /// single one when `perTensor` is allowed), `hybridBias` and the float clamp of `activation`.
+    /// `what` names the channels in errors ("output channel", "unit").
+    func hybridOperands(weights slot: Int, bias: Int, output: Int, role: String, channels: Int, dimension: Int,
+                        perTensor: Bool, what: String, activation: FusedActivation) throws(ModelError)
+        -> (tensor: TensorDescriptor, quantization: QuantizationParameters, bias: PackedBuffer<Float>?, range: ClosedRange<Float>) {
+        let (weights, q) = try hybridWeights(slot, output: output, role: role)
+        guard (perTensor && q.scales.count == 1) || (q.scales.count == channels && q.quantizedDimension == dimension) else {
+            if q.scales.count == 1 {
+                throw unsupported("hybrid \(role) '\(weights.name)' has one scale; this operator needs one per \(what) along dimension \(dimension) (TFLite reads per-channel scales even for a per-tensor \(role))")
+            }
+            let expected = perTensor ? "one scale or one per \(what) (dimension \(dimension))" : "one scale per \(what) along dimension \(dimension)"
+            throw invalid("hybrid \(role) '\(weights.name)' has \(q.scales.count) scales along dimension \(q.quantizedDimension), expected \(expected)")
+        }
+        return (weights, q, try hybridBias(bias), try floatActivationRange(activation))
+    }
 }

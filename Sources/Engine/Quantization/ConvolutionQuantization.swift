@@ -3,9 +3,9 @@
 /// symmetric weights per tensor or per output channel; int32 bias; one requantization (multiplier,
 /// output zero point, activation clamp) per output channel.
 struct ConvolutionQuantization {
-    let type: DataType
     let encoding: ActivationEncoding
-    let filterZeroPoint: Int32
+    /// How the filter's bytes are read.
+    let filter: WeightEncoding
     let requantization: ChannelRequantization
     let hasBias: Bool
 
@@ -14,30 +14,18 @@ struct ConvolutionQuantization {
     ///   per-channel scales run along (0 for CONV_2D, 3 for DEPTHWISE_CONV_2D).
     init(_ context: PrepareContext, input: Int, filter: Int, bias: Int, output: Int,
          channels: Int, channelDimension: Int, activation: FusedActivation) throws(ModelError) {
-        let inputTensor = try context.input(input), filter = try context.input(filter)
-        let outputTensor = try context.output(output)
-        let type = inputTensor.dataType
-        try context.expect(filter, is: type, role: "filter")
-        try context.expect(outputTensor, is: type, role: "output")
-        let biasTensor = context.optionalInput(bias)
-        if let biasTensor { try context.expect(biasTensor, is: .int32, role: "bias") }
-        let inputQ = try context.affineQuantization(of: inputTensor, role: "input")
-        let outputQ = try context.affineQuantization(of: outputTensor, role: "output")
-        encoding = ActivationEncoding(type, inputQ)
-        self.type = type
+        let operands = try context.quantizedOperands(input: input, weights: filter, bias: bias, output: output, role: "filter")
+        let type = operands.type, filter = operands.weights, filterQ = operands.weightsQ, biasTensor = operands.bias
+        let inputQ = operands.inputQ, outputQ = operands.outputQ
+        encoding = operands.encoding
         hasBias = biasTensor != nil
-        guard let filterQ = filter.quantization, !filterQ.scales.isEmpty else {
-            throw context.invalid("filter '\(filter.name)' (\(type)) has no quantization parameters")
-        }
         let multipliers: [QuantizedMultiplier]
         if type == .uint8 {
             guard filterQ.scales.count == 1 else {
                 throw context.unsupported("uint8 filter '\(filter.name)' has \(filterQ.scales.count) scales; per-channel quantization needs int8")
             }
-            guard (0 ... 255).contains(filterQ.zeroPoint) else {
-                throw context.unsupported("filter '\(filter.name)' zero point \(filterQ.zeroPoint) is outside 0...255")
-            }
-            filterZeroPoint = Int32(filterQ.zeroPoint)
+            try context.checkZeroPoints(filterQ, of: filter, role: "filter")
+            self.filter = WeightEncoding(.uint8, zeroPoint: Int32(filterQ.zeroPoint))
             try context.checkBiasScale(biasTensor, inputScale: inputQ.scale, filterScale: filterQ.scale, outputScale: outputQ.scale)
             guard let m = QuantizedMultiplier.perTensorConvolution(inputScale: inputQ.scale, filterScale: filterQ.scale,
                                                                   outputScale: outputQ.scale) else {
@@ -52,11 +40,11 @@ struct ConvolutionQuantization {
             guard filterQ.zeroPoints.allSatisfy({ $0 == 0 }) else {
                 throw context.invalid("int8 filter '\(filter.name)' has non-zero zero points; TFLite requires symmetric weights")
             }
-            filterZeroPoint = 0
+            self.filter = WeightEncoding(.int8, zeroPoint: 0)
             multipliers = QuantizedMultiplier.perChannel(inputScale: inputQ.scale, filterScales: filterQ.scales,
                                                          outputScale: outputQ.scale, channelCount: channels)
         }
-        let range = try context.integerActivationRange(activation, output: outputTensor, outputQ)
+        let range = try context.integerActivationRange(activation, output: operands.output, outputQ)
         requantization = ChannelRequantization(multipliers, zeroPoint: outputQ.zeroPoint,
                                               range: (range.lowerBound, range.upperBound))
     }
