@@ -11,15 +11,15 @@ final class ModelInspectionTests: XCTestCase {
     func testDequantizeRule() {
         let q = QuantizationParameters(scale: 0.5, zeroPoint: 3)
         [UInt8(0), 3, 255].withUnsafeBytes { raw in
-            XCTAssertEqual(TensorDequantization.floats(raw, dataType: .uint8, quantization: q), [-1.5, 0, 126])
+            XCTAssertEqual(Dequantization.floats(raw, dataType: .uint8, quantization: q), [-1.5, 0, 126])
         }
         [Int8(-128), 3, 127].withUnsafeBytes { raw in
-            XCTAssertEqual(TensorDequantization.floats(raw, dataType: .int8, quantization: q), [-65.5, 0, 62])
+            XCTAssertEqual(Dequantization.floats(raw, dataType: .int8, quantization: q), [-65.5, 0, 62])
         }
         [Float(1.25), -2].withUnsafeBytes { raw in
-            XCTAssertEqual(TensorDequantization.floats(raw, dataType: .float32, quantization: nil), [1.25, -2])
+            XCTAssertEqual(Dequantization.floats(raw, dataType: .float32, quantization: nil), [1.25, -2])
         }
-        [Int32(7)].withUnsafeBytes { raw in XCTAssertNil(TensorDequantization.floats(raw, dataType: .int32, quantization: nil)) }
+        [Int32(7)].withUnsafeBytes { raw in XCTAssertNil(Dequantization.floats(raw, dataType: .int32, quantization: nil)) }
     }
 
     /// On a real quantized model the session's dequantized output is the raw bytes dequantized.

@@ -15,26 +15,27 @@ extension Session {
     public func dequantizedValues(ofTensor index: Int) -> [Float]? {
         guard plan.tensors.indices.contains(index) else { return nil }
         let tensor = plan.tensors[index]
-        return TensorDequantization.floats(bytes(ofTensor: index), dataType: tensor.dataType, quantization: tensor.quantization)
+        return Dequantization.floats(bytes(ofTensor: index), dataType: tensor.dataType, quantization: tensor.quantization)
     }
 }
 
-/// The dequantize rule tasks read outputs with (one scale and zero point per tensor, as a task's
-/// score and box outputs have). Kept here, small, until it joins the rules in `Quantization/`.
-enum TensorDequantization {
-    /// `raw` as floats; nil unless `dataType` is float32, uint8 or int8.
+extension Dequantization {
+    /// `raw` (the bytes of a tensor of `dataType`) as floats: float32 copied, uint8/int8
+    /// dequantized with the tensor's first scale and zero point (a task's score and box outputs
+    /// are quantized per tensor); nil for other types.
     static func floats(_ raw: UnsafeRawBufferPointer, dataType: DataType, quantization: QuantizationParameters?) -> [Float]? {
-        let scale = quantization?.scale ?? 1, zeroPoint = quantization?.zeroPoint ?? 0
+        var values = [Float](repeating: 0, count: dataType == .float32 ? raw.count / 4 : raw.count)
         switch dataType {
         case .float32:
             // A byte copy: the bytes of a constant need not be 4-aligned.
-            var values = [Float](repeating: 0, count: raw.count / 4)
             values.withUnsafeMutableBytes { $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: raw[0 ..< $0.count])) }
-            return values
-        case .uint8: return raw.map { Float(Int($0) - zeroPoint) * scale }
-        case .int8: return raw.map { Float(Int(Int8(bitPattern: $0)) - zeroPoint) * scale }
+        case .uint8, .int8:
+            guard let base = raw.baseAddress else { return values }
+            let q = AffineQuantization(scale: quantization?.scale ?? 1, zeroPoint: Int32(clamping: quantization?.zeroPoint ?? 0))
+            values.withUnsafeMutableBufferPointer { Dequantization(dataType, q).dequantize(base, count: raw.count, into: $0.baseAddress!) }
         default: return nil
         }
+        return values
     }
 }
 
