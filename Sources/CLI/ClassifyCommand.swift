@@ -11,7 +11,19 @@ enum CategoryOptions {
     static let verbose = Option.flag("verbose", help: "say on stderr where the labels come from (and, for detect, which output is which)")
     static let declarations = [labels.spec, scoreThreshold.spec, allow.spec, deny.spec, locale.spec, verbose.spec]
 
-    /// Reads the five options into a task's options.
+    /// A task's options from the command's `--model` (else the bundled `defaultName`),
+    /// `--max-results` and the category options.
+    static func read<Options: CategoryFiltering>(_ arguments: Arguments, model: Option<String?>, defaultName: String,
+                                                 maxResults: Option<Int>, _ make: (String) -> Options) throws(CLIError) -> Options {
+        let path: String
+        if let given = try arguments[model] { path = given } else { path = try defaultModel(defaultName) }
+        var options = make(path)
+        options.maxResults = try arguments[maxResults]
+        try read(arguments, into: &options)
+        return options
+    }
+
+    /// Reads the category options into a task's options.
     static func read(_ arguments: Arguments, into options: inout some CategoryFiltering) throws(CLIError) {
         options.labelsPath = try arguments[labels]
         options.scoreThreshold = try arguments[scoreThreshold].map(Float.init)
@@ -36,6 +48,7 @@ protocol CategoryFiltering {
     var categoryAllowlist: [String] { get set }
     var categoryDenylist: [String] { get set }
     var displayNamesLocale: String { get set }
+    var maxResults: Int { get set }
 }
 
 extension ImageClassifierOptions: CategoryFiltering {}
@@ -60,11 +73,8 @@ struct ClassifyCommand: ParsedCommand {
     let verbose: Bool
 
     init(_ arguments: Arguments) throws(CLIError) {
-        let modelPath = try arguments[Self.model]
-        var options = ImageClassifierOptions(modelPath: modelPath ?? "")
-        if modelPath == nil { options.baseOptions.modelAssetPath = try defaultModel(Self.defaultName) }
-        try CategoryOptions.read(arguments, into: &options)
-        options.maxResults = try arguments[Self.maxResults]
+        var options = try CategoryOptions.read(arguments, model: Self.model, defaultName: Self.defaultName,
+                                               maxResults: Self.maxResults, ImageClassifierOptions.init(modelPath:))
         options.cropAndScale = try arguments[Self.crop]
         self.options = options
         batch = try BatchOptions(arguments)

@@ -20,12 +20,8 @@ struct DetectCommand: ParsedCommand {
     let verbose: Bool
 
     init(_ arguments: Arguments) throws(CLIError) {
-        let modelPath = try arguments[Self.model]
-        var options = ObjectDetectorOptions(modelPath: modelPath ?? "")
-        if modelPath == nil { options.baseOptions.modelAssetPath = try defaultModel(Self.defaultName) }
-        try CategoryOptions.read(arguments, into: &options)
-        options.maxResults = try arguments[Self.maxResults]
-        self.options = options
+        options = try CategoryOptions.read(arguments, model: Self.model, defaultName: Self.defaultName,
+                                           maxResults: Self.maxResults, ObjectDetectorOptions.init(modelPath:))
         annotatePath = try arguments[Self.annotate]
         batch = try BatchOptions(arguments)
         verbose = try arguments[CategoryOptions.verbose]
