@@ -122,6 +122,11 @@ final class FloatTilingTests: XCTestCase {
             ((14, 14), 32, (5, 5), (1, 1), (1, 1), .same), ((28, 29), 40, (5, 5), (2, 2), (1, 1), .same),
             ((9, 20), 17, (5, 5), (1, 1), (1, 1), .valid), ((12, 12), 48, (3, 3), (1, 1), (2, 2), .same),
             ((6, 6), 16, (5, 5), (1, 1), (1, 1), .same), ((7, 30), 24, (1, 7), (1, 3), (1, 1), .same),
+            // EfficientNet's late layers (three inside pixels a row: the whole row four at a time), a
+            // row narrower than four, a window wider than the input, stride 2 across the edges.
+            ((7, 7), 40, (5, 5), (1, 1), (1, 1), .same), ((3, 3), 16, (5, 5), (1, 1), (1, 1), .same),
+            ((4, 3), 32, (5, 5), (1, 1), (1, 1), .same), ((14, 14), 33, (5, 5), (2, 2), (1, 1), .same),
+            ((9, 17), 16, (5, 5), (1, 1), (2, 2), .same),
         ]
         for (index, s) in shapes.enumerated() {
             let (kernel, source) = depthwise(input: s.input, channels: s.channels, filter: s.filter, stride: s.stride,

@@ -6,8 +6,9 @@
 /// independent FMA chains, where one pixel at a time (`convolvePixel`) waits on the latency of a
 /// single 25-FMA chain. Rows at the top and bottom skip the taps above or below the input, as
 /// `convolvePixel` does, so every output is the same sum in the same order (bias, then taps row
-/// by row) whichever path computes it. The pixels at the left and right edges go through
-/// `convolvePixel`.
+/// by row) whichever path computes it. The pixels at the left and right edges go four at a time
+/// too, each adding only its taps inside the input (`edgeWindows4`); channels past the last
+/// whole group of 16 go through `convolvePixel`.
 extension DepthwiseConv2DFloat32 {
     /// Output rows `rows`, channels `channels` (bounds at multiples of 16, or `outputChannels`) of
     /// one image, for shapes the 3×3 micro-kernels do not take.
@@ -21,32 +22,94 @@ extension DepthwiseConv2DFloat32 {
             ? 0 : min(g.outputWidth, (g.inputWidth - 1 - reach + g.padLeft) / g.strideWidth + 1)
         let vectorEnd = min(channels.upperBound, c - c % Lanes.scalarCount)
         let hasTail = vectorEnd < channels.upperBound
+        let vectors = channels.lowerBound ..< vectorEnd
+        let width = g.outputWidth
         for oy in rows {
-            let dst = out + oy * g.outputWidth * c
-            for ox in 0 ..< g.outputWidth where ox < firstInside || ox >= lastInside {
-                convolvePixel(source, dst + ox * c, oy: oy, ox: ox, channels: channels)
-            }
-            guard firstInside < lastInside else { continue }
-            if channels.lowerBound < vectorEnd {
-                var x = firstInside
-                while x < lastInside {
-                    let width = lastInside - x >= 8 ? 8 : lastInside - firstInside >= 4 ? 4 : 1
-                    // A last step that would run past the end moves back to end at it (recomputing
-                    // a few pixels, identically) rather than going one pixel at a time.
-                    x = max(firstInside, min(x, lastInside - width))
-                    switch width {
-                    case 8: insideWindows8(source, dst, oy: oy, ox: x, channels: channels.lowerBound ..< vectorEnd)
-                    case 4: insideWindows4(source, dst, oy: oy, ox: x, channels: channels.lowerBound ..< vectorEnd)
-                    default: convolvePixel(source, dst + x * c, oy: oy, ox: x, channels: channels.lowerBound ..< vectorEnd)
+            let dst = out + oy * width * c
+            if !vectors.isEmpty {
+                if width < 4 {
+                    for ox in 0 ..< width { convolvePixel(source, dst + ox * c, oy: oy, ox: ox, channels: vectors) }
+                } else {
+                    // Left edge in groups of four (the last may take inside pixels: the same sums),
+                    // inside pixels eight or four at a time while four remain, the rest with the
+                    // right edge in groups of four, the last moved back to end at the row's end.
+                    var x = 0
+                    while x < firstInside {
+                        edgeWindows4(source, dst, oy: oy, ox: min(x, width - 4), channels: vectors)
+                        x += 4
                     }
-                    x += width
+                    while lastInside - x >= 4 {
+                        if lastInside - x >= 8 {
+                            insideWindows8(source, dst, oy: oy, ox: x, channels: vectors)
+                            x += 8
+                        } else {
+                            insideWindows4(source, dst, oy: oy, ox: x, channels: vectors)
+                            x += 4
+                        }
+                    }
+                    while x < width {
+                        edgeWindows4(source, dst, oy: oy, ox: min(x, width - 4), channels: vectors)
+                        x += 4
+                    }
                 }
             }
             if hasTail {
-                for ox in firstInside ..< lastInside {
-                    convolvePixel(source, dst + ox * c, oy: oy, ox: ox, channels: vectorEnd ..< channels.upperBound)
-                }
+                for ox in 0 ..< width { convolvePixel(source, dst + ox * c, oy: oy, ox: ox, channels: vectorEnd ..< channels.upperBound) }
             }
+        }
+    }
+
+    /// Output pixels `ox ..< ox + 4` of row `oy`, any of whose windows may cross the left or right
+    /// edge of the input, whole groups of 16 channels `channels`. Each pixel adds only its taps
+    /// inside the input, in the order `convolvePixel` adds them (taps outside are skipped, not
+    /// multiplied by zero, so an infinite weight there cannot make a NaN).
+    @inline(never)
+    private func edgeWindows4(_ source: UnsafePointer<Float>, _ rowOut: UnsafeMutablePointer<Float>, oy: Int, ox: Int, channels: Range<Int>) {
+        let g = geometry
+        let c = g.outputChannels
+        let lower = range.lowerBound, upper = range.upperBound
+        let floatSize = MemoryLayout<Float>.stride
+        let yOrigin = oy * g.strideHeight - g.padTop
+        let kyStart = max(0, (-yOrigin + g.dilationHeight - 1) / g.dilationHeight)
+        let kyEnd = min(g.filterHeight, (g.inputHeight - yOrigin + g.dilationHeight - 1) / g.dilationHeight)
+        /// The taps of pixel `ox + j` inside the input across.
+        func taps(_ j: Int) -> Range<Int> {
+            let xOrigin = (ox + j) * g.strideWidth - g.padLeft
+            let start = max(0, (-xOrigin + g.dilationWidth - 1) / g.dilationWidth)
+            let end = min(g.filterWidth, (g.inputWidth - xOrigin + g.dilationWidth - 1) / g.dilationWidth)
+            return start ..< max(start, end)
+        }
+        let t0 = taps(0), t1 = taps(1), t2 = taps(2), t3 = taps(3)
+        let input = UnsafeRawPointer(source), filter = UnsafeRawPointer(weights.pointer), biases = UnsafeRawPointer(bias.pointer)
+        let step = g.strideWidth * c * floatSize, tapStep = g.dilationWidth * c * floatSize, pixel = c * floatSize
+        let xOrigin = ox * g.strideWidth - g.padLeft
+        let dst = UnsafeMutableRawPointer(rowOut + ox * c)
+        var ch = channels.lowerBound
+        while ch < channels.upperBound {
+            let b = biases.loadUnaligned(fromByteOffset: ch * floatSize, as: Lanes.self)
+            var a0 = b, a1 = b, a2 = b, a3 = b
+            var ky = kyStart
+            while ky < kyEnd {
+                // Byte offset of pixel 0's tap kx = 0 (possibly outside the input: only valid taps are read).
+                let row = (((yOrigin + ky * g.dilationHeight) * g.inputWidth + xOrigin) * c + ch) * floatSize
+                var tap = ((ky * g.filterWidth) * c + ch) * floatSize
+                for kx in 0 ..< g.filterWidth {
+                    let w = filter.loadUnaligned(fromByteOffset: tap, as: Lanes.self)
+                    let at = row + kx * tapStep
+                    if t0.contains(kx) { a0 = a0.addingProduct(input.loadUnaligned(fromByteOffset: at, as: Lanes.self), w) }
+                    if t1.contains(kx) { a1 = a1.addingProduct(input.loadUnaligned(fromByteOffset: at + step, as: Lanes.self), w) }
+                    if t2.contains(kx) { a2 = a2.addingProduct(input.loadUnaligned(fromByteOffset: at + 2 * step, as: Lanes.self), w) }
+                    if t3.contains(kx) { a3 = a3.addingProduct(input.loadUnaligned(fromByteOffset: at + 3 * step, as: Lanes.self), w) }
+                    tap += pixel
+                }
+                ky += 1
+            }
+            let offset = ch * floatSize
+            dst.storeBytes(of: FloatGEMM.clamp(a0, lower, upper), toByteOffset: offset, as: Lanes.self)
+            dst.storeBytes(of: FloatGEMM.clamp(a1, lower, upper), toByteOffset: offset + pixel, as: Lanes.self)
+            dst.storeBytes(of: FloatGEMM.clamp(a2, lower, upper), toByteOffset: offset + 2 * pixel, as: Lanes.self)
+            dst.storeBytes(of: FloatGEMM.clamp(a3, lower, upper), toByteOffset: offset + 3 * pixel, as: Lanes.self)
+            ch += Lanes.scalarCount
         }
     }
 

@@ -285,8 +285,10 @@ public struct DispatchOverhead: Sendable {
     /// follows a pause).
     public let afterPauseMedian: Double, afterPauseMean: Double
 
-    /// Times `dispatches` dispatches of `threadCount` empty tasks on a fresh pool, back to back,
-    /// and a few each after a pause long enough for the workers to park.
+    /// Times `dispatches` dispatches of an empty partitioned kernel through
+    /// `TensorMemory.parallelize` (the path every parallel operator takes: partition, hand-out of
+    /// `threadCount · partsPerThread` tasks, wait) on a fresh pool, back to back, and a few each
+    /// after a pause long enough for the workers to park.
     public static func measure(threadCount: Int, dispatches: Int = 20_000) throws(ModelError) -> DispatchOverhead {
         try Session.validate(threadCount: threadCount)
         let pool = WorkerPool(threadCount: threadCount, minimumWork: 0)
@@ -296,10 +298,18 @@ public struct DispatchOverhead: Sendable {
             clock_gettime(CLOCK_MONOTONIC, &time)
             return UInt64(time.tv_sec) &* 1_000_000_000 &+ UInt64(time.tv_nsec)
         }
-        struct Empty: PoolJob { func run(task: Int, worker: Int) {} }
+        struct Empty: PartitionedKernel {
+            func eval(_ memory: TensorMemory) {}
+            func evalPart(_ units: Range<Int>, step: Int, worker: Int, memory: TensorMemory) {}
+        }
+        let word = UnsafeMutableRawPointer.allocate(byteCount: 64, alignment: 64)
+        let addresses = UnsafeMutablePointer<UnsafeMutableRawPointer>.allocate(capacity: 1)
+        addresses.initialize(to: word)
+        defer { addresses.deallocate(); word.deallocate() }
+        let memory = TensorMemory(addresses: UnsafePointer(addresses), scratch: word, workerScratch: word, workerScratchStride: 0, pool: pool)
         func once() -> Double {
             let start = now()
-            pool.run(tasks: threadCount, Empty())
+            memory.parallelize(Empty(), count: 1 << 20, work: Int.max)
             return Double(now() - start)
         }
         for _ in 0 ..< 100 { _ = once() }
