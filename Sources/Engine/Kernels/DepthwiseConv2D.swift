@@ -61,9 +61,9 @@ enum DepthwiseConv2D {
 /// chain would leave the FMA units waiting on its latency; neighbours at stride 1 also share input
 /// column loads. The pixels at the left and right edges read zeros for taps outside the input.
 /// The 3×3 micro-kernels are in `DepthwiseConv2D+3x3.swift`. Other shapes (EfficientNet's 5×5,
-/// dilated windows) go through `convolveWindows` (`DepthwiseConv2D+Windows.swift`): eight or four
-/// pixels at a time where the window lies inside the input across, `convolvePixel`, which clips
-/// the window, at the edges. `reference` is the plain scalar definition all are tested against.
+/// dilated windows) go through `convolveWindows` (`DepthwiseConv2D+Windows.swift`): several pixels
+/// at a time, each adding the same products in the same order as `convolvePixel`, which clips one
+/// pixel's window. `reference` is the plain scalar definition all are tested against.
 struct DepthwiseConv2DFloat32: PartitionedKernel {
     typealias Lanes = SIMD16<Float>
     typealias Rows = (UnsafePointer<Float>, UnsafePointer<Float>, UnsafePointer<Float>)
