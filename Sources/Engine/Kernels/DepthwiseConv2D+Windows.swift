@@ -39,7 +39,7 @@ extension DepthwiseConv2DFloat32 {
                         x += 4
                     }
                     while lastInside - x >= 4 {
-                        if lastInside - x >= 8 {
+                        if Self.eightPixels && lastInside - x >= 8 {
                             insideWindows8(source, dst, oy: oy, ox: x, channels: vectors)
                             x += 8
                         } else {
@@ -111,6 +111,16 @@ extension DepthwiseConv2DFloat32 {
             dst.storeBytes(of: FloatGEMM.clamp(a3, lower, upper), toByteOffset: offset + 3 * pixel, as: Lanes.self)
             ch += Lanes.scalarCount
         }
+    }
+
+    /// Whether inside pixels go eight at a time: eight accumulators of 16 lanes fit AVX-512's 32
+    /// registers, but would spill out of AVX2's 16 `ymm` (two each) and NEON's 32 `q` (four each).
+    private static var eightPixels: Bool {
+        #if SWIFTLITE_AVX512
+        true
+        #else
+        false
+        #endif
     }
 
     @inline(never)
