@@ -169,13 +169,35 @@ final class ThreadingTests: XCTestCase {
     }
 }
 
+extension ThreadingTests {
+    /// More threads than cores, and jobs shorter than a wake-up: most workers join late or not at
+    /// all (the caller closes a job once its tasks are taken), and a late worker must neither run a
+    /// task twice nor touch the next job's tasks as if they were the last one's.
+    func testLateWorkersNeitherRepeatNorLoseTasks() {
+        let pool = WorkerPool(threadCount: 8, minimumWork: 0)
+        defer { pool.shutdown() }
+        let counts = UnsafeMutablePointer<Int>.allocate(capacity: 64)
+        let busy = UnsafeMutablePointer<Int>.allocate(capacity: 8)
+        defer { counts.deallocate(); busy.deallocate() }
+        for dispatch in 0 ..< 20_000 {
+            let tasks = 2 + dispatch % 9
+            counts.initialize(repeating: 0, count: 64)
+            busy.initialize(repeating: 0, count: 8)
+            pool.run(tasks: tasks, CountingJob(counts: counts, busy: busy, threads: 8))
+            if dispatch % 1000 == 999 { usleep(300) }
+            guard (0 ..< tasks).allSatisfy({ counts[$0] == 1 }) else { return XCTFail("dispatch \(dispatch): \((0 ..< tasks).map { counts[$0] })") }
+        }
+    }
+}
+
 /// Counts each task and checks that no worker index runs two tasks at once.
 private struct CountingJob: PoolJob {
     let counts: UnsafeMutablePointer<Int>
     let busy: UnsafeMutablePointer<Int>
+    var threads = 3
 
     func run(task: Int, worker: Int) {
-        precondition((0 ..< 3).contains(worker))
+        precondition((0 ..< threads).contains(worker))
         busy[worker] += 1
         precondition(busy[worker] == 1, "two tasks on worker \(worker) at once")
         counts[task] += 1

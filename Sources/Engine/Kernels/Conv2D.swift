@@ -144,56 +144,89 @@ struct Conv2DFloat32: PartitionedKernel {
 
     /// All batches; `scratch` holds `scratchBytes` (one thread).
     func convolve(_ source: UnsafePointer<Float>, _ out: UnsafeMutablePointer<Float>, scratch: UnsafeMutablePointer<Float>) {
-        convolve(source, out, rows: 0 ..< geometry.batches * geometry.outputHeight * geometry.outputWidth, scratch: scratch, prepared: false)
+        convolve(source, out, rows: 0 ..< geometry.batches * geometry.outputHeight * geometry.outputWidth,
+                 columns: 0 ..< geometry.outputChannels, scratch: scratch, prepared: false)
     }
 
-    /// All batches, the output pixels split across the session's threads: whole rows of the
-    /// output image in place, blocks of 7 pixels (one micro-tile) otherwise.
+    /// All batches, the output split across the session's threads into a grid of tiles: whole rows
+    /// of the output image (in place) or blocks of 7 pixels (one micro-tile) down, blocks of output
+    /// channels across. Channels are split when the weights outweigh the input rows (the small
+    /// late layers: 7 × 7 pixels, 1152 channels), so that each thread reads only its part of the
+    /// weights instead of all of them.
     private func convolve(_ source: UnsafePointer<Float>, _ out: UnsafeMutablePointer<Float>, memory: TensorMemory) {
         let g = geometry
         let pixels = g.batches * g.outputHeight * g.outputWidth
         let work = pixels * g.outputChannels * g.patchSize
         switch layout {
         case .inPlace(padded: let padded?) where g.batches == 1:
-            // The padded copy is shared by every thread; make it once, then split the rows.
-            pad(source, into: memory.scratch(as: Float.self), height: padded.height, width: padded.width)
-            memory.parallelize(self, step: Self.paddedRows, count: g.outputHeight, work: work)
+            // The padded copy is shared by every thread: its rows first, then the tiles.
+            memory.parallelize(self, step: Self.padding, count: padded.height, work: padded.height * padded.width * g.inputChannels)
+            memory.parallelize(self, step: Self.paddedRows, count: grid(memory, step: Self.paddedRows).count, work: work)
         case .inPlace(padded: .some):
-            convolve(source, out, rows: 0 ..< pixels, scratch: memory.scratch(as: Float.self), prepared: false)
+            convolve(source, out, rows: 0 ..< pixels, columns: 0 ..< g.outputChannels, scratch: memory.scratch(as: Float.self), prepared: false)
         case .inPlace(padded: nil):
-            memory.parallelize(self, step: Self.imageRows, count: g.batches * g.outputHeight, work: work)
+            memory.parallelize(self, step: Self.imageRows, count: grid(memory, step: Self.imageRows).count, work: work)
         case .pointwise, .im2col:
-            memory.parallelize(self, step: Self.pixelBlocks, count: pixels, granularity: FloatGEMM.tileRows, work: work)
+            memory.parallelize(self, step: Self.pixelBlocks, count: grid(memory, step: Self.pixelBlocks).count, work: work)
         }
     }
 
-    /// The parallel steps: rows of the one image from its padded frame, rows of the input in
-    /// place (over all batches), blocks of pixels.
-    private static let paddedRows = 0, imageRows = 1, pixelBlocks = 2
+    /// The parallel steps: the padded frame's rows, tiles of the one image from that frame, tiles
+    /// of the input read in place (over all batches), tiles of pixel blocks.
+    private static let padding = 0, paddedRows = 1, imageRows = 2, pixelBlocks = 3
+
+    /// The tiles of step `step` (the same grid in `eval` and in every `evalPart`): the cheapest
+    /// split for the reads (`TileGrid.cheapest`); im2col never splits channels (each part would
+    /// copy its patches again).
+    private func grid(_ memory: TensorMemory, step: Int) -> TileGrid {
+        let g = geometry
+        let pixels = g.batches * g.outputHeight * g.outputWidth
+        let tasks = memory.taskCount(work: pixels * g.outputChannels * g.patchSize)
+        let floatSize = MemoryLayout<Float>.stride
+        let (rows, rowGranularity) = step == Self.pixelBlocks ? (pixels, FloatGEMM.tileRows) : (g.batches * g.outputHeight, 1)
+        if case .im2col = layout {
+            return TileGrid(rows: WorkPartition(count: rows, granularity: rowGranularity, maxParts: tasks),
+                            columns: WorkPartition(count: g.outputChannels, granularity: g.outputChannels, maxParts: 1))
+        }
+        return TileGrid.cheapest(tasks: tasks, rows: rows, rowGranularity: rowGranularity,
+                                 columns: g.outputChannels, columnGranularity: FloatGEMM.columnGranularity,
+                                 bytesPerRowPart: g.outputChannels * g.patchSize * floatSize,
+                                 bytesPerColumnPart: pixels * g.patchSize * floatSize)
+    }
 
     func evalPart(_ units: Range<Int>, step: Int, worker: Int, memory: TensorMemory) {
         let g = geometry
         let source = memory.input(input, as: Float.self), out = memory.output(output, as: Float.self)
-        switch step {
-        case Self.paddedRows, Self.imageRows:
-            convolve(source, out, rows: units.lowerBound * g.outputWidth ..< units.upperBound * g.outputWidth,
-                     scratch: memory.scratch(as: Float.self), prepared: step == Self.paddedRows)
-        default:
-            convolve(source, out, rows: units, scratch: memory.scratch(as: Float.self, worker: worker), prepared: false)
+        if step == Self.padding {
+            guard case .inPlace(padded: let padded?) = layout else { return }
+            pad(source, into: memory.scratch(as: Float.self), height: padded.height, width: padded.width, rows: units)
+            return
+        }
+        let grid = grid(memory, step: step)
+        for task in units {
+            let (rows, columns) = grid.tile(task)
+            switch step {
+            case Self.paddedRows, Self.imageRows:
+                convolve(source, out, rows: rows.lowerBound * g.outputWidth ..< rows.upperBound * g.outputWidth, columns: columns,
+                         scratch: memory.scratch(as: Float.self), prepared: step == Self.paddedRows)
+            default:
+                convolve(source, out, rows: rows, columns: columns, scratch: memory.scratch(as: Float.self, worker: worker), prepared: false)
+            }
         }
     }
 
-    /// Output pixels `rows` (counted over all batches; whole output rows for the in-place layout).
+    /// Output pixels `rows` (counted over all batches; whole output rows for the in-place layout),
+    /// output channels `columns` (bounds at multiples of `FloatGEMM.columnGranularity`).
     /// `prepared`: the in-place layout's padded frame of the (single) image is already in `scratch`.
-    private func convolve(_ source: UnsafePointer<Float>, _ out: UnsafeMutablePointer<Float>, rows: Range<Int>,
+    private func convolve(_ source: UnsafePointer<Float>, _ out: UnsafeMutablePointer<Float>, rows: Range<Int>, columns: Range<Int>,
                           scratch: UnsafeMutablePointer<Float>, prepared: Bool) {
         let g = geometry
         let pixels = g.outputHeight * g.outputWidth
         let c = g.inputChannels, n = g.outputChannels
         switch layout {
         case .pointwise:
-            FloatGEMM.multiply(m: rows.count, a: source + rows.lowerBound * c, lda: c, weights: weights, range: range,
-                               c: out + rows.lowerBound * n, ldc: n)
+            FloatGEMM.multiply(m: rows.count, a: source + rows.lowerBound * c, lda: c, weights: weights, columns: columns,
+                               range: range, c: out + rows.lowerBound * n, ldc: n)
         case .inPlace(let padded):
             let width = padded?.width ?? g.inputWidth
             let runs = FloatGEMM.Runs(count: g.filterHeight, length: g.filterWidth * c, stride: g.dilationHeight * width * c)
@@ -203,12 +236,12 @@ struct Conv2DFloat32: PartitionedKernel {
                 var image = source + b * g.inputHeight * g.inputWidth * c
                 if let padded {
                     if !prepared && (oy == 0 || row == rows.lowerBound / g.outputWidth) {
-                        pad(image, into: scratch, height: padded.height, width: padded.width)
+                        pad(image, into: scratch, height: padded.height, width: padded.width, rows: 0 ..< padded.height)
                     }
                     image = UnsafePointer(scratch)
                 }
                 FloatGEMM.multiply(m: g.outputWidth, a: image + oy * g.strideHeight * width * c, lda: g.strideWidth * c,
-                                   runs: runs, weights: weights, range: range,
+                                   runs: runs, weights: weights, columns: columns, range: range,
                                    c: out + (b * pixels + oy * g.outputWidth) * n, ldc: n)
                 row += 1
             }
@@ -219,19 +252,19 @@ struct Conv2DFloat32: PartitionedKernel {
                 let b = first / pixels, start = first % pixels
                 let count = min(chunkPixels, pixels - start, rows.upperBound - first)
                 im2col(source + b * g.inputHeight * g.inputWidth * c, pixels: start ..< start + count, into: scratch)
-                FloatGEMM.multiply(m: count, a: scratch, lda: g.patchSize, weights: weights, range: range,
+                FloatGEMM.multiply(m: count, a: scratch, lda: g.patchSize, weights: weights, columns: columns, range: range,
                                    c: out + first * n, ldc: n)
                 first += count
             }
         }
     }
 
-    /// Copies one image into a `height × width` frame of zeros, at (`padTop`, `padLeft`).
-    private func pad(_ image: UnsafePointer<Float>, into frame: UnsafeMutablePointer<Float>, height: Int, width: Int) {
+    /// Copies one image into a `height × width` frame of zeros, at (`padTop`, `padLeft`): the frame's rows `rows`.
+    private func pad(_ image: UnsafePointer<Float>, into frame: UnsafeMutablePointer<Float>, height: Int, width: Int, rows: Range<Int>) {
         let g = geometry
         let c = g.inputChannels
         let rowLength = width * c, before = g.padLeft * c, inside = g.inputWidth * c
-        for y in 0 ..< height {
+        for y in rows {
             let row = frame + y * rowLength, iy = y - g.padTop
             guard iy >= 0, iy < g.inputHeight else {
                 row.update(repeating: 0, count: rowLength)

@@ -60,8 +60,10 @@ enum DepthwiseConv2D {
 /// loaded once (`packed3x3`) for 72 (36) FMAs in eight (four) independent chains. One pixel's 9-FMA
 /// chain would leave the FMA units waiting on its latency; neighbours at stride 1 also share input
 /// column loads. The pixels at the left and right edges read zeros for taps outside the input.
-/// Other shapes go through `convolvePixel`, which clips the window. `reference` is the plain
-/// scalar definition both are tested against.
+/// The 3×3 micro-kernels are in `DepthwiseConv2D+3x3.swift`. Other shapes (EfficientNet's 5×5,
+/// dilated windows) go through `convolveWindows` (`DepthwiseConv2D+Windows.swift`): several pixels
+/// at a time, each adding the same products in the same order as `convolvePixel`, which clips one
+/// pixel's window. `reference` is the plain scalar definition all are tested against.
 struct DepthwiseConv2DFloat32: PartitionedKernel {
     typealias Lanes = SIMD16<Float>
     typealias Rows = (UnsafePointer<Float>, UnsafePointer<Float>, UnsafePointer<Float>)
@@ -138,39 +140,60 @@ struct DepthwiseConv2DFloat32: PartitionedKernel {
                     }
                 }
             }
-            // Threads take whole output rows.
-            memory.parallelize(self, step: n, count: g.outputHeight, work: g.outputHeight * g.outputWidth * c * g.filterHeight * g.filterWidth)
+            memory.parallelize(self, step: n, count: grid(memory).count, work: work)
         }
     }
 
-    /// Output rows `rows` of batch `step`.
-    func evalPart(_ rows: Range<Int>, step n: Int, worker: Int, memory: TensorMemory) {
+    /// Multiply-adds of one image.
+    private var work: Int {
+        let g = geometry
+        return g.outputHeight * g.outputWidth * g.outputChannels * g.filterHeight * g.filterWidth
+    }
+
+    /// The tiles of one image: output rows down and, when there are too few rows for every task
+    /// to get two (the late layers: 7, 10 or 14 rows, hundreds of channels), groups of 16 channels
+    /// across, so that the tasks stay even.
+    private func grid(_ memory: TensorMemory) -> TileGrid {
+        let g = geometry
+        let tasks = memory.taskCount(work: work)
+        let across = g.outputHeight >= 2 * tasks ? 1 : g.outputHeight >= tasks ? 2 : 4
+        let channels = WorkPartition(count: g.outputChannels, granularity: Lanes.scalarCount, maxParts: min(across, tasks))
+        return TileGrid(rows: WorkPartition(count: g.outputHeight, granularity: 1, maxParts: max(1, tasks / channels.parts)),
+                        columns: channels)
+    }
+
+    /// Tiles `tasks` of batch `step`.
+    func evalPart(_ tasks: Range<Int>, step n: Int, worker: Int, memory: TensorMemory) {
         let g = geometry
         let c = g.outputChannels
         let source = g.depthMultiplier > 1 ? UnsafePointer(memory.scratch(as: Float.self))
             : memory.input(input, as: Float.self) + n * g.inputHeight * g.inputWidth * g.inputChannels
-        convolve(source, memory.output(output, as: Float.self) + n * g.outputHeight * g.outputWidth * c, rows: rows)
+        let grid = grid(memory)
+        for task in tasks {
+            let (rows, channels) = grid.tile(task)
+            convolve(source, memory.output(output, as: Float.self) + n * g.outputHeight * g.outputWidth * c, rows: rows, channels: channels)
+        }
     }
 
     /// One image: `source` has `outputChannels` channels per pixel (already expanded for depth multipliers).
     func convolve(_ source: UnsafePointer<Float>, _ out: UnsafeMutablePointer<Float>) {
-        convolve(source, out, rows: 0 ..< geometry.outputHeight)
+        convolve(source, out, rows: 0 ..< geometry.outputHeight, channels: 0 ..< geometry.outputChannels)
     }
 
-    /// Output rows `rows` of one image.
-    func convolve(_ source: UnsafePointer<Float>, _ out: UnsafeMutablePointer<Float>, rows outputRows: Range<Int>) {
+    /// Output rows `rows`, channels `channels` (bounds at multiples of 16, or `outputChannels`) of one image.
+    func convolve(_ source: UnsafePointer<Float>, _ out: UnsafeMutablePointer<Float>, rows outputRows: Range<Int>, channels: Range<Int>) {
         let g = geometry
         let c = g.outputChannels
         guard let zeroRow else {
-            for oy in outputRows {
-                for ox in 0 ..< g.outputWidth { convolvePixel(source, out + (oy * g.outputWidth + ox) * c, oy: oy, ox: ox) }
-            }
+            convolveWindows(source, out, rows: outputRows, channels: channels)
             return
         }
         // Output columns whose three input columns are all inside the input.
         let firstInside = min(g.outputWidth, (g.padLeft + g.strideWidth - 1) / g.strideWidth)
         let lastInside = g.inputWidth - 3 + g.padLeft < 0 ? 0 : min(g.outputWidth, (g.inputWidth - 3 + g.padLeft) / g.strideWidth + 1)
         let zeros = UnsafePointer(zeroRow.pointer)
+        let groups = (min(channels.upperBound, c - c % Lanes.scalarCount) - channels.lowerBound) / Lanes.scalarCount
+        let hasTail = c % Lanes.scalarCount != 0 && channels.upperBound == c
         for oy in outputRows {
             func row(_ ky: Int) -> UnsafePointer<Float> {
                 let iy = oy * g.strideHeight - g.padTop + ky
@@ -179,174 +202,30 @@ struct DepthwiseConv2DFloat32: PartitionedKernel {
             let rows = (row(0), row(1), row(2))
             let dst = out + oy * g.outputWidth * c
             for ox in 0 ..< g.outputWidth where ox < firstInside || ox >= lastInside {
-                edge3x3(rows, xOrigin: ox * g.strideWidth - g.padLeft, dst + ox * c)
+                edge3x3(rows, xOrigin: ox * g.strideWidth - g.padLeft, dst + ox * c, channels: channels)
             }
             guard firstInside < lastInside else { continue }
-            let offset = (firstInside * g.strideWidth - g.padLeft) * c
+            let offset = (firstInside * g.strideWidth - g.padLeft) * c + channels.lowerBound
             let start = (rows.0 + offset, rows.1 + offset, rows.2 + offset)
-            if g.strideWidth == 1 {
-                inside3x3Stride1(start, dst + firstInside * c, count: lastInside - firstInside)
-            } else {
-                inside3x3Stride2(start, dst + firstInside * c, count: lastInside - firstInside)
+            let first = dst + firstInside * c + channels.lowerBound
+            if groups > 0 {
+                if g.strideWidth == 1 {
+                    inside3x3Stride1(start, first, count: lastInside - firstInside, groups: groups, firstGroup: channels.lowerBound / Lanes.scalarCount)
+                } else {
+                    inside3x3Stride2(start, first, count: lastInside - firstInside, groups: groups, firstGroup: channels.lowerBound / Lanes.scalarCount)
+                }
             }
-            if c % Lanes.scalarCount != 0 {
+            if hasTail {
                 for ox in firstInside ..< lastInside { tailChannels(rows, xOrigin: ox * g.strideWidth - g.padLeft, dst + ox * c) }
             }
         }
     }
 
-    @inline(never)
-    private func inside3x3Stride1(_ rows: Rows, _ out: UnsafeMutablePointer<Float>, count: Int) {
-        inside3x3(stride: 1, rows, out, count: count)
-    }
-
-    @inline(never)
-    private func inside3x3Stride2(_ rows: Rows, _ out: UnsafeMutablePointer<Float>, count: Int) {
-        inside3x3(stride: 2, rows, out, count: count)
-    }
-
-    /// The whole groups of 16 channels of `count` adjacent output pixels whose windows lie inside
-    /// the input across; `rows` point at the first window's left column. Eight pixels a step (at
-    /// stride 1), then four; a last step of four that would run past `count` moves back to end at it
-    /// (recomputing up to three pixels) rather than going one at a time. `stride` is a constant at
-    /// each call site.
-    @inline(always)
-    private func inside3x3(stride: Int, _ rows: Rows, _ out: UnsafeMutablePointer<Float>, count: Int) {
-        let c = geometry.outputChannels
-        let groups = c / Lanes.scalarCount
-        let lower = range.lowerBound, upper = range.upperBound
-        let pixel = c * MemoryLayout<Float>.stride, step = stride * pixel
-        let vector = MemoryLayout<Lanes>.stride
-        /// Adds one filter row's taps (at `w`, `w + 1`, `w + 2` in `filter`) for the `j`th pixel of a step.
-        @inline(always)
-        func taps(_ acc: inout Lanes, _ input: UnsafeRawPointer, _ j: Int, _ filter: UnsafeRawPointer, _ w: Int) {
-            acc = acc.addingProduct(input.loadUnaligned(fromByteOffset: j * step, as: Lanes.self),
-                                    filter.loadUnaligned(fromByteOffset: w * vector, as: Lanes.self))
-            acc = acc.addingProduct(input.loadUnaligned(fromByteOffset: j * step + pixel, as: Lanes.self),
-                                    filter.loadUnaligned(fromByteOffset: (w + 1) * vector, as: Lanes.self))
-            acc = acc.addingProduct(input.loadUnaligned(fromByteOffset: j * step + 2 * pixel, as: Lanes.self),
-                                    filter.loadUnaligned(fromByteOffset: (w + 2) * vector, as: Lanes.self))
-        }
-        var x = 0
-        while x < count {
-            let width = stride == 1 && count - x >= 8 ? 8 : count >= 4 ? 4 : 1
-            x = min(x, count - width)
-            let first = x * stride * c
-            /// Runs `body` on each group of 16 channels with its input rows, filter and output.
-            @inline(always)
-            func forEachGroup(_ body: (UnsafeRawPointer, UnsafeRawPointer, UnsafeRawPointer, UnsafeRawPointer, UnsafeMutableRawPointer) -> Void) {
-                var r0 = UnsafeRawPointer(rows.0 + first), r1 = UnsafeRawPointer(rows.1 + first), r2 = UnsafeRawPointer(rows.2 + first)
-                var filter = UnsafeRawPointer(packed3x3!.pointer), dst = UnsafeMutableRawPointer(out + x * c)
-                for _ in 0 ..< groups {
-                    body(r0, r1, r2, filter, dst)
-                    r0 += vector
-                    r1 += vector
-                    r2 += vector
-                    filter += 10 * vector
-                    dst += vector
-                }
-            }
-            switch width {
-            case 8:
-                forEachGroup { r0, r1, r2, filter, dst in
-                    let b = filter.loadUnaligned(as: Lanes.self)
-                    var a0 = b, a1 = b, a2 = b, a3 = b, a4 = b, a5 = b, a6 = b, a7 = b
-                    taps(&a0, r0, 0, filter, 1); taps(&a1, r0, 1, filter, 1); taps(&a2, r0, 2, filter, 1); taps(&a3, r0, 3, filter, 1)
-                    taps(&a4, r0, 4, filter, 1); taps(&a5, r0, 5, filter, 1); taps(&a6, r0, 6, filter, 1); taps(&a7, r0, 7, filter, 1)
-                    taps(&a0, r1, 0, filter, 4); taps(&a1, r1, 1, filter, 4); taps(&a2, r1, 2, filter, 4); taps(&a3, r1, 3, filter, 4)
-                    taps(&a4, r1, 4, filter, 4); taps(&a5, r1, 5, filter, 4); taps(&a6, r1, 6, filter, 4); taps(&a7, r1, 7, filter, 4)
-                    taps(&a0, r2, 0, filter, 7); taps(&a1, r2, 1, filter, 7); taps(&a2, r2, 2, filter, 7); taps(&a3, r2, 3, filter, 7)
-                    taps(&a4, r2, 4, filter, 7); taps(&a5, r2, 5, filter, 7); taps(&a6, r2, 6, filter, 7); taps(&a7, r2, 7, filter, 7)
-                    dst.storeBytes(of: FloatGEMM.clamp(a0, lower, upper), as: Lanes.self)
-                    dst.storeBytes(of: FloatGEMM.clamp(a1, lower, upper), toByteOffset: pixel, as: Lanes.self)
-                    dst.storeBytes(of: FloatGEMM.clamp(a2, lower, upper), toByteOffset: 2 * pixel, as: Lanes.self)
-                    dst.storeBytes(of: FloatGEMM.clamp(a3, lower, upper), toByteOffset: 3 * pixel, as: Lanes.self)
-                    dst.storeBytes(of: FloatGEMM.clamp(a4, lower, upper), toByteOffset: 4 * pixel, as: Lanes.self)
-                    dst.storeBytes(of: FloatGEMM.clamp(a5, lower, upper), toByteOffset: 5 * pixel, as: Lanes.self)
-                    dst.storeBytes(of: FloatGEMM.clamp(a6, lower, upper), toByteOffset: 6 * pixel, as: Lanes.self)
-                    dst.storeBytes(of: FloatGEMM.clamp(a7, lower, upper), toByteOffset: 7 * pixel, as: Lanes.self)
-                }
-            case 4:
-                forEachGroup { r0, r1, r2, filter, dst in
-                    let b = filter.loadUnaligned(as: Lanes.self)
-                    var a0 = b, a1 = b, a2 = b, a3 = b
-                    taps(&a0, r0, 0, filter, 1); taps(&a1, r0, 1, filter, 1); taps(&a2, r0, 2, filter, 1); taps(&a3, r0, 3, filter, 1)
-                    taps(&a0, r1, 0, filter, 4); taps(&a1, r1, 1, filter, 4); taps(&a2, r1, 2, filter, 4); taps(&a3, r1, 3, filter, 4)
-                    taps(&a0, r2, 0, filter, 7); taps(&a1, r2, 1, filter, 7); taps(&a2, r2, 2, filter, 7); taps(&a3, r2, 3, filter, 7)
-                    dst.storeBytes(of: FloatGEMM.clamp(a0, lower, upper), as: Lanes.self)
-                    dst.storeBytes(of: FloatGEMM.clamp(a1, lower, upper), toByteOffset: pixel, as: Lanes.self)
-                    dst.storeBytes(of: FloatGEMM.clamp(a2, lower, upper), toByteOffset: 2 * pixel, as: Lanes.self)
-                    dst.storeBytes(of: FloatGEMM.clamp(a3, lower, upper), toByteOffset: 3 * pixel, as: Lanes.self)
-                }
-            default:
-                forEachGroup { r0, r1, r2, filter, dst in
-                    var a0 = filter.loadUnaligned(as: Lanes.self)
-                    taps(&a0, r0, 0, filter, 1); taps(&a0, r1, 0, filter, 4); taps(&a0, r2, 0, filter, 7)
-                    dst.storeBytes(of: FloatGEMM.clamp(a0, lower, upper), as: Lanes.self)
-                }
-            }
-            x += width
-        }
-    }
-
-    /// Every channel of one output pixel whose window crosses the left or right edge of the input:
-    /// taps outside it read the row of zeros, so the 9 taps stay unconditional. The taps are summed
-    /// in the same order as inside (splitting the chain to hide latency gained nothing measurable
-    /// and moved the whole-network goldens' error from 6.4e-6 to 7.3e-6).
-    private func edge3x3(_ rows: Rows, xOrigin: Int, _ dst: UnsafeMutablePointer<Float>) {
+    /// Channels `channels` of output pixel (`oy`, `ox`), with the window clipped to the input.
+    func convolvePixel(_ source: UnsafePointer<Float>, _ dst: UnsafeMutablePointer<Float>, oy: Int, ox: Int, channels: Range<Int>) {
         let g = geometry
-        let c = g.outputChannels
-        let zeros = UnsafeRawPointer(zeroRow!.pointer)
-        func tap(_ row: UnsafePointer<Float>, _ kx: Int) -> UnsafeRawPointer {
-            let ix = xOrigin + kx
-            return ix >= 0 && ix < g.inputWidth ? UnsafeRawPointer(row + ix * c) : zeros
-        }
-        let t0 = tap(rows.0, 0), t1 = tap(rows.0, 1), t2 = tap(rows.0, 2), t3 = tap(rows.1, 0), t4 = tap(rows.1, 1)
-        let t5 = tap(rows.1, 2), t6 = tap(rows.2, 0), t7 = tap(rows.2, 1), t8 = tap(rows.2, 2)
-        let lower = range.lowerBound, upper = range.upperBound
-        let vector = MemoryLayout<Lanes>.stride
-        var filter = UnsafeRawPointer(packed3x3!.pointer)
-        var offset = 0
-        for _ in 0 ..< c / Lanes.scalarCount {
-            func w(_ k: Int) -> Lanes { filter.loadUnaligned(fromByteOffset: k * vector, as: Lanes.self) }
-            var acc = w(0)
-            acc = acc.addingProduct(t0.loadUnaligned(fromByteOffset: offset, as: Lanes.self), w(1))
-            acc = acc.addingProduct(t1.loadUnaligned(fromByteOffset: offset, as: Lanes.self), w(2))
-            acc = acc.addingProduct(t2.loadUnaligned(fromByteOffset: offset, as: Lanes.self), w(3))
-            acc = acc.addingProduct(t3.loadUnaligned(fromByteOffset: offset, as: Lanes.self), w(4))
-            acc = acc.addingProduct(t4.loadUnaligned(fromByteOffset: offset, as: Lanes.self), w(5))
-            acc = acc.addingProduct(t5.loadUnaligned(fromByteOffset: offset, as: Lanes.self), w(6))
-            acc = acc.addingProduct(t6.loadUnaligned(fromByteOffset: offset, as: Lanes.self), w(7))
-            acc = acc.addingProduct(t7.loadUnaligned(fromByteOffset: offset, as: Lanes.self), w(8))
-            acc = acc.addingProduct(t8.loadUnaligned(fromByteOffset: offset, as: Lanes.self), w(9))
-            UnsafeMutableRawPointer(dst).storeBytes(of: FloatGEMM.clamp(acc, lower, upper), toByteOffset: offset, as: Lanes.self)
-            offset += vector
-            filter += 10 * vector
-        }
-        tailChannels(rows, xOrigin: xOrigin, dst)
-    }
-
-    /// The channels past the last whole group of 16 of one output pixel, scalar, clipped across.
-    private func tailChannels(_ rows: Rows, xOrigin: Int, _ dst: UnsafeMutablePointer<Float>) {
-        let g = geometry
-        let c = g.outputChannels
-        for ch in c / Lanes.scalarCount * Lanes.scalarCount ..< c {
-            var acc = bias.pointer[ch]
-            for ky in 0 ..< 3 {
-                let row = ky == 0 ? rows.0 : ky == 1 ? rows.1 : rows.2
-                for kx in 0 ..< 3 where xOrigin + kx >= 0 && xOrigin + kx < g.inputWidth {
-                    acc += row[(xOrigin + kx) * c + ch] * weights.pointer[(ky * 3 + kx) * c + ch]
-                }
-            }
-            dst[ch] = min(max(acc, range.lowerBound), range.upperBound)
-        }
-    }
-
-    /// Every channel of output pixel (`oy`, `ox`), with the window clipped to the input.
-    private func convolvePixel(_ source: UnsafePointer<Float>, _ dst: UnsafeMutablePointer<Float>, oy: Int, ox: Int) {
-        let g = geometry
-        let c = g.outputChannels
-        let vectorEnd = c - c % Lanes.scalarCount
+        let c = g.outputChannels, end = channels.upperBound
+        let vectorEnd = min(end, c - c % Lanes.scalarCount)
         let lower = range.lowerBound, upper = range.upperBound
         let raw = UnsafeRawPointer(source), filter = UnsafeRawPointer(weights.pointer), biasRaw = UnsafeRawPointer(bias.pointer)
         let stride = MemoryLayout<Float>.stride
@@ -356,7 +235,7 @@ struct DepthwiseConv2DFloat32: PartitionedKernel {
         let kyEnd = min(g.filterHeight, (g.inputHeight - yOrigin + g.dilationHeight - 1) / g.dilationHeight)
         let kxStart = max(0, (-xOrigin + g.dilationWidth - 1) / g.dilationWidth)
         let kxEnd = min(g.filterWidth, (g.inputWidth - xOrigin + g.dilationWidth - 1) / g.dilationWidth)
-        var ch = 0
+        var ch = channels.lowerBound
         while ch < vectorEnd {
             var acc = biasRaw.loadUnaligned(fromByteOffset: ch * stride, as: Lanes.self)
             var ky = kyStart
@@ -375,7 +254,7 @@ struct DepthwiseConv2DFloat32: PartitionedKernel {
             UnsafeMutableRawPointer(dst + ch).storeBytes(of: FloatGEMM.clamp(acc, lower, upper), as: Lanes.self)
             ch += Lanes.scalarCount
         }
-        while ch < c {
+        while ch < end {
             var acc = bias.pointer[ch]
             for ky in kyStart ..< max(kyStart, kyEnd) {
                 let iy = yOrigin + ky * g.dilationHeight

@@ -28,6 +28,62 @@ struct PartitionJob<K: PartitionedKernel>: PoolJob {
     }
 }
 
+/// An output cut both ways into tasks: `rows.parts` parts down times `columns.parts` across (for
+/// a GEMM: pixels and output channels). Task `t` is row part `t % rows.parts` of column part
+/// `t / rows.parts`. Kernels make one with no more tasks than `TensorMemory.taskCount(work:)`
+/// and pass `count` to `parallelize`, so that each unit is one task.
+struct TileGrid {
+    let rows: WorkPartition
+    let columns: WorkPartition
+
+    /// One tile covering everything.
+    init(rows: Int, columns: Int) {
+        self.rows = WorkPartition(count: rows, granularity: rows, maxParts: 1)
+        self.columns = WorkPartition(count: columns, granularity: columns, maxParts: 1)
+    }
+
+    init(rows: WorkPartition, columns: WorkPartition) {
+        self.rows = rows
+        self.columns = columns
+    }
+
+    /// The grid of at most `tasks` tiles that reads the least: every row part reads
+    /// `bytesPerRowPart` that every other row part reads too (a GEMM's weights, for its rows of
+    /// pixels), every column part `bytesPerColumnPart` (its input rows). Among the splits into
+    /// powers of two across that still give at least half as many tiles as the best of them, the
+    /// one with the smallest `columnParts · bytesPerColumnPart + rowParts · bytesPerRowPart`.
+    static func cheapest(tasks: Int, rows: Int, rowGranularity: Int, columns: Int, columnGranularity: Int,
+                         bytesPerRowPart: Int, bytesPerColumnPart: Int) -> TileGrid {
+        // Called in eval, so no array: one pass finds the most tiles, a second the cheapest grid.
+        func grid(across: Int) -> TileGrid {
+            let columnPartition = WorkPartition(count: columns, granularity: columnGranularity, maxParts: across)
+            let rowPartition = WorkPartition(count: rows, granularity: rowGranularity, maxParts: max(1, tasks / columnPartition.parts))
+            return TileGrid(rows: rowPartition, columns: columnPartition)
+        }
+        var most = 1, across = 1
+        while across <= tasks {
+            most = max(most, grid(across: across).count)
+            across *= 2
+        }
+        var best = TileGrid(rows: rows, columns: columns), bestCost = Int.max
+        across = 1
+        while across <= tasks {
+            let candidate = grid(across: across)
+            let cost = candidate.columns.parts * bytesPerColumnPart + candidate.rows.parts * bytesPerRowPart
+            if candidate.count * 2 >= most, cost < bestCost { (best, bestCost) = (candidate, cost) }
+            across *= 2
+        }
+        return best
+    }
+
+    var count: Int { rows.parts * columns.parts }
+
+    /// The rows and columns of task `index`.
+    func tile(_ index: Int) -> (rows: Range<Int>, columns: Range<Int>) {
+        (rows.range(index % rows.parts), columns.range(index / rows.parts))
+    }
+}
+
 /// The memory of one session as kernels see it: an address per tensor, a scratch area shared by
 /// the operator's threads, one scratch area per worker thread, and the session's threads.
 ///
@@ -52,6 +108,12 @@ struct TensorMemory {
     static let partsPerThread = 4
 
     var threadCount: Int { pool.threadCount }
+
+    /// How many tasks `parallelize` cuts an operator of `work` into at most: 1 when it runs it on
+    /// the calling thread (one thread, or below the threshold).
+    func taskCount(work: Int) -> Int {
+        pool.threadCount > 1 && work >= pool.minimumWork ? pool.threadCount * Self.partsPerThread : 1
+    }
 
     /// Runs `kernel.evalPart(units, step: step, ...)` over `0 ..< count` units of output cut into
     /// parts of whole multiples of `granularity`, across the session's threads. With one thread,

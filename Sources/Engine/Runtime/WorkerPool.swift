@@ -14,6 +14,11 @@ import Synchronization
 /// thread computes a task never changes what it computes, so the bytes are the same for every
 /// thread count.
 ///
+/// A worker takes part in a job only if it joins before the caller has run out of tasks: the caller
+/// then closes the job and waits for the workers inside it, never for one that has not woken yet
+/// (on a busy machine a worker may not be scheduled for a long time; the caller, having done all
+/// the tasks itself, goes on).
+///
 /// Between operators the workers spin on the job counter for a while (an operator's successor
 /// usually follows within microseconds), then yield, then park on a condition variable; an idle
 /// session costs no CPU. The caller, once out of tasks, spins briefly for the last ones to finish,
@@ -30,10 +35,11 @@ import Synchronization
 /// ```
 final class WorkerPool: @unchecked Sendable {
     // `@unchecked Sendable`: the plain stored properties below (`taskCount`, `job`) are written by
-    // the calling thread only while every worker is between jobs, *before* the sequentially
-    // consistent increment of `epoch` that publishes the job, and read by workers only *after* they
-    // observed that increment; the caller clears them only after `unfinished` reached zero with
-    // release ordering. Everything else is an `Atomic` or a pthread object.
+    // the calling thread only while no worker is inside a job, *before* the release store of
+    // `state` that opens the job, and read by workers only *after* they joined it (an acquiring
+    // compare-exchange on `state`); the caller clears them only after closing the job and seeing
+    // its joined count at zero (each worker leaves with release ordering). Everything else is an
+    // `Atomic` or a pthread object.
 
     /// The most threads a session may use (more would only oversubscribe any machine this targets).
     static let maxThreadCount = 64
@@ -50,10 +56,12 @@ final class WorkerPool: @unchecked Sendable {
     private let sleepers = Atomic<Int>(0)
     /// The next task of the current job to hand out.
     private let nextTask = Atomic<Int>(0)
-    /// Workers (not counting the caller) that have not finished the current job.
-    private let unfinished = Atomic<Int>(0)
+    /// The current job's generation (the low 32 bits of its `epoch`) in the high 32 bits, `closed`
+    /// (bit 31: no more workers may join), and the number of workers inside it (the low bits).
+    private let state = Atomic<UInt64>(0)
+    private static let closed: UInt64 = 1 << 31, joinedMask: UInt64 = (1 << 31) - 1
     private let stopping = Atomic<Bool>(false)
-    /// The caller sleeps on `finished` until `unfinished` is zero.
+    /// The caller sleeps on `finished` until no worker is inside the closed job.
     private let callerSleeping = Atomic<Bool>(false)
     private var taskCount = 0
     /// The current job: its address on the caller's stack and its type.
@@ -144,7 +152,7 @@ final class WorkerPool: @unchecked Sendable {
             self.job = (UnsafeRawPointer(pointer), Job.self)
             taskCount = tasks
             nextTask.store(0, ordering: .relaxed)
-            unfinished.store(threadCount - 1, ordering: .relaxed)
+            state.store(Self.generation(epoch.load(ordering: .relaxed) &+ 1) << 32, ordering: .releasing)
             epoch.wrappingAdd(1, ordering: .sequentiallyConsistent)
             if sleepers.load(ordering: .sequentiallyConsistent) > 0 {
                 pthread_mutex_lock(mutex)
@@ -152,26 +160,28 @@ final class WorkerPool: @unchecked Sendable {
                 pthread_mutex_unlock(mutex)
             }
             runTasks(worker: 0)
-            waitForWorkers()
+            // Every task is taken: close the job to latecomers, wait for those inside.
+            let before = state.bitwiseOr(Self.closed, ordering: .acquiringAndReleasing).oldValue
+            if before & Self.joinedMask != 0 { waitForWorkers() }
             self.job = nil
         }
     }
 
-    /// Returns once every worker has finished the current job: spins a little (the last tasks
-    /// usually end within microseconds), then sleeps on `finished`.
+    /// Returns once every worker that joined the (closed) current job has left it: spins a little
+    /// (the last tasks usually end within microseconds), then sleeps on `finished`.
     private func waitForWorkers() {
         let start = Self.now()
         var spins = 0
         while true {
-            if unfinished.load(ordering: .acquiring) == 0 { return }
+            if state.load(ordering: .acquiring) & Self.joinedMask == 0 { return }
             spins &+= 1
             if spins & 255 == 0, Self.now() &- start > Self.callerSpinNanoseconds { break }
         }
         pthread_mutex_lock(mutex)
-        // Announce the sleep before the last look; the last worker decrements `unfinished` before
-        // it looks at `callerSleeping` (both sequentially consistent), so one sees the other.
+        // Announce the sleep before the last look; the last worker leaves (decrements `state`)
+        // before it looks at `callerSleeping` (both sequentially consistent), so one sees the other.
         callerSleeping.store(true, ordering: .sequentiallyConsistent)
-        while unfinished.load(ordering: .sequentiallyConsistent) != 0 {
+        while state.load(ordering: .sequentiallyConsistent) & Self.joinedMask != 0 {
             pthread_cond_wait(finished, mutex)
         }
         callerSleeping.store(false, ordering: .relaxed)
@@ -193,15 +203,32 @@ final class WorkerPool: @unchecked Sendable {
         while true {
             seen = waitForJob(after: seen)
             if stopping.load(ordering: .acquiring) { return }
+            guard join(generation: Self.generation(seen)) else { continue }
             runTasks(worker: index)
-            let left = unfinished.wrappingSubtract(1, ordering: .sequentiallyConsistent).newValue
-            if left == 0, callerSleeping.load(ordering: .sequentiallyConsistent) {
+            let left = state.wrappingSubtract(1, ordering: .sequentiallyConsistent).newValue
+            if left & Self.joinedMask == 0, left & Self.closed != 0, callerSleeping.load(ordering: .sequentiallyConsistent) {
                 pthread_mutex_lock(mutex)
                 pthread_cond_signal(finished)
                 pthread_mutex_unlock(mutex)
             }
         }
     }
+
+    /// Enters the job of `generation` unless the caller has closed it (or already moved on to a
+    /// newer one, which the worker then sees as its next `epoch`).
+    private func join(generation: UInt64) -> Bool {
+        var current = state.load(ordering: .relaxed)
+        while current >> 32 == generation, current & Self.closed == 0 {
+            let (exchanged, original) = state.compareExchange(expected: current, desired: current + 1,
+                                                              successOrdering: .acquiringAndReleasing, failureOrdering: .relaxed)
+            if exchanged { return true }
+            current = original
+        }
+        return false
+    }
+
+    /// The generation of the job published as `epoch` value `epoch`.
+    private static func generation(_ epoch: Int) -> UInt64 { UInt64(truncatingIfNeeded: epoch) & 0xffff_ffff }
 
     /// Spins, then yields, then parks until `epoch` differs from `seen`; returns the new value.
     private func waitForJob(after seen: Int) -> Int {
@@ -285,8 +312,10 @@ public struct DispatchOverhead: Sendable {
     /// follows a pause).
     public let afterPauseMedian: Double, afterPauseMean: Double
 
-    /// Times `dispatches` dispatches of `threadCount` empty tasks on a fresh pool, back to back,
-    /// and a few each after a pause long enough for the workers to park.
+    /// Times `dispatches` dispatches of an empty partitioned kernel through
+    /// `TensorMemory.parallelize` (the path every parallel operator takes: partition, hand-out of
+    /// `threadCount · partsPerThread` tasks, wait) on a fresh pool, back to back, and a few each
+    /// after a pause long enough for the workers to park.
     public static func measure(threadCount: Int, dispatches: Int = 20_000) throws(ModelError) -> DispatchOverhead {
         try Session.validate(threadCount: threadCount)
         let pool = WorkerPool(threadCount: threadCount, minimumWork: 0)
@@ -296,10 +325,18 @@ public struct DispatchOverhead: Sendable {
             clock_gettime(CLOCK_MONOTONIC, &time)
             return UInt64(time.tv_sec) &* 1_000_000_000 &+ UInt64(time.tv_nsec)
         }
-        struct Empty: PoolJob { func run(task: Int, worker: Int) {} }
+        struct Empty: PartitionedKernel {
+            func eval(_ memory: TensorMemory) {}
+            func evalPart(_ units: Range<Int>, step: Int, worker: Int, memory: TensorMemory) {}
+        }
+        let word = UnsafeMutableRawPointer.allocate(byteCount: 64, alignment: 64)
+        let addresses = UnsafeMutablePointer<UnsafeMutableRawPointer>.allocate(capacity: 1)
+        addresses.initialize(to: word)
+        defer { addresses.deallocate(); word.deallocate() }
+        let memory = TensorMemory(addresses: UnsafePointer(addresses), scratch: word, workerScratch: word, workerScratchStride: 0, pool: pool)
         func once() -> Double {
             let start = now()
-            pool.run(tasks: threadCount, Empty())
+            memory.parallelize(Empty(), count: 1 << 20, work: Int.max)
             return Double(now() - start)
         }
         for _ in 0 ..< 100 { _ = once() }

@@ -88,23 +88,33 @@ enum FloatGEMM {
         }
     }
 
+    /// Columns of `C` in whole multiples of this are whole blocks (`blockWidth(remaining:)` stays at
+    /// its widest until the last 24, or 8, columns), so a split of `0 ..< n` at multiples of it cuts
+    /// no block: the `columns` of `multiply`.
+    static var columnGranularity: Int { blockWidth(remaining: Int.max) }
+
     /// `C = clamp(A · Wᵀ + bias, range)`; `A` rows are `lda` apart (each laid out as `runs`, by
-    /// default contiguous), `C` rows `ldc` apart.
+    /// default contiguous), `C` rows `ldc` apart. Only `columns` of `C` (all by default; bounds at
+    /// multiples of `columnGranularity`, or `n`) are computed: threads that split the columns each
+    /// read only their part of `W`, and every value is computed as it would be without the split.
     ///
-    /// - Complexity: `m · n · k` multiply-adds; no allocation.
+    /// - Complexity: `m · columns.count · k` multiply-adds; no allocation.
     static func multiply(m: Int, a: UnsafePointer<Float>, lda: Int, runs: Runs? = nil, weights: PackedWeights,
-                         range: ClosedRange<Float>, c: UnsafeMutablePointer<Float>, ldc: Int) {
+                         columns: Range<Int>? = nil, range: ClosedRange<Float>, c: UnsafeMutablePointer<Float>, ldc: Int) {
         let n = weights.n, k = weights.k
         let runs = runs ?? .contiguous(k)
+        let columns = columns ?? 0 ..< n
         precondition(runs.count * runs.length == k, "runs do not cover k")
+        precondition(columns.lowerBound % columnGranularity == 0 && columns.upperBound <= n
+                     && (columns.upperBound == n || columns.upperBound % columnGranularity == 0), "columns \(columns) cut a block")
         let chunkRows = max(tileRows, chunkBytes / max(1, k * MemoryLayout<Float>.stride) / tileRows * tileRows)
         let lower = range.lowerBound, upper = range.upperBound
         withUnsafeTemporaryAllocation(of: Float.self, capacity: tileRows * 32) { edge in
             var chunkStart = 0
             while chunkStart < m {
                 let chunkEnd = min(m, chunkStart + chunkRows)
-                var column = 0
-                while column < n {
+                var column = columns.lowerBound
+                while column < columns.upperBound {
                     let width = blockWidth(remaining: n - column), columns = min(width, n - column)
                     let packed = UnsafeRawPointer(weights.blocks.pointer + column * k)
                     let bias = UnsafeRawPointer(weights.bias.pointer + column)

@@ -1,0 +1,192 @@
+/// The general float depthwise path of `DepthwiseConv2DFloat32`: any window size, stride and
+/// dilation (EfficientNet-Lite's 5×5, dilated 3×3).
+///
+/// In each output row, the pixels whose window lies inside the input across go eight at a time
+/// (then four): per group of 16 channels, each tap's filter vector is loaded once for eight
+/// independent FMA chains, where one pixel at a time (`convolvePixel`) waits on the latency of a
+/// single 25-FMA chain. Rows at the top and bottom skip the taps above or below the input, as
+/// `convolvePixel` does, so every output is the same sum in the same order (bias, then taps row
+/// by row) whichever path computes it. The pixels at the left and right edges go four at a time
+/// too, each adding only its taps inside the input (`edgeWindows4`); channels past the last
+/// whole group of 16 go through `convolvePixel`.
+extension DepthwiseConv2DFloat32 {
+    /// Output rows `rows`, channels `channels` (bounds at multiples of 16, or `outputChannels`) of
+    /// one image, for shapes the 3×3 micro-kernels do not take.
+    func convolveWindows(_ source: UnsafePointer<Float>, _ out: UnsafeMutablePointer<Float>, rows: Range<Int>, channels: Range<Int>) {
+        let g = geometry
+        let c = g.outputChannels
+        // Output columns whose whole window is inside the input across.
+        let reach = (g.filterWidth - 1) * g.dilationWidth
+        let firstInside = min(g.outputWidth, (g.padLeft + g.strideWidth - 1) / g.strideWidth)
+        let lastInside = g.inputWidth - 1 - reach + g.padLeft < 0
+            ? 0 : min(g.outputWidth, (g.inputWidth - 1 - reach + g.padLeft) / g.strideWidth + 1)
+        let vectorEnd = min(channels.upperBound, c - c % Lanes.scalarCount)
+        let hasTail = vectorEnd < channels.upperBound
+        let vectors = channels.lowerBound ..< vectorEnd
+        let width = g.outputWidth
+        for oy in rows {
+            let dst = out + oy * width * c
+            if !vectors.isEmpty {
+                if width < 4 {
+                    for ox in 0 ..< width { convolvePixel(source, dst + ox * c, oy: oy, ox: ox, channels: vectors) }
+                } else {
+                    // Left edge in groups of four (the last may take inside pixels: the same sums),
+                    // inside pixels eight or four at a time while four remain, the rest with the
+                    // right edge in groups of four, the last moved back to end at the row's end.
+                    var x = 0
+                    while x < firstInside {
+                        edgeWindows4(source, dst, oy: oy, ox: min(x, width - 4), channels: vectors)
+                        x += 4
+                    }
+                    while lastInside - x >= 4 {
+                        if Self.eightPixels && lastInside - x >= 8 {
+                            insideWindows8(source, dst, oy: oy, ox: x, channels: vectors)
+                            x += 8
+                        } else {
+                            insideWindows4(source, dst, oy: oy, ox: x, channels: vectors)
+                            x += 4
+                        }
+                    }
+                    while x < width {
+                        edgeWindows4(source, dst, oy: oy, ox: min(x, width - 4), channels: vectors)
+                        x += 4
+                    }
+                }
+            }
+            if hasTail {
+                for ox in 0 ..< width { convolvePixel(source, dst + ox * c, oy: oy, ox: ox, channels: vectorEnd ..< channels.upperBound) }
+            }
+        }
+    }
+
+    /// Output pixels `ox ..< ox + 4` of row `oy`, any of whose windows may cross the left or right
+    /// edge of the input, whole groups of 16 channels `channels`. Each pixel adds only its taps
+    /// inside the input, in the order `convolvePixel` adds them (taps outside are skipped, not
+    /// multiplied by zero, so an infinite weight there cannot make a NaN).
+    @inline(never)
+    private func edgeWindows4(_ source: UnsafePointer<Float>, _ rowOut: UnsafeMutablePointer<Float>, oy: Int, ox: Int, channels: Range<Int>) {
+        let g = geometry
+        let c = g.outputChannels
+        let lower = range.lowerBound, upper = range.upperBound
+        let floatSize = MemoryLayout<Float>.stride
+        let yOrigin = oy * g.strideHeight - g.padTop
+        let kyStart = max(0, (-yOrigin + g.dilationHeight - 1) / g.dilationHeight)
+        let kyEnd = min(g.filterHeight, (g.inputHeight - yOrigin + g.dilationHeight - 1) / g.dilationHeight)
+        /// The taps of pixel `ox + j` inside the input across.
+        func taps(_ j: Int) -> Range<Int> {
+            let xOrigin = (ox + j) * g.strideWidth - g.padLeft
+            let start = max(0, (-xOrigin + g.dilationWidth - 1) / g.dilationWidth)
+            let end = min(g.filterWidth, (g.inputWidth - xOrigin + g.dilationWidth - 1) / g.dilationWidth)
+            return start ..< max(start, end)
+        }
+        let t0 = taps(0), t1 = taps(1), t2 = taps(2), t3 = taps(3)
+        let input = UnsafeRawPointer(source), filter = UnsafeRawPointer(weights.pointer), biases = UnsafeRawPointer(bias.pointer)
+        let step = g.strideWidth * c * floatSize, tapStep = g.dilationWidth * c * floatSize, pixel = c * floatSize
+        let xOrigin = ox * g.strideWidth - g.padLeft
+        let dst = UnsafeMutableRawPointer(rowOut + ox * c)
+        var ch = channels.lowerBound
+        while ch < channels.upperBound {
+            let b = biases.loadUnaligned(fromByteOffset: ch * floatSize, as: Lanes.self)
+            var a0 = b, a1 = b, a2 = b, a3 = b
+            var ky = kyStart
+            while ky < kyEnd {
+                // Byte offset of pixel 0's tap kx = 0 (possibly outside the input: only valid taps are read).
+                let row = (((yOrigin + ky * g.dilationHeight) * g.inputWidth + xOrigin) * c + ch) * floatSize
+                var tap = ((ky * g.filterWidth) * c + ch) * floatSize
+                for kx in 0 ..< g.filterWidth {
+                    let w = filter.loadUnaligned(fromByteOffset: tap, as: Lanes.self)
+                    let at = row + kx * tapStep
+                    if t0.contains(kx) { a0 = a0.addingProduct(input.loadUnaligned(fromByteOffset: at, as: Lanes.self), w) }
+                    if t1.contains(kx) { a1 = a1.addingProduct(input.loadUnaligned(fromByteOffset: at + step, as: Lanes.self), w) }
+                    if t2.contains(kx) { a2 = a2.addingProduct(input.loadUnaligned(fromByteOffset: at + 2 * step, as: Lanes.self), w) }
+                    if t3.contains(kx) { a3 = a3.addingProduct(input.loadUnaligned(fromByteOffset: at + 3 * step, as: Lanes.self), w) }
+                    tap += pixel
+                }
+                ky += 1
+            }
+            let offset = ch * floatSize
+            dst.storeBytes(of: FloatGEMM.clamp(a0, lower, upper), toByteOffset: offset, as: Lanes.self)
+            dst.storeBytes(of: FloatGEMM.clamp(a1, lower, upper), toByteOffset: offset + pixel, as: Lanes.self)
+            dst.storeBytes(of: FloatGEMM.clamp(a2, lower, upper), toByteOffset: offset + 2 * pixel, as: Lanes.self)
+            dst.storeBytes(of: FloatGEMM.clamp(a3, lower, upper), toByteOffset: offset + 3 * pixel, as: Lanes.self)
+            ch += Lanes.scalarCount
+        }
+    }
+
+    /// Whether inside pixels go eight at a time: eight accumulators of 16 lanes fit AVX-512's 32
+    /// registers, but would spill out of AVX2's 16 `ymm` (two each) and NEON's 32 `q` (four each).
+    private static var eightPixels: Bool {
+        #if SWIFTLITE_AVX512
+        true
+        #else
+        false
+        #endif
+    }
+
+    @inline(never)
+    private func insideWindows8(_ source: UnsafePointer<Float>, _ rowOut: UnsafeMutablePointer<Float>, oy: Int, ox: Int, channels: Range<Int>) {
+        insideWindows(pixels: 8, source, rowOut, oy: oy, ox: ox, channels: channels)
+    }
+
+    @inline(never)
+    private func insideWindows4(_ source: UnsafePointer<Float>, _ rowOut: UnsafeMutablePointer<Float>, oy: Int, ox: Int, channels: Range<Int>) {
+        insideWindows(pixels: 4, source, rowOut, oy: oy, ox: ox, channels: channels)
+    }
+
+    /// Output pixels `ox ..< ox + pixels` of row `oy` (`rowOut` is that row's output), whose
+    /// windows lie inside the input across, whole groups of 16 channels `channels`. `pixels` (8 or
+    /// 4) is a constant at each call site, so the unused accumulators and their branches fold away.
+    @inline(always)
+    private func insideWindows(pixels: Int, _ source: UnsafePointer<Float>, _ rowOut: UnsafeMutablePointer<Float>,
+                               oy: Int, ox: Int, channels: Range<Int>) {
+        let g = geometry
+        let c = g.outputChannels
+        let lower = range.lowerBound, upper = range.upperBound
+        let floatSize = MemoryLayout<Float>.stride
+        let yOrigin = oy * g.strideHeight - g.padTop, xOrigin = ox * g.strideWidth - g.padLeft
+        // Filter rows that land inside the input (the same clipping as `convolvePixel`).
+        let kyStart = max(0, (-yOrigin + g.dilationHeight - 1) / g.dilationHeight)
+        let kyEnd = min(g.filterHeight, (g.inputHeight - yOrigin + g.dilationHeight - 1) / g.dilationHeight)
+        let input = UnsafeRawPointer(source), filter = UnsafeRawPointer(weights.pointer), biases = UnsafeRawPointer(bias.pointer)
+        let step = g.strideWidth * c * floatSize, tapStep = g.dilationWidth * c * floatSize, pixel = c * floatSize
+        let dst = UnsafeMutableRawPointer(rowOut + ox * c)
+        var ch = channels.lowerBound
+        while ch < channels.upperBound {
+            let b = biases.loadUnaligned(fromByteOffset: ch * floatSize, as: Lanes.self)
+            var a0 = b, a1 = b, a2 = b, a3 = b, a4 = b, a5 = b, a6 = b, a7 = b
+            var ky = kyStart
+            while ky < kyEnd {
+                var at = (((yOrigin + ky * g.dilationHeight) * g.inputWidth + xOrigin) * c + ch) * floatSize
+                var tap = ((ky * g.filterWidth) * c + ch) * floatSize
+                for _ in 0 ..< g.filterWidth {
+                    let w = filter.loadUnaligned(fromByteOffset: tap, as: Lanes.self)
+                    a0 = a0.addingProduct(input.loadUnaligned(fromByteOffset: at, as: Lanes.self), w)
+                    a1 = a1.addingProduct(input.loadUnaligned(fromByteOffset: at + step, as: Lanes.self), w)
+                    a2 = a2.addingProduct(input.loadUnaligned(fromByteOffset: at + 2 * step, as: Lanes.self), w)
+                    a3 = a3.addingProduct(input.loadUnaligned(fromByteOffset: at + 3 * step, as: Lanes.self), w)
+                    if pixels > 4 {
+                        a4 = a4.addingProduct(input.loadUnaligned(fromByteOffset: at + 4 * step, as: Lanes.self), w)
+                        a5 = a5.addingProduct(input.loadUnaligned(fromByteOffset: at + 5 * step, as: Lanes.self), w)
+                        a6 = a6.addingProduct(input.loadUnaligned(fromByteOffset: at + 6 * step, as: Lanes.self), w)
+                        a7 = a7.addingProduct(input.loadUnaligned(fromByteOffset: at + 7 * step, as: Lanes.self), w)
+                    }
+                    at += tapStep
+                    tap += pixel
+                }
+                ky += 1
+            }
+            let offset = ch * floatSize
+            dst.storeBytes(of: FloatGEMM.clamp(a0, lower, upper), toByteOffset: offset, as: Lanes.self)
+            dst.storeBytes(of: FloatGEMM.clamp(a1, lower, upper), toByteOffset: offset + pixel, as: Lanes.self)
+            dst.storeBytes(of: FloatGEMM.clamp(a2, lower, upper), toByteOffset: offset + 2 * pixel, as: Lanes.self)
+            dst.storeBytes(of: FloatGEMM.clamp(a3, lower, upper), toByteOffset: offset + 3 * pixel, as: Lanes.self)
+            if pixels > 4 {
+                dst.storeBytes(of: FloatGEMM.clamp(a4, lower, upper), toByteOffset: offset + 4 * pixel, as: Lanes.self)
+                dst.storeBytes(of: FloatGEMM.clamp(a5, lower, upper), toByteOffset: offset + 5 * pixel, as: Lanes.self)
+                dst.storeBytes(of: FloatGEMM.clamp(a6, lower, upper), toByteOffset: offset + 6 * pixel, as: Lanes.self)
+                dst.storeBytes(of: FloatGEMM.clamp(a7, lower, upper), toByteOffset: offset + 7 * pixel, as: Lanes.self)
+            }
+            ch += Lanes.scalarCount
+        }
+    }
+}
