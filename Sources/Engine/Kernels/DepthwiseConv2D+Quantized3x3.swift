@@ -134,22 +134,61 @@ struct DepthwiseConv2DInt8Filter3x3: PartitionedKernel {
         let source = UnsafeRawPointer(image + iy * g.inputWidth * channels)
         let zero = SIMD16<UInt32>(repeating: UInt32(inputZeroPoint))
         let destination = UnsafeMutableRawPointer(row)
-        for ox in 0 ..< g.outputWidth {
-            let x0 = ox * g.strideWidth - g.padLeft
-            let columns = (x0, x0 + g.dilationWidth, x0 + 2 * g.dilationWidth)
-            let inside = (columns.0 >= 0 && columns.0 < g.inputWidth,
-                          columns.1 >= 0 && columns.1 < g.inputWidth,
-                          columns.2 >= 0 && columns.2 < g.inputWidth)
-            var c = 0
-            while c < cp {
-                let count = channels - c
-                let t0 = inside.0 ? load(source + columns.0 * channels + c, count: count) : zero
-                let t1 = inside.1 ? load(source + columns.1 * channels + c, count: count) : zero
-                let t2 = inside.2 ? load(source + columns.2 * channels + c, count: count) : zero
-                let quad = (t0 | (t1 &<< 8) | (t2 &<< 16)) ^ encode
-                destination.storeBytes(of: quad, toByteOffset: (ox * cp + c) * 4, as: SIMD16<UInt32>.self)
-                c += 16
+        let sw = g.strideWidth, dw = g.dilationWidth
+        // Output columns whose three taps are all inside the input: `interior`.
+        let first = min(g.outputWidth, (g.padLeft + sw - 1) / sw)
+        let last = max(first, min(g.outputWidth, (g.inputWidth - 1 - 2 * dw + g.padLeft) / sw + 1))
+        let interior = first ..< (g.inputWidth - 1 - 2 * dw + g.padLeft < 0 ? first : last)
+        var c = 0
+        while c < cp {
+            let count = channels - c
+            @inline(always)
+            func column(_ ix: Int) -> SIMD16<UInt32> { load(source + ix * channels + c, count: count) }
+            @inline(always)
+            func store(_ t0: SIMD16<UInt32>, _ t1: SIMD16<UInt32>, _ t2: SIMD16<UInt32>, _ ox: Int) {
+                destination.storeBytes(of: (t0 | (t1 &<< 8) | (t2 &<< 16)) ^ encode, toByteOffset: (ox &* cp &+ c) &* 4,
+                                       as: SIMD16<UInt32>.self)
             }
+            // Columns with taps in the padding.
+            @inline(always)
+            func border(_ columns: Range<Int>) {
+                for ox in columns {
+                    let x0 = ox * sw - g.padLeft
+                    @inline(always)
+                    func tap(_ ix: Int) -> SIMD16<UInt32> { ix >= 0 && ix < g.inputWidth ? column(ix) : zero }
+                    store(tap(x0), tap(x0 + dw), tap(x0 + 2 * dw), ox)
+                }
+            }
+            border(0 ..< interior.lowerBound)
+            border(interior.upperBound ..< g.outputWidth)
+            if !interior.isEmpty {
+                let x0 = interior.lowerBound * sw - g.padLeft
+                if sw == 1 && dw == 1 {
+                    // Each loaded column is the third, second and first tap of consecutive outputs.
+                    var t0 = column(x0), t1 = column(x0 + 1)
+                    for ox in interior {
+                        let t2 = column(ox &+ 1 &- g.padLeft &+ 1)
+                        store(t0, t1, t2, ox)
+                        t0 = t1
+                        t1 = t2
+                    }
+                } else if sw == 2 && dw == 1 {
+                    // The third tap of one output is the first of the next.
+                    var t0 = column(x0)
+                    for ox in interior {
+                        let ix = ox &* 2 &- g.padLeft
+                        let t2 = column(ix &+ 2)
+                        store(t0, column(ix &+ 1), t2, ox)
+                        t0 = t2
+                    }
+                } else {
+                    for ox in interior {
+                        let ix = ox &* sw &- g.padLeft
+                        store(column(ix), column(ix &+ dw), column(ix &+ 2 &* dw), ox)
+                    }
+                }
+            }
+            c += 16
         }
     }
 
