@@ -134,8 +134,13 @@ struct Conv2DQuantized: PartitionedKernel {
         let span = g.filterWidth * c
         let extra = patchStride - g.patchSize
         var dst = patches
-        for row in rows {
-            let oy = row / g.outputWidth, ox = row % g.outputWidth
+        // The pixel's coordinates advance with it (a division per pixel cost as much as the copies).
+        var oy = rows.lowerBound / g.outputWidth, ox = rows.lowerBound % g.outputWidth
+        for _ in rows {
+            defer {
+                ox += 1
+                if ox == g.outputWidth { ox = 0; oy += 1 }
+            }
             let y0 = oy * g.strideHeight - g.padTop, x0 = ox * g.strideWidth - g.padLeft
             let rowInside = g.dilationWidth == 1 && x0 >= 0 && x0 + g.filterWidth <= g.inputWidth
             for ky in 0 ..< g.filterHeight {

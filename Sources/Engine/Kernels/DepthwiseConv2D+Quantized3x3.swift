@@ -195,11 +195,7 @@ struct DepthwiseConv2DInt8Filter3x3: PartitionedKernel {
     /// Sixteen bytes zero-extended to 32-bit lanes; only the first `count` are read when fewer.
     @inline(always)
     private func load(_ p: UnsafeRawPointer, count: Int) -> SIMD16<UInt32> {
-        if count >= 16 {
-            return unsafeBitCast(widened(p.loadUnaligned(as: SIMD16<UInt8>.self)), to: SIMD16<UInt32>.self)
-        }
-        let bytes = unsafeBitCast(swiftlite_load_bytes(p, count), to: SIMD64<UInt8>.self)
-        return unsafeBitCast(widened(bytes.lowHalf.lowHalf), to: SIMD16<UInt32>.self)
+        unsafeBitCast(swiftlite_load_widened_bytes(p, count), to: SIMD16<UInt32>.self)
     }
 
     /// One output row from its three tap rows, sixteen channels at a time across the row (the
