@@ -5,8 +5,8 @@ extension DepthwiseConv2D {
         let quantization = try ConvolutionQuantization(
             context, input: input, filter: filter, bias: bias, output: output,
             channels: geometry.outputChannels, channelDimension: 3, activation: activation)
-        if DepthwiseConv2DInt8VNNI.applies(to: geometry, quantization: quantization) {
-            return try DepthwiseConv2DInt8VNNI(&context, geometry: geometry, quantization: quantization)
+        if DepthwiseConv2DInt8Filter3x3.applies(to: geometry, quantization: quantization) {
+            return try DepthwiseConv2DInt8Filter3x3(&context, geometry: geometry, quantization: quantization)
         }
         #endif
         return try DepthwiseConv2DQuantized(&context, geometry: geometry, activation: activation)

@@ -2,17 +2,15 @@ import XCTest
 
 @testable import Engine
 
-/// The int8 DEPTHWISE_CONV_2D micro-kernels (`DepthwiseConv2DInt8VNNI`: its 3×3 path and its
-/// path for other filters up to 8×8, AVX-512 VNNI builds; other builds run the generic kernel
-/// through the same tests) against a scalar transcription of
-/// `reference_integer_ops::DepthwiseConvPerChannel`: filter sizes, channel counts below, at
+/// The int8 3×3 DEPTHWISE_CONV_2D micro-kernel (`DepthwiseConv2DInt8Filter3x3`, AVX-512 VNNI
+/// builds; other builds run the generic kernel through the same tests) against a scalar
+/// transcription of `reference_integer_ops::DepthwiseConvPerChannel`: channel counts below, at
 /// and above the 16-lane width, widths of one pixel, padding on every border, strides and
 /// dilations per axis, multipliers above one (left shifts), per-tensor and per-channel scales,
 /// and output rows split between workers in any order.
-final class QuantizedDepthwiseVNNITests: XCTestCase {
+final class QuantizedDepthwise3x3Tests: XCTestCase {
     private struct Case {
         var batches = 1, height: Int, width: Int, channels: Int
-        var filter: (h: Int, w: Int) = (3, 3)
         var stride: (h: Int, w: Int) = (1, 1), dilation: (h: Int, w: Int) = (1, 1)
         var padding = Padding.same
         var activation = FusedActivation.none
@@ -40,31 +38,17 @@ final class QuantizedDepthwiseVNNITests: XCTestCase {
             Case(height: 6, width: 6, channels: 19, outputScale: 0.0001),
             Case(height: 6, width: 5, channels: 32, stride: (2, 2), perChannel: false, outputScale: 0.00002),
         ]
-        for channels in [7, 16, 33] {
-            cases.append(Case(height: 9, width: 9, channels: channels, filter: (5, 5)))
-            cases.append(Case(height: 11, width: 10, channels: channels, filter: (5, 5), stride: (2, 2), activation: .relu6))
-        }
-        cases += [
-            Case(height: 12, width: 13, channels: 17, filter: (5, 5), dilation: (2, 1), padding: .valid),
-            Case(height: 4, width: 3, channels: 20, filter: (5, 5)),
-            Case(height: 5, width: 6, channels: 18, filter: (1, 1), stride: (2, 2)),
-            Case(height: 7, width: 6, channels: 19, filter: (2, 3), stride: (1, 2), activation: .relu),
-            Case(height: 6, width: 9, channels: 9, filter: (3, 4), dilation: (1, 2)),
-            Case(height: 10, width: 10, channels: 16, filter: (8, 8), outputScale: 0.5),
-            Case(height: 9, width: 12, channels: 5, filter: (7, 6), stride: (2, 1), padding: .valid),
-            Case(batches: 2, height: 6, width: 6, channels: 24, filter: (5, 5), stride: (2, 2), outputScale: 0.001),
-        ]
         for c in cases {
             let op = QuantizedOperatorHarness(type: .int8, rng: &rng)
             let input = op.activation([c.batches, c.height, c.width, c.channels])
-            let filter = op.weights([1, c.filter.h, c.filter.w, c.channels], perChannel: c.perChannel, dimension: 3)
+            let filter = op.weights([1, 3, 3, c.channels], perChannel: c.perChannel, dimension: 3)
             let bias = op.bias(c.channels, input: input, filter: filter)
             var output = op.output()
             output.scales = [c.outputScale]
             let options = DepthwiseConv2DOptions(padding: c.padding, strideWidth: c.stride.w, strideHeight: c.stride.h,
                                                  dilationWidth: c.dilation.w, dilationHeight: c.dilation.h,
                                                  depthMultiplier: 1, activation: c.activation)
-            let label = "filter \(c.filter) \(c.batches)×\(c.height)×\(c.width)×\(c.channels) stride \(c.stride) dilation \(c.dilation) \(c.padding) \(c.activation) perChannel \(c.perChannel) scale \(c.outputScale)"
+            let label = "\(c.batches)×\(c.height)×\(c.width)×\(c.channels) stride \(c.stride) dilation \(c.dilation) \(c.padding) \(c.activation) perChannel \(c.perChannel) scale \(c.outputScale)"
             let result = try op.run(.depthwiseConv2D, .depthwiseConv2D(options), inputs: [input, filter, bias], output: output)
             let expected = reference(op, input: input, filter: filter, bias: bias, output: output, options: options, outputShape: result.shape)
             XCTAssertEqual(result.bytes, expected, label)
@@ -96,8 +80,8 @@ final class QuantizedDepthwiseVNNITests: XCTestCase {
         }
     }
 
-    /// Builds with AVX-512 VNNI prepare the micro-kernel for int8 filters up to 8×8 with
-    /// multiplier 1 and the generic kernel otherwise.
+    /// Builds with AVX-512 VNNI prepare the micro-kernel for int8 3×3 filters with multiplier 1
+    /// and the generic kernel otherwise.
     func testKernelSelection() throws {
         var rng = KernelTestRandom(seed: 33)
         func kernelName(type: DataType, multiplier: Int, k: Int) throws -> String {
@@ -111,9 +95,9 @@ final class QuantizedDepthwiseVNNITests: XCTestCase {
             return String(describing: Swift.type(of: kernel))
         }
         let fast = try kernelName(type: .int8, multiplier: 1, k: 3)
-        XCTAssertTrue(["DepthwiseConv2DInt8VNNI", "DepthwiseConv2DQuantized"].contains(fast), fast)
+        XCTAssertTrue(["DepthwiseConv2DInt8Filter3x3", "DepthwiseConv2DQuantized"].contains(fast), fast)
         XCTAssertEqual(try kernelName(type: .int8, multiplier: 2, k: 3), "DepthwiseConv2DQuantized")
-        XCTAssertEqual(try kernelName(type: .int8, multiplier: 1, k: 9), "DepthwiseConv2DQuantized")
+        XCTAssertEqual(try kernelName(type: .int8, multiplier: 1, k: 5), "DepthwiseConv2DQuantized")
         XCTAssertEqual(try kernelName(type: .uint8, multiplier: 1, k: 3), "DepthwiseConv2DQuantized")
     }
 
@@ -168,7 +152,7 @@ final class QuantizedDepthwiseVNNITests: XCTestCase {
         addresses.withUnsafeBufferPointer { pointers in
             let memory = TensorMemory(addresses: pointers.baseAddress!, scratch: scratch, workerScratch: workerScratch,
                                       workerScratchStride: stride, pool: .callingThread)
-            guard String(describing: type(of: kernel)) == "DepthwiseConv2DInt8VNNI",
+            guard String(describing: type(of: kernel)) == "DepthwiseConv2DInt8Filter3x3",
                   let partitioned = kernel as? any PartitionedKernel else {
                 kernel.eval(memory)
                 return
@@ -196,10 +180,9 @@ final class QuantizedDepthwiseVNNITests: XCTestCase {
                            output: QuantizedOperand, options: DepthwiseConv2DOptions, outputShape: [Int]) -> [UInt8] {
         let (n, h, w, channels) = (input.shape[0], input.shape[1], input.shape[2], input.shape[3])
         let (oh, ow) = (outputShape[1], outputShape[2])
-        let (kh, kw) = (filter.shape[1], filter.shape[2])
-        let padTop = WindowGeometry(padding: options.padding, input: h, filter: kh, stride: options.strideHeight,
+        let padTop = WindowGeometry(padding: options.padding, input: h, filter: 3, stride: options.strideHeight,
                                     dilation: options.dilationHeight).paddingBefore
-        let padLeft = WindowGeometry(padding: options.padding, input: w, filter: kw, stride: options.strideWidth,
+        let padLeft = WindowGeometry(padding: options.padding, input: w, filter: 3, stride: options.strideWidth,
                                      dilation: options.dilationWidth).paddingBefore
         let multipliers = op.multipliers(input: input, filter: filter, output: output, channels: channels)
         let range = op.clampRange(options.activation, output: output)
@@ -209,13 +192,13 @@ final class QuantizedDepthwiseVNNITests: XCTestCase {
                 for ox in 0 ..< ow {
                     for c in 0 ..< channels {
                         var acc: Int32 = 0
-                        for ky in 0 ..< kh {
-                            for kx in 0 ..< kw {
+                        for ky in 0 ..< 3 {
+                            for kx in 0 ..< 3 {
                                 let iy = oy * options.strideHeight - padTop + ky * options.dilationHeight
                                 let ix = ox * options.strideWidth - padLeft + kx * options.dilationWidth
                                 guard iy >= 0, iy < h, ix >= 0, ix < w else { continue }
                                 let x = input.value(((b * h + iy) * w + ix) * channels + c) - input.zeroPoint
-                                acc &+= filter.value((ky * kw + kx) * channels + c) &* x
+                                acc &+= filter.value((ky * 3 + kx) * channels + c) &* x
                             }
                         }
                         result.append(op.requantize(acc &+ bias.int32(c), multipliers[c], output: output, range: range))

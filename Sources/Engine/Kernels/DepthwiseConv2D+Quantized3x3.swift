@@ -1,36 +1,31 @@
 #if SWIFTLITE_AVX512VNNI
 import CX86Intrinsics
 
-/// Int8 per-channel DEPTHWISE_CONV_2D with depth multiplier 1 and filters up to 8 taps wide
-/// (MobileNet's 3×3, EfficientNet's 5×5), on AVX-512 VNNI: byte-identical to
-/// `reference_integer_ops::DepthwiseConvPerChannel` (and to `DepthwiseConv2DQuantized`, the
-/// generic kernel, which takes every other shape), any stride, dilation and padding.
+/// Int8 per-channel DEPTHWISE_CONV_2D with a 3×3 filter and depth multiplier 1, on AVX-512
+/// VNNI: byte-identical to `reference_integer_ops::DepthwiseConvPerChannel` (and to
+/// `DepthwiseConv2DQuantized`, the generic kernel it is tested against), any stride, dilation
+/// and padding.
 ///
-/// One `vpdpbusd` takes up to four taps of a filter row: each 32-bit lane holds those taps of
-/// one channel's window as unsigned bytes (missing taps have zero weights), and the filter
-/// taps as signed bytes; a row of `kw` taps is `⌈kw/4⌉` such *quads*. Per output row a worker
-/// needs one *tap row* per filter row: tap row `py` holds, for every output column `ox`, quad
-/// and channel, the input bytes at padded row `py`, columns `ox·sw + kx·dw` (zero point where
-/// the window leaves the input), encoded `x + 128`. Output pixel `(oy, ox)` is then one load
-/// and one `vpdpbusd` per quad and filter row per sixteen channels, over tap rows
-/// `oy·sh + ky·dh`. Each worker builds tap rows into its own ring of `(kh − 1)·dh + 1` rows, so
-/// a tap row shared by neighbouring output rows (all `kh` at stride 1) is built once; workers
-/// need no barrier. 3×3 filters take a specialised row loop (weights in registers, tap rows
-/// built reusing loaded columns at stride 1 and 2).
+/// One `vpdpbusd` takes a whole filter row: each 32-bit lane holds the three taps of one row
+/// of one channel's window as unsigned bytes (the fourth byte's weight is zero), and the
+/// filter row as signed bytes. Per output row a worker needs three such *tap rows*, one per
+/// filter row: tap row `py` holds, for every output column `ox` and channel `c`, the input
+/// bytes at padded row `py`, columns `ox·sw + {0, dw, 2dw}` (zero point where the window leaves
+/// the input), encoded `x + 128`. Output pixel `(oy, ox)` is then three loads and three
+/// `vpdpbusd` per sixteen channels, over tap rows `oy·sh + {0, dh, 2dh}`. Each worker builds
+/// tap rows into its own ring of `2·dh + 1` rows, so a tap row shared by neighbouring output
+/// rows (all three at stride 1) is built once; workers need no barrier.
 ///
-/// The `(x₀ + 128) · Σ w` term is folded into the bias at prepare (as the generic kernel does);
-/// requantization runs in registers on the sixteen accumulators.
-struct DepthwiseConv2DInt8VNNI: PartitionedKernel {
+/// The `128 · Σ w` and `x₀ · Σ w` terms are folded into the bias at prepare (as the generic
+/// kernel does); requantization runs in registers on the sixteen accumulators.
+struct DepthwiseConv2DInt8Filter3x3: PartitionedKernel {
     let geometry: DepthwiseConv2D.Geometry
     let input: Int, output: Int
     /// Channels rounded up to a multiple of 16.
     let paddedChannels: Int
     /// The input zero point as stored (a signed byte's bit pattern).
     let inputZeroPoint: UInt8
-    /// Tap quads per filter row: `⌈kw/4⌉`.
-    let quads: Int
-    /// Filter rows as tap quads `(w₄q, w₄q₊₁, w₄q₊₂, w₄q₊₃)` (zero past `kw`), `[kh, quads,
-    /// paddedChannels]` 32-bit lanes.
+    /// Filter rows as tap quads `(w₀, w₁, w₂, 0)`, `[3, paddedChannels]` 32-bit lanes.
     let weights: PackedBuffer<UInt32>
     /// `bias − (x₀ + 128) · Σ_taps w`, per padded channel.
     let bias: PackedBuffer<Int32>
@@ -38,14 +33,11 @@ struct DepthwiseConv2DInt8VNNI: PartitionedKernel {
     /// Tap rows in each worker's ring.
     let ringRows: Int
 
-    /// Whether the kernel computes this operator: int8 (symmetric filter), multiplier 1, at most
-    /// 8 taps across and 8 down.
+    /// Whether the kernel computes this operator: int8 (symmetric filter), 3×3, multiplier 1.
     static func applies(to g: DepthwiseConv2D.Geometry, quantization: ConvolutionQuantization) -> Bool {
-        quantization.type == .int8 && quantization.filterZeroPoint == 0 && g.depthMultiplier == 1
-            && (1 ... 8).contains(g.filterHeight) && (1 ... 8).contains(g.filterWidth)
+        quantization.type == .int8 && quantization.filterZeroPoint == 0
+            && g.filterHeight == 3 && g.filterWidth == 3 && g.depthMultiplier == 1
     }
-
-    private var isThreeByThree: Bool { geometry.filterHeight == 3 && geometry.filterWidth == 3 }
 
     init(_ context: inout PrepareContext, geometry g: DepthwiseConv2D.Geometry, quantization: ConvolutionQuantization) throws(ModelError) {
         let channels = g.outputChannels
@@ -53,19 +45,19 @@ struct DepthwiseConv2DInt8VNNI: PartitionedKernel {
         var biasValues: UnsafeBufferPointer<Int32>?
         if quantization.hasBias { biasValues = try context.constant(DepthwiseConv2D.bias).elements(as: Int32.self) }
         let padded = (channels + 15) / 16 * 16
-        let (kh, kw) = (g.filterHeight, g.filterWidth)
-        let quads = (kw + 3) / 4
-        let weights = PackedBuffer<UInt32>(count: kh * quads * padded, initializedTo: 0)
+        let weights = PackedBuffer<UInt32>(count: 3 * padded, initializedTo: 0)
         let bias = PackedBuffer<Int32>(count: padded, initializedTo: 0)
         let encodedZeroPoint = Int32(quantization.encoding.zeroPoint)
         for c in 0 ..< channels {
             var sum: Int32 = 0
-            for ky in 0 ..< kh {
-                for kx in 0 ..< kw {
-                    let byte = filterBytes[(ky * kw + kx) * channels + c]
-                    weights.pointer[(ky * quads + kx / 4) * padded + c] |= UInt32(byte) << (8 * (kx % 4))
+            for ky in 0 ..< 3 {
+                var quad: UInt32 = 0
+                for kx in 0 ..< 3 {
+                    let byte = filterBytes[(ky * 3 + kx) * channels + c]
+                    quad |= UInt32(byte) << (8 * kx)
                     sum &+= Int32(Int8(bitPattern: byte))
                 }
+                weights.pointer[ky * padded + c] = quad
             }
             bias.pointer[c] = (biasValues?[c] ?? 0) &- encodedZeroPoint &* sum
         }
@@ -74,19 +66,18 @@ struct DepthwiseConv2DInt8VNNI: PartitionedKernel {
         requantization = quantization.requantization
         inputZeroPoint = quantization.encoding.zeroPoint ^ 0x80
         paddedChannels = padded
-        self.quads = quads
-        ringRows = (kh - 1) * g.dilationHeight + 1
+        ringRows = 2 * g.dilationHeight + 1
         geometry = g
         input = context.node.inputs[DepthwiseConv2D.input]
         output = context.node.outputs[DepthwiseConv2D.output]
-        context.requestWorkerScratch(bytes: ringRows * g.outputWidth * quads * padded * 4)
+        context.requestWorkerScratch(bytes: ringRows * g.outputWidth * padded * 4)
         context.markPacked(DepthwiseConv2D.filter)
         if quantization.hasBias { context.markPacked(DepthwiseConv2D.bias) }
     }
 
     func eval(_ memory: TensorMemory) {
         let g = geometry
-        let work = g.outputHeight * g.outputWidth * paddedChannels * g.filterHeight * g.filterWidth
+        let work = g.outputHeight * g.outputWidth * paddedChannels * 9
         for n in 0 ..< g.batches {
             memory.parallelize(self, step: n, count: g.outputHeight, work: work)
         }
@@ -98,43 +89,44 @@ struct DepthwiseConv2DInt8VNNI: PartitionedKernel {
         let image = memory.input(input, as: UInt8.self) + n * g.inputHeight * g.inputWidth * g.inputChannels
         let out = memory.output(output, as: UInt8.self) + n * g.outputHeight * g.outputWidth * g.outputChannels
         let ring = memory.scratch(as: UInt32.self, worker: worker)
-        let rowLanes = g.outputWidth * quads * paddedChannels
+        let rowLanes = g.outputWidth * paddedChannels
         // The padded row each ring slot holds (-1: none yet). Slots are `py mod ringRows`; the
-        // `kh` rows of one output row span `ringRows`, so they never share a slot.
+        // three rows of one output row are `dh` apart, so they never share a slot.
         var held = [Int](repeating: -1, count: ringRows)
-        withUnsafeTemporaryAllocation(of: UnsafePointer<UInt32>.self, capacity: g.filterHeight) { taps in
-            for oy in rows {
-                for ky in 0 ..< g.filterHeight {
-                    let py = oy * g.strideHeight + ky * g.dilationHeight
-                    let slot = py % ringRows
-                    let row = ring + slot * rowLanes
-                    if held[slot] != py {
-                        buildTapRow(image, paddedRow: py, into: row)
-                        held[slot] = py
-                    }
-                    taps[ky] = UnsafePointer(row)
+        for oy in rows {
+            var taps: (UnsafePointer<UInt32>, UnsafePointer<UInt32>, UnsafePointer<UInt32>)
+            taps.0 = UnsafePointer(ring)
+            taps.1 = taps.0
+            taps.2 = taps.0
+            for ky in 0 ..< 3 {
+                let py = oy * g.strideHeight + ky * g.dilationHeight
+                let slot = py % ringRows
+                let row = ring + slot * rowLanes
+                if held[slot] != py {
+                    buildTapRow(image, paddedRow: py, into: row)
+                    held[slot] = py
                 }
-                let destination = out + oy * g.outputWidth * g.outputChannels
-                if isThreeByThree {
-                    convolveRow((taps[0], taps[1], taps[2]), destination)
-                } else {
-                    convolveRow(UnsafePointer(taps.baseAddress!), destination)
+                switch ky {
+                case 0: taps.0 = UnsafePointer(row)
+                case 1: taps.1 = UnsafePointer(row)
+                default: taps.2 = UnsafePointer(row)
                 }
             }
+            convolveRow(taps, out + oy * g.outputWidth * g.outputChannels)
         }
     }
 
-    /// Tap row `py`: for each output column, quad and channel, the encoded bytes of the taps.
+    /// Tap row `py`: for each output column and channel, the encoded bytes of the three taps.
     @inline(never)
     private func buildTapRow(_ image: UnsafePointer<UInt8>, paddedRow py: Int, into row: UnsafeMutablePointer<UInt32>) {
         let g = geometry
         let cp = paddedChannels, channels = g.inputChannels
-        let encode = SIMD16<UInt32>(repeating: 0x8080_8080)
+        let encode = SIMD16<UInt32>(repeating: 0x0080_8080)
         let iy = py - g.padTop
         guard iy >= 0, iy < g.inputHeight else {
-            let fill = SIMD16<UInt32>(repeating: UInt32(inputZeroPoint) * 0x0101_0101) ^ encode
+            let fill = SIMD16<UInt32>(repeating: UInt32(inputZeroPoint) * 0x0001_0101) ^ encode
             let raw = UnsafeMutableRawPointer(row)
-            for i in stride(from: 0, to: g.outputWidth * quads * cp, by: 16) {
+            for i in stride(from: 0, to: g.outputWidth * cp, by: 16) {
                 raw.storeBytes(of: fill, toByteOffset: i * 4, as: SIMD16<UInt32>.self)
             }
             return
@@ -143,7 +135,6 @@ struct DepthwiseConv2DInt8VNNI: PartitionedKernel {
         let zero = SIMD16<UInt32>(repeating: UInt32(inputZeroPoint))
         let destination = UnsafeMutableRawPointer(row)
         let sw = g.strideWidth, dw = g.dilationWidth
-        guard isThreeByThree else { return buildTapRow(source, into: destination) }
         // Output columns whose three taps are all inside the input: `interior`.
         let first = min(g.outputWidth, (g.padLeft + sw - 1) / sw)
         let last = max(first, min(g.outputWidth, (g.inputWidth - 1 - 2 * dw + g.padLeft) / sw + 1))
@@ -201,66 +192,10 @@ struct DepthwiseConv2DInt8VNNI: PartitionedKernel {
         }
     }
 
-    /// `buildTapRow` for filters other than 3×3: every tap of every quad, clipped.
-    private func buildTapRow(_ source: UnsafeRawPointer, into destination: UnsafeMutableRawPointer) {
-        let g = geometry
-        let cp = paddedChannels, channels = g.inputChannels, kw = g.filterWidth
-        let encode = SIMD16<UInt32>(repeating: 0x8080_8080)
-        let zero = SIMD16<UInt32>(repeating: UInt32(inputZeroPoint))
-        var c = 0
-        while c < cp {
-            let count = channels - c
-            for ox in 0 ..< g.outputWidth {
-                let x0 = ox * g.strideWidth - g.padLeft
-                for q in 0 ..< quads {
-                    var quad = SIMD16<UInt32>()
-                    for t in 0 ..< 4 {
-                        let kx = 4 * q + t
-                        let ix = x0 + kx * g.dilationWidth
-                        let tap = kx < kw && ix >= 0 && ix < g.inputWidth ? load(source + ix * channels + c, count: count) : zero
-                        quad |= tap &<< UInt32(8 * t)
-                    }
-                    destination.storeBytes(of: quad ^ encode, toByteOffset: ((ox * quads + q) * cp + c) * 4, as: SIMD16<UInt32>.self)
-                }
-            }
-            c += 16
-        }
-    }
-
     /// Sixteen bytes zero-extended to 32-bit lanes; only the first `count` are read when fewer.
     @inline(always)
     private func load(_ p: UnsafeRawPointer, count: Int) -> SIMD16<UInt32> {
         unsafeBitCast(swiftlite_load_widened_bytes(p, count), to: SIMD16<UInt32>.self)
-    }
-
-    /// One output row from its `kh` tap rows (filters other than 3×3), sixteen channels at a
-    /// time across the row.
-    @inline(never)
-    private func convolveRow(_ taps: UnsafePointer<UnsafePointer<UInt32>>, _ out: UnsafeMutablePointer<UInt8>) {
-        let g = geometry
-        let cp = paddedChannels, channels = g.outputChannels, kh = g.filterHeight
-        let filter = UnsafeRawPointer(weights.pointer), biasRaw = UnsafeRawPointer(bias.pointer)
-        let pixelBytes = quads * cp * 4
-        var c = 0
-        while c < cp {
-            let b = biasRaw.loadUnaligned(fromByteOffset: c * 4, as: SIMD16<Int32>.self)
-            let stage = requantization.block(at: c)
-            let count = min(channels - c, 16)
-            var dst = out + c
-            for ox in 0 ..< g.outputWidth {
-                var acc = b
-                for ky in 0 ..< kh {
-                    let row = UnsafeRawPointer(taps[ky]) + (ox &* pixelBytes &+ c &* 4)
-                    for q in 0 ..< quads {
-                        let w = filter.loadUnaligned(fromByteOffset: ((ky &* quads &+ q) &* cp &+ c) &* 4, as: SIMD16<Int32>.self)
-                        acc = swiftlite_dpbusd(acc, row.loadUnaligned(fromByteOffset: q &* cp &* 4, as: SIMD16<Int32>.self), w)
-                    }
-                }
-                swiftlite_store_low_bytes(dst, stage.apply(acc), count)
-                dst += channels
-            }
-            c += 16
-        }
     }
 
     /// One output row from its three tap rows, sixteen channels at a time across the row (the
