@@ -60,6 +60,17 @@ SWIFTLITE_INLINE void swiftlite_store_bytes(void *p, swiftlite_i32x16 v, intptr_
     _mm512_mask_storeu_epi8(p, mask, (__m512i)v);
 }
 
+/// The 16 bytes at `p`, zero-extended to 32-bit lanes (one `vpmovzxbd` from memory; the Swift
+/// lane loop sometimes became byte inserts and permutes). With `count` < 16 only the first
+/// `count` bytes are read, the other lanes are zero.
+SWIFTLITE_INLINE swiftlite_i32x16 swiftlite_load_widened_bytes(const void *p, intptr_t count) {
+    if (count >= 16) {
+        return (swiftlite_i32x16)_mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i *)p));
+    }
+    __mmask64 mask = ((__mmask64)1 << count) - 1;
+    return (swiftlite_i32x16)_mm512_cvtepu8_epi32(_mm512_castsi512_si128(_mm512_maskz_loadu_epi8(mask, p)));
+}
+
 /// The low byte of the first `count` (0...16) lanes of `v`, stored at `p`; nothing is written
 /// past them (a masked `vpmovdb`).
 SWIFTLITE_INLINE void swiftlite_store_low_bytes(void *p, swiftlite_i32x16 v, intptr_t count) {

@@ -1,3 +1,7 @@
+#if SWIFTLITE_AVX512
+import CX86Intrinsics
+#endif
+
 extension Conv2D {
     /// Integer convolution (uint8 per-tensor, int8 per-channel).
     static func prepareQuantized(_ context: inout PrepareContext, geometry: Geometry, activation: FusedActivation) throws(ModelError) -> any Kernel {
@@ -13,15 +17,23 @@ extension Conv2D {
 /// - int8: symmetric int8 weights with one scale per output channel (or one scale broadcast),
 ///   int8 activations with zero points, multipliers from the Double product of the scales.
 ///
-/// Both run as `IntegerGEMM` over im2col patches of the raw input bytes (the product reads int8
-/// activations as signed), the requantization fused into the product's output; a 1×1 stride-1
-/// convolution reads its input directly as the patch matrix. Padding is filled with the input
-/// zero point, which contributes exactly nothing, as the reference's skipped taps do.
+/// Both run as `IntegerGEMM`, the requantization fused into the product's output. A 1×1
+/// stride-1 convolution reads its input directly as the patch matrix (the product reads int8
+/// activations as signed). Other convolutions lay out im2col patches already encoded as
+/// unsigned bytes (int8 `x` as `x + 128`, so the product needs no sign-flipping copy of its
+/// own), each patch padded to a multiple of 4 bytes (whole `vpdpbusd` groups; the extra taps have
+/// zero weights). Padding is filled with the input zero point, which contributes exactly
+/// nothing, as the reference's skipped taps do.
 struct Conv2DQuantized: PartitionedKernel {
     let geometry: Conv2D.Geometry
     let input: Int, output: Int
     /// The input zero point as a raw byte of the input tensor.
     let zeroPointByte: UInt8
+    /// What im2col `xor`s into each input byte: 0x80 for int8 (to `x + 128`), 0 for uint8.
+    let patchFlip: UInt8
+    /// Bytes per im2col patch: `patchSize` rounded up to a multiple of 4 (`patchSize` when the
+    /// input is read directly).
+    let patchStride: Int
     let gemm: IntegerGEMM
     let requantization: ChannelRequantization
     /// Output pixels whose patches are laid out at once (a block of about 64 KiB, a multiple of 16).
@@ -45,18 +57,24 @@ struct Conv2DQuantized: PartitionedKernel {
         var biasValues: UnsafeBufferPointer<Int32>?
         if quantization.hasBias { biasValues = try context.constant(Conv2D.bias).elements(as: Int32.self) }
         let depth = g.patchSize
-        gemm = IntegerGEMM(columns: channels, depth: depth, activationZeroPoint: encoding.zeroPointValue,
-                           signedActivations: encoding.isSigned,
-                           weight: { n, k in filter.value(weights[n * depth + k]) },
+        let stride = g.isPointwise ? depth : (depth + 3) / 4 * 4
+        // Pointwise: raw input bytes (int8 read as signed). im2col: encoded bytes, read as unsigned.
+        let signedRows = g.isPointwise && encoding.isSigned
+        let activationZeroPoint = g.isPointwise ? encoding.zeroPointValue : Int32(encoding.zeroPoint)
+        patchFlip = !g.isPointwise && encoding.isSigned ? 0x80 : 0
+        patchStride = stride
+        gemm = IntegerGEMM(columns: channels, depth: stride, activationZeroPoint: activationZeroPoint,
+                           signedActivations: signedRows,
+                           weight: { n, k in k < depth ? filter.value(weights[n * depth + k]) : 0 },
                            bias: { n in biasValues?[n] ?? 0 })
         geometry = g
         input = context.node.inputs[Conv2D.input]
         output = context.node.outputs[Conv2D.output]
         // Whole 16-row tiles where the product takes them (see `IntegerGEMM`).
-        rowsPerBlock = max(16, min(g.outputHeight * g.outputWidth, (1 << 16) / max(depth, 1)) / 16 * 16)
+        rowsPerBlock = max(16, min(g.outputHeight * g.outputWidth, (1 << 16) / max(stride, 1)) / 16 * 16)
         // Each worker's scratch: its im2col patches (unless the input is the patch matrix), then
         // what the product needs for itself.
-        patchBytes = g.isPointwise ? 0 : (rowsPerBlock * depth + 63) / 64 * 64
+        patchBytes = g.isPointwise ? 0 : (rowsPerBlock * stride + 63) / 64 * 64
         context.requestWorkerScratch(bytes: patchBytes + gemm.scratchBytes)
         context.markPacked(Conv2D.filter)
         if quantization.hasBias { context.markPacked(Conv2D.bias) }
@@ -92,7 +110,7 @@ struct Conv2DQuantized: PartitionedKernel {
             let n = row / pixels, start = row % pixels
             let count = min(rowsPerBlock, pixels - start, part.upperBound - row)
             im2col(source + n * g.inputHeight * g.inputWidth * g.inputChannels, rows: start ..< start + count, into: patches)
-            gemm.multiply(patches, rows: count, rowStride: g.patchSize, scratch: gemmScratch,
+            gemm.multiply(patches, rows: count, rowStride: patchStride, scratch: gemmScratch,
                           into: RequantizedGEMMOutput(base: destination + row * channels,
                                                       rowStride: channels, columns: channels, stage: requantization))
             row += count
@@ -100,35 +118,63 @@ struct Conv2DQuantized: PartitionedKernel {
     }
 
     /// Lays out the receptive fields of output pixels `rows` (row-major over the output image)
-    /// as raw input bytes, one patch per row; taps in the padding get the input zero point.
+    /// as encoded input bytes, one patch of `patchStride` bytes per row; taps in the padding (and
+    /// the bytes past `patchSize`) get the encoded input zero point.
     private func im2col(_ image: UnsafePointer<UInt8>, rows: Range<Int>, into patches: UnsafeMutablePointer<UInt8>) {
         let g = geometry
         let c = g.inputChannels
+        let zeroPoint = zeroPointByte ^ patchFlip
         // One filter row covers `span` bytes; without dilation they are contiguous in the input.
         let span = g.filterWidth * c
+        let extra = patchStride - g.patchSize
         var dst = patches
-        for row in rows {
-            let oy = row / g.outputWidth, ox = row % g.outputWidth
+        // The pixel's coordinates advance with it (a division per pixel cost as much as the copies).
+        var oy = rows.lowerBound / g.outputWidth, ox = rows.lowerBound % g.outputWidth
+        for _ in rows {
+            defer {
+                ox += 1
+                if ox == g.outputWidth { ox = 0; oy += 1 }
+            }
             let y0 = oy * g.strideHeight - g.padTop, x0 = ox * g.strideWidth - g.padLeft
             let rowInside = g.dilationWidth == 1 && x0 >= 0 && x0 + g.filterWidth <= g.inputWidth
             for ky in 0 ..< g.filterHeight {
                 let iy = y0 + ky * g.dilationHeight
                 if iy < 0 || iy >= g.inputHeight {
-                    dst.update(repeating: zeroPointByte, count: span)
+                    dst.update(repeating: zeroPoint, count: span)
                 } else if rowInside {
-                    dst.update(from: image + (iy * g.inputWidth + x0) * c, count: span)
+                    copy(image + (iy * g.inputWidth + x0) * c, to: dst, count: span)
                 } else {
                     for kx in 0 ..< g.filterWidth {
                         let ix = x0 + kx * g.dilationWidth
                         if ix >= 0, ix < g.inputWidth {
-                            (dst + kx * c).update(from: image + (iy * g.inputWidth + ix) * c, count: c)
+                            copy(image + (iy * g.inputWidth + ix) * c, to: dst + kx * c, count: c)
                         } else {
-                            (dst + kx * c).update(repeating: zeroPointByte, count: c)
+                            (dst + kx * c).update(repeating: zeroPoint, count: c)
                         }
                     }
                 }
                 dst += span
             }
+            for i in 0 ..< extra { dst[i] = zeroPoint }
+            dst += extra
         }
+    }
+
+    /// `count` input bytes, `xor`ed with `patchFlip`: 64 at a time by masked loads and stores
+    /// on AVX-512 (spans of a few bytes are the common case: `memmove` calls cost most of the
+    /// first convolution of an RGB image); elsewhere a byte loop, which LLVM vectorises.
+    @inline(always)
+    private func copy(_ source: UnsafePointer<UInt8>, to destination: UnsafeMutablePointer<UInt8>, count: Int) {
+        #if SWIFTLITE_AVX512
+        let flip = SIMD16<Int32>(repeating: Int32(bitPattern: UInt32(patchFlip) &* 0x0101_0101))
+        var k = 0
+        while k < count {
+            let n = min(64, count - k)
+            swiftlite_store_bytes(destination + k, swiftlite_load_bytes(source + k, n) ^ flip, n)
+            k += 64
+        }
+        #else
+        for k in 0 ..< count { destination[k] = source[k] ^ patchFlip }
+        #endif
     }
 }

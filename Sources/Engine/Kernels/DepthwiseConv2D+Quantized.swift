@@ -1,7 +1,15 @@
 extension DepthwiseConv2D {
     /// Integer depthwise convolution (uint8 per-tensor, int8 per-channel).
     static func prepareQuantized(_ context: inout PrepareContext, geometry: Geometry, activation: FusedActivation) throws(ModelError) -> any Kernel {
-        try DepthwiseConv2DQuantized(&context, geometry: geometry, activation: activation)
+        #if SWIFTLITE_AVX512VNNI
+        let quantization = try ConvolutionQuantization(
+            context, input: input, filter: filter, bias: bias, output: output,
+            channels: geometry.outputChannels, channelDimension: 3, activation: activation)
+        if DepthwiseConv2DInt8Filter3x3.applies(to: geometry, quantization: quantization) {
+            return try DepthwiseConv2DInt8Filter3x3(&context, geometry: geometry, quantization: quantization)
+        }
+        #endif
+        return try DepthwiseConv2DQuantized(&context, geometry: geometry, activation: activation)
     }
 }
 

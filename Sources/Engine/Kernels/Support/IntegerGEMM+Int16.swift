@@ -55,10 +55,15 @@ extension IntegerGEMM {
         var row = 0
         // Narrow panels take taller tiles (16 accumulators either way), so each weight load
         // serves more rows and enough independent `vpdpwssd` chains hide its latency.
-        if width < 4 {
-            while row + 16 / width <= rows {
-                tallTile(a, rowStride: rowStride, row: row, panel: panel, width: width, signed: signed, output)
-                row += 16 / width
+        if width == 1 {
+            while row + 16 <= rows {
+                tile16x16(a, rowStride: rowStride, row: row, panel: panel, signed: signed, output)
+                row += 16
+            }
+        } else if width == 2 {
+            while row + 8 <= rows {
+                tile8x32(a, rowStride: rowStride, row: row, panel: panel, signed: signed, output)
+                row += 8
             }
         }
         while row + 4 <= rows {
@@ -125,78 +130,90 @@ extension IntegerGEMM {
         }
     }
 
-    /// A tile of 16 rows × 16 columns (`width` 1) or 8 rows × 32 columns (`width` 2).
-    /// Accumulator `j` holds row `j / width`, panel `j % width`; `width` is a constant at
-    /// both call sites, so every selection below folds away.
+    /// 16 rows × one panel: each weight vector serves sixteen rows.
     @inline(always)
-    private func tallTile<Output: IntegerGEMMOutput>(_ a: UnsafePointer<UInt8>, rowStride: Int, row: Int, panel: Int,
-                                                     width: Int, signed: Bool, _ output: Output) {
+    private func tile16x16<Output: IntegerGEMMOutput>(_ a: UnsafePointer<UInt8>, rowStride: Int, row: Int, panel: Int,
+                                                      signed: Bool, _ output: Output) {
+        let w = UnsafeRawPointer(panels.pointer) + panel * panelBytes
+        let b = UnsafeRawPointer(bias.pointer + panel * Self.panelWidth).loadUnaligned(as: SIMD16<Int32>.self)
+        let r = a + row * rowStride, s = rowStride
+        var c0 = b, c1 = b, c2 = b, c3 = b, c4 = b, c5 = b, c6 = b, c7 = b
+        var c8 = b, c9 = b, c10 = b, c11 = b, c12 = b, c13 = b, c14 = b, c15 = b
+        for k in 0 ..< depth {
+            let v = widened(w.loadUnaligned(fromByteOffset: k &* 32, as: SIMD16<Int16>.self))
+            c0 &+= v &* activation(r[k], signed: signed)
+            c1 &+= v &* activation(r[s &+ k], signed: signed)
+            c2 &+= v &* activation(r[2 &* s &+ k], signed: signed)
+            c3 &+= v &* activation(r[3 &* s &+ k], signed: signed)
+            c4 &+= v &* activation(r[4 &* s &+ k], signed: signed)
+            c5 &+= v &* activation(r[5 &* s &+ k], signed: signed)
+            c6 &+= v &* activation(r[6 &* s &+ k], signed: signed)
+            c7 &+= v &* activation(r[7 &* s &+ k], signed: signed)
+            c8 &+= v &* activation(r[8 &* s &+ k], signed: signed)
+            c9 &+= v &* activation(r[9 &* s &+ k], signed: signed)
+            c10 &+= v &* activation(r[10 &* s &+ k], signed: signed)
+            c11 &+= v &* activation(r[11 &* s &+ k], signed: signed)
+            c12 &+= v &* activation(r[12 &* s &+ k], signed: signed)
+            c13 &+= v &* activation(r[13 &* s &+ k], signed: signed)
+            c14 &+= v &* activation(r[14 &* s &+ k], signed: signed)
+            c15 &+= v &* activation(r[15 &* s &+ k], signed: signed)
+        }
+        let column = panel * Self.panelWidth
+        output.store(c0, row: row + 0, column: column)
+        output.store(c1, row: row + 1, column: column)
+        output.store(c2, row: row + 2, column: column)
+        output.store(c3, row: row + 3, column: column)
+        output.store(c4, row: row + 4, column: column)
+        output.store(c5, row: row + 5, column: column)
+        output.store(c6, row: row + 6, column: column)
+        output.store(c7, row: row + 7, column: column)
+        output.store(c8, row: row + 8, column: column)
+        output.store(c9, row: row + 9, column: column)
+        output.store(c10, row: row + 10, column: column)
+        output.store(c11, row: row + 11, column: column)
+        output.store(c12, row: row + 12, column: column)
+        output.store(c13, row: row + 13, column: column)
+        output.store(c14, row: row + 14, column: column)
+        output.store(c15, row: row + 15, column: column)
+    }
+
+    /// 8 rows × two panels: accumulators `cR0`, `cR1` hold row `R`'s two panels.
+    @inline(always)
+    private func tile8x32<Output: IntegerGEMMOutput>(_ a: UnsafePointer<UInt8>, rowStride: Int, row: Int, panel: Int,
+                                                     signed: Bool, _ output: Output) {
         let w0 = UnsafeRawPointer(panels.pointer) + panel * panelBytes
         let w1 = w0 + panelBytes
         let biasRaw = UnsafeRawPointer(bias.pointer + panel * Self.panelWidth)
         let b0 = biasRaw.loadUnaligned(as: SIMD16<Int32>.self)
-        let b1 = width == 2 ? biasRaw.loadUnaligned(fromByteOffset: 64, as: SIMD16<Int32>.self) : b0
-        let r0 = a + row * rowStride
-        var c0 = b0, c1 = (width == 2 ? b1 : b0), c2 = b0, c3 = (width == 2 ? b1 : b0)
-        var c4 = b0, c5 = (width == 2 ? b1 : b0), c6 = b0, c7 = (width == 2 ? b1 : b0)
-        var c8 = b0, c9 = (width == 2 ? b1 : b0), c10 = b0, c11 = (width == 2 ? b1 : b0)
-        var c12 = b0, c13 = (width == 2 ? b1 : b0), c14 = b0, c15 = (width == 2 ? b1 : b0)
+        let b1 = biasRaw.loadUnaligned(fromByteOffset: 64, as: SIMD16<Int32>.self)
+        let r = a + row * rowStride, s = rowStride
+        var c00 = b0, c01 = b1, c10 = b0, c11 = b1, c20 = b0, c21 = b1, c30 = b0, c31 = b1
+        var c40 = b0, c41 = b1, c50 = b0, c51 = b1, c60 = b0, c61 = b1, c70 = b0, c71 = b1
         for k in 0 ..< depth {
             let v0 = widened(w0.loadUnaligned(fromByteOffset: k &* 32, as: SIMD16<Int16>.self))
-            let v1 = width == 2 ? widened(w1.loadUnaligned(fromByteOffset: k &* 32, as: SIMD16<Int16>.self)) : v0
-            c0 &+= v0 &* activation(r0[(width == 2 ? 0 : 0) &* rowStride &+ k], signed: signed)
-            c1 &+= (width == 2 ? v1 : v0) &* activation(r0[(width == 2 ? 0 : 1) &* rowStride &+ k], signed: signed)
-            c2 &+= v0 &* activation(r0[(width == 2 ? 1 : 2) &* rowStride &+ k], signed: signed)
-            c3 &+= (width == 2 ? v1 : v0) &* activation(r0[(width == 2 ? 1 : 3) &* rowStride &+ k], signed: signed)
-            c4 &+= v0 &* activation(r0[(width == 2 ? 2 : 4) &* rowStride &+ k], signed: signed)
-            c5 &+= (width == 2 ? v1 : v0) &* activation(r0[(width == 2 ? 2 : 5) &* rowStride &+ k], signed: signed)
-            c6 &+= v0 &* activation(r0[(width == 2 ? 3 : 6) &* rowStride &+ k], signed: signed)
-            c7 &+= (width == 2 ? v1 : v0) &* activation(r0[(width == 2 ? 3 : 7) &* rowStride &+ k], signed: signed)
-            c8 &+= v0 &* activation(r0[(width == 2 ? 4 : 8) &* rowStride &+ k], signed: signed)
-            c9 &+= (width == 2 ? v1 : v0) &* activation(r0[(width == 2 ? 4 : 9) &* rowStride &+ k], signed: signed)
-            c10 &+= v0 &* activation(r0[(width == 2 ? 5 : 10) &* rowStride &+ k], signed: signed)
-            c11 &+= (width == 2 ? v1 : v0) &* activation(r0[(width == 2 ? 5 : 11) &* rowStride &+ k], signed: signed)
-            c12 &+= v0 &* activation(r0[(width == 2 ? 6 : 12) &* rowStride &+ k], signed: signed)
-            c13 &+= (width == 2 ? v1 : v0) &* activation(r0[(width == 2 ? 6 : 13) &* rowStride &+ k], signed: signed)
-            c14 &+= v0 &* activation(r0[(width == 2 ? 7 : 14) &* rowStride &+ k], signed: signed)
-            c15 &+= (width == 2 ? v1 : v0) &* activation(r0[(width == 2 ? 7 : 15) &* rowStride &+ k], signed: signed)
+            let v1 = widened(w1.loadUnaligned(fromByteOffset: k &* 32, as: SIMD16<Int16>.self))
+            let x0 = activation(r[k], signed: signed), x1 = activation(r[s &+ k], signed: signed)
+            let x2 = activation(r[2 &* s &+ k], signed: signed), x3 = activation(r[3 &* s &+ k], signed: signed)
+            let x4 = activation(r[4 &* s &+ k], signed: signed), x5 = activation(r[5 &* s &+ k], signed: signed)
+            let x6 = activation(r[6 &* s &+ k], signed: signed), x7 = activation(r[7 &* s &+ k], signed: signed)
+            c00 &+= v0 &* x0; c01 &+= v1 &* x0
+            c10 &+= v0 &* x1; c11 &+= v1 &* x1
+            c20 &+= v0 &* x2; c21 &+= v1 &* x2
+            c30 &+= v0 &* x3; c31 &+= v1 &* x3
+            c40 &+= v0 &* x4; c41 &+= v1 &* x4
+            c50 &+= v0 &* x5; c51 &+= v1 &* x5
+            c60 &+= v0 &* x6; c61 &+= v1 &* x6
+            c70 &+= v0 &* x7; c71 &+= v1 &* x7
         }
-        let column = panel * Self.panelWidth
-        if width == 2 {
-            output.store(c0, row: row + 0, column: column)
-            output.store(c1, row: row + 0, column: column + Self.panelWidth)
-            output.store(c2, row: row + 1, column: column)
-            output.store(c3, row: row + 1, column: column + Self.panelWidth)
-            output.store(c4, row: row + 2, column: column)
-            output.store(c5, row: row + 2, column: column + Self.panelWidth)
-            output.store(c6, row: row + 3, column: column)
-            output.store(c7, row: row + 3, column: column + Self.panelWidth)
-            output.store(c8, row: row + 4, column: column)
-            output.store(c9, row: row + 4, column: column + Self.panelWidth)
-            output.store(c10, row: row + 5, column: column)
-            output.store(c11, row: row + 5, column: column + Self.panelWidth)
-            output.store(c12, row: row + 6, column: column)
-            output.store(c13, row: row + 6, column: column + Self.panelWidth)
-            output.store(c14, row: row + 7, column: column)
-            output.store(c15, row: row + 7, column: column + Self.panelWidth)
-        } else {
-            output.store(c0, row: row + 0, column: column)
-            output.store(c1, row: row + 1, column: column)
-            output.store(c2, row: row + 2, column: column)
-            output.store(c3, row: row + 3, column: column)
-            output.store(c4, row: row + 4, column: column)
-            output.store(c5, row: row + 5, column: column)
-            output.store(c6, row: row + 6, column: column)
-            output.store(c7, row: row + 7, column: column)
-            output.store(c8, row: row + 8, column: column)
-            output.store(c9, row: row + 9, column: column)
-            output.store(c10, row: row + 10, column: column)
-            output.store(c11, row: row + 11, column: column)
-            output.store(c12, row: row + 12, column: column)
-            output.store(c13, row: row + 13, column: column)
-            output.store(c14, row: row + 14, column: column)
-            output.store(c15, row: row + 15, column: column)
-        }
+        let unused = SIMD16<Int32>()
+        storeRow(c00, c01, unused, unused, row: row + 0, panel: panel, width: 2, output)
+        storeRow(c10, c11, unused, unused, row: row + 1, panel: panel, width: 2, output)
+        storeRow(c20, c21, unused, unused, row: row + 2, panel: panel, width: 2, output)
+        storeRow(c30, c31, unused, unused, row: row + 3, panel: panel, width: 2, output)
+        storeRow(c40, c41, unused, unused, row: row + 4, panel: panel, width: 2, output)
+        storeRow(c50, c51, unused, unused, row: row + 5, panel: panel, width: 2, output)
+        storeRow(c60, c61, unused, unused, row: row + 6, panel: panel, width: 2, output)
+        storeRow(c70, c71, unused, unused, row: row + 7, panel: panel, width: 2, output)
     }
 
     @inline(always)

@@ -297,8 +297,10 @@ struct RequantizedGEMMOutput: IntegerGEMMOutput {
         if shiftsLeft { x &<<= leftShifts.loadUnaligned(fromByteOffset: offset, as: SIMD16<Int32>.self) }
         let scaled = roundingDivideByPOT(roundingDoublingHighMul(x, m), right)
         let shifted = scaled &+ SIMD16(repeating: stage.zeroPoint)
-        let low = SIMD16(repeating: stage.minimum), high = SIMD16(repeating: stage.maximum)
-        let clamped = shifted.replacing(with: low, where: shifted .< low).replacing(with: high, where: shifted .> high)
+        // A lane loop: one `vpmaxsd` and one `vpminsd` (`replacing(with:where:)` was a compare
+        // and a masked move per bound).
+        var clamped = SIMD16<Int32>()
+        for lane in 0 ..< 16 { clamped[lane] = min(max(shifted[lane], stage.minimum), stage.maximum) }
         storeLowBytes(clamped, to: destination, count: columns - column)
     }
 }

@@ -1,0 +1,237 @@
+#if SWIFTLITE_AVX512VNNI
+import CX86Intrinsics
+
+/// Int8 per-channel DEPTHWISE_CONV_2D with a 3×3 filter and depth multiplier 1, on AVX-512
+/// VNNI: byte-identical to `reference_integer_ops::DepthwiseConvPerChannel` (and to
+/// `DepthwiseConv2DQuantized`, the generic kernel it is tested against), any stride, dilation
+/// and padding.
+///
+/// One `vpdpbusd` takes a whole filter row: each 32-bit lane holds the three taps of one row
+/// of one channel's window as unsigned bytes (the fourth byte's weight is zero), and the
+/// filter row as signed bytes. Per output row a worker needs three such *tap rows*, one per
+/// filter row: tap row `py` holds, for every output column `ox` and channel `c`, the input
+/// bytes at padded row `py`, columns `ox·sw + {0, dw, 2dw}` (zero point where the window leaves
+/// the input), encoded `x + 128`. Output pixel `(oy, ox)` is then three loads and three
+/// `vpdpbusd` per sixteen channels, over tap rows `oy·sh + {0, dh, 2dh}`. Each worker builds
+/// tap rows into its own ring of `2·dh + 1` rows, so a tap row shared by neighbouring output
+/// rows (all three at stride 1) is built once; workers need no barrier.
+///
+/// The `128 · Σ w` and `x₀ · Σ w` terms are folded into the bias at prepare (as the generic
+/// kernel does); requantization runs in registers on the sixteen accumulators.
+struct DepthwiseConv2DInt8Filter3x3: PartitionedKernel {
+    let geometry: DepthwiseConv2D.Geometry
+    let input: Int, output: Int
+    /// Channels rounded up to a multiple of 16.
+    let paddedChannels: Int
+    /// The input zero point as stored (a signed byte's bit pattern).
+    let inputZeroPoint: UInt8
+    /// Filter rows as tap quads `(w₀, w₁, w₂, 0)`, `[3, paddedChannels]` 32-bit lanes.
+    let weights: PackedBuffer<UInt32>
+    /// `bias − (x₀ + 128) · Σ_taps w`, per padded channel.
+    let bias: PackedBuffer<Int32>
+    let requantization: ChannelRequantization
+    /// Tap rows in each worker's ring.
+    let ringRows: Int
+
+    /// Whether the kernel computes this operator: int8 (symmetric filter), 3×3, multiplier 1.
+    static func applies(to g: DepthwiseConv2D.Geometry, quantization: ConvolutionQuantization) -> Bool {
+        quantization.encoding.isSigned && quantization.filter.isSigned && quantization.filter.zeroPoint == 0
+            && g.filterHeight == 3 && g.filterWidth == 3 && g.depthMultiplier == 1
+    }
+
+    init(_ context: inout PrepareContext, geometry g: DepthwiseConv2D.Geometry, quantization: ConvolutionQuantization) throws(ModelError) {
+        let channels = g.outputChannels
+        let filterBytes = try context.constant(DepthwiseConv2D.filter).bytes
+        var biasValues: UnsafeBufferPointer<Int32>?
+        if quantization.hasBias { biasValues = try context.constant(DepthwiseConv2D.bias).elements(as: Int32.self) }
+        let padded = (channels + 15) / 16 * 16
+        let weights = PackedBuffer<UInt32>(count: 3 * padded, initializedTo: 0)
+        let bias = PackedBuffer<Int32>(count: padded, initializedTo: 0)
+        let encodedZeroPoint = Int32(quantization.encoding.zeroPoint)
+        for c in 0 ..< channels {
+            var sum: Int32 = 0
+            for ky in 0 ..< 3 {
+                var quad: UInt32 = 0
+                for kx in 0 ..< 3 {
+                    let byte = filterBytes[(ky * 3 + kx) * channels + c]
+                    quad |= UInt32(byte) << (8 * kx)
+                    sum &+= Int32(Int8(bitPattern: byte))
+                }
+                weights.pointer[ky * padded + c] = quad
+            }
+            bias.pointer[c] = (biasValues?[c] ?? 0) &- encodedZeroPoint &* sum
+        }
+        self.weights = weights
+        self.bias = bias
+        requantization = quantization.requantization
+        inputZeroPoint = quantization.encoding.rawZeroPoint
+        paddedChannels = padded
+        ringRows = 2 * g.dilationHeight + 1
+        geometry = g
+        input = context.node.inputs[DepthwiseConv2D.input]
+        output = context.node.outputs[DepthwiseConv2D.output]
+        context.requestWorkerScratch(bytes: ringRows * g.outputWidth * padded * 4)
+        context.markPacked(DepthwiseConv2D.filter)
+        if quantization.hasBias { context.markPacked(DepthwiseConv2D.bias) }
+    }
+
+    func eval(_ memory: TensorMemory) {
+        let g = geometry
+        let work = g.outputHeight * g.outputWidth * paddedChannels * 9
+        for n in 0 ..< g.batches {
+            memory.parallelize(self, step: n, count: g.outputHeight, work: work)
+        }
+    }
+
+    /// Output rows `rows` of batch `step`.
+    func evalPart(_ rows: Range<Int>, step n: Int, worker: Int, memory: TensorMemory) {
+        let g = geometry
+        let image = memory.input(input, as: UInt8.self) + n * g.inputHeight * g.inputWidth * g.inputChannels
+        let out = memory.output(output, as: UInt8.self) + n * g.outputHeight * g.outputWidth * g.outputChannels
+        let ring = memory.scratch(as: UInt32.self, worker: worker)
+        let rowLanes = g.outputWidth * paddedChannels
+        // The padded row each ring slot holds (-1: none yet). Slots are `py mod ringRows`; the
+        // three rows of one output row are `dh` apart, so they never share a slot.
+        var held = [Int](repeating: -1, count: ringRows)
+        for oy in rows {
+            var taps: (UnsafePointer<UInt32>, UnsafePointer<UInt32>, UnsafePointer<UInt32>)
+            taps.0 = UnsafePointer(ring)
+            taps.1 = taps.0
+            taps.2 = taps.0
+            for ky in 0 ..< 3 {
+                let py = oy * g.strideHeight + ky * g.dilationHeight
+                let slot = py % ringRows
+                let row = ring + slot * rowLanes
+                if held[slot] != py {
+                    buildTapRow(image, paddedRow: py, into: row)
+                    held[slot] = py
+                }
+                switch ky {
+                case 0: taps.0 = UnsafePointer(row)
+                case 1: taps.1 = UnsafePointer(row)
+                default: taps.2 = UnsafePointer(row)
+                }
+            }
+            convolveRow(taps, out + oy * g.outputWidth * g.outputChannels)
+        }
+    }
+
+    /// Tap row `py`: for each output column and channel, the encoded bytes of the three taps.
+    @inline(never)
+    private func buildTapRow(_ image: UnsafePointer<UInt8>, paddedRow py: Int, into row: UnsafeMutablePointer<UInt32>) {
+        let g = geometry
+        let cp = paddedChannels, channels = g.inputChannels
+        let encode = SIMD16<UInt32>(repeating: 0x0080_8080)
+        let iy = py - g.padTop
+        guard iy >= 0, iy < g.inputHeight else {
+            let fill = SIMD16<UInt32>(repeating: UInt32(inputZeroPoint) * 0x0001_0101) ^ encode
+            let raw = UnsafeMutableRawPointer(row)
+            for i in stride(from: 0, to: g.outputWidth * cp, by: 16) {
+                raw.storeBytes(of: fill, toByteOffset: i * 4, as: SIMD16<UInt32>.self)
+            }
+            return
+        }
+        let source = UnsafeRawPointer(image + iy * g.inputWidth * channels)
+        let zero = SIMD16<UInt32>(repeating: UInt32(inputZeroPoint))
+        let destination = UnsafeMutableRawPointer(row)
+        let sw = g.strideWidth, dw = g.dilationWidth
+        // Output columns whose three taps are all inside the input: `interior`.
+        let first = min(g.outputWidth, (g.padLeft + sw - 1) / sw)
+        let last = max(first, min(g.outputWidth, (g.inputWidth - 1 - 2 * dw + g.padLeft) / sw + 1))
+        let interior = first ..< (g.inputWidth - 1 - 2 * dw + g.padLeft < 0 ? first : last)
+        var c = 0
+        while c < cp {
+            let count = channels - c
+            @inline(always)
+            func column(_ ix: Int) -> SIMD16<UInt32> { load(source + ix * channels + c, count: count) }
+            @inline(always)
+            func store(_ t0: SIMD16<UInt32>, _ t1: SIMD16<UInt32>, _ t2: SIMD16<UInt32>, _ ox: Int) {
+                destination.storeBytes(of: (t0 | (t1 &<< 8) | (t2 &<< 16)) ^ encode, toByteOffset: (ox &* cp &+ c) &* 4,
+                                       as: SIMD16<UInt32>.self)
+            }
+            // Columns with taps in the padding.
+            @inline(always)
+            func border(_ columns: Range<Int>) {
+                for ox in columns {
+                    let x0 = ox * sw - g.padLeft
+                    @inline(always)
+                    func tap(_ ix: Int) -> SIMD16<UInt32> { ix >= 0 && ix < g.inputWidth ? column(ix) : zero }
+                    store(tap(x0), tap(x0 + dw), tap(x0 + 2 * dw), ox)
+                }
+            }
+            border(0 ..< interior.lowerBound)
+            border(interior.upperBound ..< g.outputWidth)
+            if !interior.isEmpty {
+                let x0 = interior.lowerBound * sw - g.padLeft
+                if sw == 1 && dw == 1 {
+                    // Each loaded column is the third, second and first tap of consecutive outputs.
+                    var t0 = column(x0), t1 = column(x0 + 1)
+                    for ox in interior {
+                        let t2 = column(ox &+ 1 &- g.padLeft &+ 1)
+                        store(t0, t1, t2, ox)
+                        t0 = t1
+                        t1 = t2
+                    }
+                } else if sw == 2 && dw == 1 {
+                    // The third tap of one output is the first of the next.
+                    var t0 = column(x0)
+                    for ox in interior {
+                        let ix = ox &* 2 &- g.padLeft
+                        let t2 = column(ix &+ 2)
+                        store(t0, column(ix &+ 1), t2, ox)
+                        t0 = t2
+                    }
+                } else {
+                    for ox in interior {
+                        let ix = ox &* sw &- g.padLeft
+                        store(column(ix), column(ix &+ dw), column(ix &+ 2 &* dw), ox)
+                    }
+                }
+            }
+            c += 16
+        }
+    }
+
+    /// Sixteen bytes zero-extended to 32-bit lanes; only the first `count` are read when fewer.
+    @inline(always)
+    private func load(_ p: UnsafeRawPointer, count: Int) -> SIMD16<UInt32> {
+        unsafeBitCast(swiftlite_load_widened_bytes(p, count), to: SIMD16<UInt32>.self)
+    }
+
+    /// One output row from its three tap rows, sixteen channels at a time across the row (the
+    /// block's weights, bias and requantization stay in registers).
+    @inline(never)
+    private func convolveRow(_ taps: (UnsafePointer<UInt32>, UnsafePointer<UInt32>, UnsafePointer<UInt32>),
+                             _ out: UnsafeMutablePointer<UInt8>) {
+        let g = geometry
+        let cp = paddedChannels, channels = g.outputChannels
+        let filter = UnsafeRawPointer(weights.pointer), biasRaw = UnsafeRawPointer(bias.pointer)
+        let r0 = UnsafeRawPointer(taps.0), r1 = UnsafeRawPointer(taps.1), r2 = UnsafeRawPointer(taps.2)
+        var c = 0
+        while c < cp {
+            let w0 = filter.loadUnaligned(fromByteOffset: c * 4, as: SIMD16<Int32>.self)
+            let w1 = filter.loadUnaligned(fromByteOffset: (cp + c) * 4, as: SIMD16<Int32>.self)
+            let w2 = filter.loadUnaligned(fromByteOffset: (2 * cp + c) * 4, as: SIMD16<Int32>.self)
+            let b = biasRaw.loadUnaligned(fromByteOffset: c * 4, as: SIMD16<Int32>.self)
+            let stage = requantization.block(at: c)
+            let count = min(channels - c, 16)
+            // Two copies of the pixel loop, so that the `saturates` test is not made per pixel.
+            @inline(always)
+            func pixels(saturating: Bool) {
+                var offset = c &* 4
+                var dst = out + c
+                for _ in 0 ..< g.outputWidth {
+                    var acc = swiftlite_dpbusd(b, r0.loadUnaligned(fromByteOffset: offset, as: SIMD16<Int32>.self), w0)
+                    acc = swiftlite_dpbusd(acc, r1.loadUnaligned(fromByteOffset: offset, as: SIMD16<Int32>.self), w1)
+                    acc = swiftlite_dpbusd(acc, r2.loadUnaligned(fromByteOffset: offset, as: SIMD16<Int32>.self), w2)
+                    swiftlite_store_low_bytes(dst, stage.apply(acc, saturating: saturating), count)
+                    offset &+= cp &* 4
+                    dst += channels
+                }
+            }
+            if stage.saturates { pixels(saturating: true) } else { pixels(saturating: false) }
+            c += 16
+        }
+    }
+}
+#endif

@@ -1,0 +1,211 @@
+import XCTest
+
+@testable import Engine
+
+/// The int8 3×3 DEPTHWISE_CONV_2D micro-kernel (`DepthwiseConv2DInt8Filter3x3`, AVX-512 VNNI
+/// builds; other builds run the generic kernel through the same tests) against a scalar
+/// transcription of `reference_integer_ops::DepthwiseConvPerChannel`: channel counts below, at
+/// and above the 16-lane width, widths of one pixel, padding on every border, strides and
+/// dilations per axis, multipliers above one (left shifts), per-tensor and per-channel scales,
+/// and output rows split between workers in any order.
+final class QuantizedDepthwise3x3Tests: XCTestCase {
+    private struct Case {
+        var batches = 1, height: Int, width: Int, channels: Int
+        var stride: (h: Int, w: Int) = (1, 1), dilation: (h: Int, w: Int) = (1, 1)
+        var padding = Padding.same
+        var activation = FusedActivation.none
+        var perChannel = true
+        /// Output scale; small values make real multipliers above one.
+        var outputScale: Float = 0.05
+    }
+
+    func testMatchesReferenceOverEdgeShapes() throws {
+        var rng = KernelTestRandom(seed: 31)
+        var cases = [Case]()
+        for channels in [1, 5, 15, 16, 17, 31, 32, 33, 48] {
+            cases.append(Case(height: 6, width: 7, channels: channels))
+            cases.append(Case(height: 7, width: 9, channels: channels, stride: (2, 2), padding: .valid, activation: .relu6))
+            cases.append(Case(height: 8, width: 8, channels: channels, stride: (2, 2), perChannel: false))
+        }
+        cases += [
+            Case(height: 1, width: 1, channels: 16),
+            Case(height: 5, width: 1, channels: 20, stride: (1, 2)),
+            Case(height: 1, width: 6, channels: 9, stride: (2, 1), activation: .relu),
+            Case(height: 9, width: 10, channels: 24, dilation: (2, 2)),
+            Case(height: 9, width: 11, channels: 17, stride: (2, 1), dilation: (1, 3), padding: .valid),
+            Case(height: 10, width: 9, channels: 35, dilation: (3, 1), activation: .reluN1To1),
+            Case(batches: 2, height: 5, width: 6, channels: 18, stride: (2, 2)),
+            Case(height: 6, width: 6, channels: 19, outputScale: 0.0001),
+            Case(height: 6, width: 5, channels: 32, stride: (2, 2), perChannel: false, outputScale: 0.00002),
+        ]
+        for c in cases {
+            let op = QuantizedOperatorHarness(type: .int8, rng: &rng)
+            let input = op.activation([c.batches, c.height, c.width, c.channels])
+            let filter = op.weights([1, 3, 3, c.channels], perChannel: c.perChannel, dimension: 3)
+            let bias = op.bias(c.channels, input: input, filter: filter)
+            var output = op.output()
+            output.scales = [c.outputScale]
+            let options = DepthwiseConv2DOptions(padding: c.padding, strideWidth: c.stride.w, strideHeight: c.stride.h,
+                                                 dilationWidth: c.dilation.w, dilationHeight: c.dilation.h,
+                                                 depthMultiplier: 1, activation: c.activation)
+            let label = "\(c.batches)×\(c.height)×\(c.width)×\(c.channels) stride \(c.stride) dilation \(c.dilation) \(c.padding) \(c.activation) perChannel \(c.perChannel) scale \(c.outputScale)"
+            let result = try op.run(.depthwiseConv2D, .depthwiseConv2D(options), inputs: [input, filter, bias], output: output)
+            let expected = reference(op, input: input, filter: filter, bias: bias, output: output, options: options, outputShape: result.shape)
+            XCTAssertEqual(result.bytes, expected, label)
+            let split = try runSplit(input: input, filter: filter, bias: bias, output: output, options: options, rng: &rng)
+            XCTAssertEqual(split, expected, "rows split between workers: " + label)
+        }
+    }
+
+    /// Extreme inputs and weights (all −128 or 127, so every tap sum is at its bounds) at every
+    /// input zero point extreme.
+    func testExtremeValues() throws {
+        var rng = KernelTestRandom(seed: 32)
+        for (inputByte, filterByte) in [(UInt8(0x80), UInt8(0x80)), (0x7F, 0x80), (0x80, 0x7F), (0x7F, 0x7F)] {
+            for zeroPoint in [-128, 127] {
+                let op = QuantizedOperatorHarness(type: .int8, rng: &rng)
+                var input = op.activation([1, 4, 5, 17])
+                input.bytes = Array(repeating: inputByte, count: input.bytes.count)
+                input.zeroPoints = [zeroPoint]
+                var filter = op.weights([1, 3, 3, 17], perChannel: true, dimension: 3)
+                filter.bytes = Array(repeating: filterByte, count: filter.bytes.count)
+                let bias = op.bias(17, input: input, filter: filter)
+                let output = op.output()
+                let options = DepthwiseConv2DOptions(padding: .same, strideWidth: 1, strideHeight: 1, dilationWidth: 1,
+                                                     dilationHeight: 1, depthMultiplier: 1, activation: .none)
+                let result = try op.run(.depthwiseConv2D, .depthwiseConv2D(options), inputs: [input, filter, bias], output: output)
+                let expected = reference(op, input: input, filter: filter, bias: bias, output: output, options: options, outputShape: result.shape)
+                XCTAssertEqual(result.bytes, expected, "input \(inputByte), filter \(filterByte), zero point \(zeroPoint)")
+            }
+        }
+    }
+
+    /// Builds with AVX-512 VNNI prepare the micro-kernel for int8 3×3 filters with multiplier 1
+    /// and the generic kernel otherwise.
+    func testKernelSelection() throws {
+        var rng = KernelTestRandom(seed: 33)
+        func kernelName(type: DataType, multiplier: Int, k: Int) throws -> String {
+            let op = QuantizedOperatorHarness(type: type, rng: &rng)
+            let input = op.activation([1, 5, 5, 4])
+            let filter = op.weights([1, k, k, 4 * multiplier], perChannel: type == .int8, dimension: 3)
+            let bias = op.bias(4 * multiplier, input: input, filter: filter)
+            let options = DepthwiseConv2DOptions(padding: .same, strideWidth: 1, strideHeight: 1, dilationWidth: 1,
+                                                 dilationHeight: 1, depthMultiplier: multiplier, activation: .none)
+            let kernel = try prepare(input: input, filter: filter, bias: bias, output: op.output(), options: options).kernel
+            return String(describing: Swift.type(of: kernel))
+        }
+        let fast = try kernelName(type: .int8, multiplier: 1, k: 3)
+        XCTAssertTrue(["DepthwiseConv2DInt8Filter3x3", "DepthwiseConv2DQuantized"].contains(fast), fast)
+        XCTAssertEqual(try kernelName(type: .int8, multiplier: 2, k: 3), "DepthwiseConv2DQuantized")
+        XCTAssertEqual(try kernelName(type: .int8, multiplier: 1, k: 5), "DepthwiseConv2DQuantized")
+        XCTAssertEqual(try kernelName(type: .uint8, multiplier: 1, k: 3), "DepthwiseConv2DQuantized")
+    }
+
+    // MARK: Helpers
+
+    private func prepare(input: QuantizedOperand, filter: QuantizedOperand, bias: QuantizedOperand, output: QuantizedOperand,
+                         options: DepthwiseConv2DOptions) throws -> (kernel: any Kernel, context: PrepareContext, constants: [UnsafeMutableRawPointer]) {
+        var tensors = [TensorDescriptor]()
+        var constants = [UnsafeMutableRawPointer]()
+        for (i, operand) in [input, filter, bias, output].enumerated() {
+            var constant: ConstantData?
+            if i == 1 || i == 2 {
+                let p = UnsafeMutableRawPointer.allocate(byteCount: operand.bytes.count, alignment: 64)
+                p.copyMemory(from: operand.bytes, byteCount: operand.bytes.count)
+                constants.append(p)
+                constant = ConstantData(bytes: UnsafeRawBufferPointer(start: p, count: operand.bytes.count))
+            }
+            let q = QuantizationParameters(scales: operand.scales, zeroPoints: operand.zeroPoints, quantizedDimension: operand.dimension)
+            tensors.append(TensorDescriptor(index: i, name: "t\(i)", dataType: operand.type, shape: operand.shape, shapeSignature: nil,
+                                            quantization: q, isVariable: false, constantData: constant))
+        }
+        let node = Node(index: 0, op: .depthwiseConv2D, customName: nil, version: 1, inputs: [0, 1, 2], outputs: [3],
+                        options: .depthwiseConv2D(options), customOptions: nil)
+        var context = PrepareContext(node: node, tensors: tensors)
+        do {
+            let kernel = try DepthwiseConv2D.prepare(&context)
+            return (kernel, context, constants)
+        } catch {
+            constants.forEach { $0.deallocate() }
+            throw error
+        }
+    }
+
+    /// The micro-kernel's output with each batch's rows cut into random parts, run in random
+    /// order by three workers with separate scratch (so each part starts with an empty ring);
+    /// other kernels run whole.
+    private func runSplit(input: QuantizedOperand, filter: QuantizedOperand, bias: QuantizedOperand, output: QuantizedOperand,
+                          options: DepthwiseConv2DOptions, rng: inout KernelTestRandom) throws -> [UInt8] {
+        let (kernel, context, constants) = try prepare(input: input, filter: filter, bias: bias, output: output, options: options)
+        defer { constants.forEach { $0.deallocate() } }
+        let shape = context.tensors[3].shape
+        let count = shape.reduce(1, *)
+        let workers = 3, stride = (context.workerScratchBytes + 63) / 64 * 64
+        let inputMemory = UnsafeMutableRawPointer.allocate(byteCount: max(input.bytes.count, 1), alignment: 64)
+        let outputMemory = UnsafeMutableRawPointer.allocate(byteCount: count, alignment: 64)
+        let scratch = UnsafeMutableRawPointer.allocate(byteCount: max(context.scratchBytes, 1), alignment: 64)
+        let workerScratch = UnsafeMutableRawPointer.allocate(byteCount: max(workers * stride, 1), alignment: 64)
+        defer { [inputMemory, outputMemory, scratch, workerScratch].forEach { $0.deallocate() } }
+        inputMemory.copyMemory(from: input.bytes, byteCount: input.bytes.count)
+        outputMemory.initializeMemory(as: UInt8.self, repeating: 0xEE, count: count)
+        let addresses = [inputMemory, constants[0], constants[1], outputMemory]
+        addresses.withUnsafeBufferPointer { pointers in
+            let memory = TensorMemory(addresses: pointers.baseAddress!, scratch: scratch, workerScratch: workerScratch,
+                                      workerScratchStride: stride, pool: .callingThread)
+            guard String(describing: type(of: kernel)) == "DepthwiseConv2DInt8Filter3x3",
+                  let partitioned = kernel as? any PartitionedKernel else {
+                kernel.eval(memory)
+                return
+            }
+            // Step n is batch n's output rows.
+            var parts = [(rows: Range<Int>, batch: Int)]()
+            for batch in 0 ..< shape[0] {
+                var start = 0
+                while start < shape[1] {
+                    let end = min(shape[1], start + Int.random(in: 1 ... 3, using: &rng))
+                    parts.append((start ..< end, batch))
+                    start = end
+                }
+            }
+            parts.shuffle(using: &rng)
+            for (i, part) in parts.enumerated() {
+                partitioned.evalPart(part.rows, step: part.batch, worker: i % workers, memory: memory)
+            }
+        }
+        return Array(UnsafeBufferPointer(start: outputMemory.assumingMemoryBound(to: UInt8.self), count: count))
+    }
+
+    /// `DepthwiseConvPerChannel` with multiplier 1, one output at a time.
+    private func reference(_ op: QuantizedOperatorHarness, input: QuantizedOperand, filter: QuantizedOperand, bias: QuantizedOperand,
+                           output: QuantizedOperand, options: DepthwiseConv2DOptions, outputShape: [Int]) -> [UInt8] {
+        let (n, h, w, channels) = (input.shape[0], input.shape[1], input.shape[2], input.shape[3])
+        let (oh, ow) = (outputShape[1], outputShape[2])
+        let padTop = WindowGeometry(padding: options.padding, input: h, filter: 3, stride: options.strideHeight,
+                                    dilation: options.dilationHeight).paddingBefore
+        let padLeft = WindowGeometry(padding: options.padding, input: w, filter: 3, stride: options.strideWidth,
+                                     dilation: options.dilationWidth).paddingBefore
+        let multipliers = op.multipliers(input: input, filter: filter, output: output, channels: channels)
+        let range = op.clampRange(options.activation, output: output)
+        var result = [UInt8]()
+        for b in 0 ..< n {
+            for oy in 0 ..< oh {
+                for ox in 0 ..< ow {
+                    for c in 0 ..< channels {
+                        var acc: Int32 = 0
+                        for ky in 0 ..< 3 {
+                            for kx in 0 ..< 3 {
+                                let iy = oy * options.strideHeight - padTop + ky * options.dilationHeight
+                                let ix = ox * options.strideWidth - padLeft + kx * options.dilationWidth
+                                guard iy >= 0, iy < h, ix >= 0, ix < w else { continue }
+                                let x = input.value(((b * h + iy) * w + ix) * channels + c) - input.zeroPoint
+                                acc &+= filter.value((ky * 3 + kx) * channels + c) &* x
+                            }
+                        }
+                        result.append(op.requantize(acc &+ bias.int32(c), multipliers[c], output: output, range: range))
+                    }
+                }
+            }
+        }
+        return result
+    }
+}
