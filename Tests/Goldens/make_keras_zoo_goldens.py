@@ -35,7 +35,6 @@ re-quantized input across a rounding boundary, but none does on this input); int
 from __future__ import annotations
 
 import sys
-import zlib
 from pathlib import Path
 
 sys.dont_write_bytecode = True
@@ -51,10 +50,6 @@ import tf_keras  # noqa: E402
 GENERATOR = "Tests/Goldens/make_keras_zoo_goldens.py"
 OUT_DIR = G.FIXTURES_ROOT / "keras_zoo"
 SIZE_BUDGET_BYTES = 2_500_000
-
-
-def seed(name, salt=""):
-    return zlib.crc32(f"{name}/{salt}".encode())
 
 
 def healthy(model, input_shape, rng):
@@ -73,7 +68,7 @@ def mobilenet(name):
     tf_keras.utils.set_random_seed(0)
     model = tf_keras.applications.MobileNetV2(input_shape=(96, 96, 3), alpha=0.35, include_top=True,
                                               weights=None, classes=10, classifier_activation=None)
-    healthy(model, (96, 96, 3), np.random.default_rng(seed(name, "calib")))
+    healthy(model, (96, 96, 3), np.random.default_rng(G.seed_for(name, "calib")))
     return model
 
 
@@ -86,7 +81,7 @@ def mobilenet_v3(name, minimalistic, alpha):
                                                   include_preprocessing=False)
     model = tf_keras.Sequential([base, tf_keras.layers.Dense(10)])
     model.build((None, 64, 64, 3))
-    healthy(base, (64, 64, 3), np.random.default_rng(seed(name, "calib")))
+    healthy(base, (64, 64, 3), np.random.default_rng(G.seed_for(name, "calib")))
     return model
 
 
@@ -119,7 +114,7 @@ def segmenter(name, depth_to_space=True):
         e = L.Conv2D(3, 1)(e)
     logits = L.Conv2D(4, 1)(L.Concatenate()([e, a]))
     model = tf_keras.Model(x, logits)
-    rng = np.random.default_rng(seed(name, "weights"))
+    rng = np.random.default_rng(G.seed_for(name, "weights"))
     for layer in model.layers:
         if layer.get_weights():
             layer.set_weights([rng.uniform(-0.6, 0.6, w.shape).astype(np.float32) for w in layer.get_weights()])
@@ -159,7 +154,7 @@ def convert(model, shape, mode, name):
     elif mode == "sparse":
         conv.optimizations = [tf.lite.Optimize.EXPERIMENTAL_SPARSITY]
     elif mode == "seg_int8":
-        rng = np.random.default_rng(seed(name, "calibration"))
+        rng = np.random.default_rng(G.seed_for(name, "calibration"))
         conv.optimizations = [tf.lite.Optimize.DEFAULT]
         conv.representative_dataset = lambda: ([rng.uniform(-1, 1, shape).astype(np.float32)] for _ in range(16))
         conv.target_spec.supported_ops = [tf.lite.OpsSet.TFLITE_BUILTINS_INT8]
@@ -210,7 +205,7 @@ def main():
         model_bytes = convert(build(name), shape, mode, name)
         interp = G.make_interpreter(model_bytes)
         d = interp.get_input_details()[0]
-        x = np.random.default_rng(seed(name, "input")).uniform(-1, 1, shape).astype(np.float32)
+        x = np.random.default_rng(G.seed_for(name, "input")).uniform(-1, 1, shape).astype(np.float32)
         if d["dtype"] == np.int8:
             scale, zp = d["quantization"]
             x = np.clip(np.round(x / scale) + zp, -128, 127).astype(np.int8)
