@@ -81,16 +81,53 @@ struct Conv2DQuantized: PartitionedKernel {
     }
 
     func eval(_ memory: TensorMemory) {
-        let g = geometry
-        let rows = g.batches * g.outputHeight * g.outputWidth
-        // Threads take blocks of output pixels (GEMM rows): whole 16-row tiles when the blocks are
-        // large, else 4-row ones, so small late layers still split evenly.
-        memory.parallelize(self, count: rows, granularity: rows >= 64 * memory.threadCount ? 16 : 4,
-                           work: rows * g.outputChannels * g.patchSize)
+        memory.parallelize(self, count: grid(memory).count, work: work)
     }
 
-    /// Output pixels (GEMM rows) `part`, counted over all batches.
-    func evalPart(_ part: Range<Int>, step: Int, worker: Int, memory: TensorMemory) {
+    /// Multiply-adds of the whole convolution.
+    private var work: Int {
+        let g = geometry
+        return g.batches * g.outputHeight * g.outputWidth * g.outputChannels * g.patchSize
+    }
+
+    /// The tiles the threads take (the same grid in `eval` and in every `evalPart`): blocks of
+    /// output pixels (GEMM rows; whole 16-row tiles when the blocks are large, else 4-row ones,
+    /// so small late layers still split evenly) down, blocks of whole GEMM panels of output
+    /// channels across, cut so that the threads read the least (`TileGrid.cheapest`). Late
+    /// layers (7 × 7 or 14 × 14 pixels, hundreds of channels) split channels, so each thread
+    /// reads only its part of the weights instead of all of them; an im2col part lays out its
+    /// patches once per column part, which counts as reading them twice.
+    private func grid(_ memory: TensorMemory) -> TileGrid {
+        grid(tasks: memory.taskCount(work: work), threadCount: memory.threadCount)
+    }
+
+    /// The grid for at most `tasks` tiles on `threadCount` threads.
+    func grid(tasks: Int, threadCount: Int) -> TileGrid {
+        let g = geometry
+        let rows = g.batches * g.outputHeight * g.outputWidth
+        let rowGranularity = rows >= 64 * threadCount ? 16 : 4
+        guard tasks > 1 else { return TileGrid(rows: rows, columns: g.outputChannels) }
+        // Four panels (64 channels) are the product's widest tiles; narrower cuts only where
+        // the channels are few.
+        let columnGranularity = IntegerGEMM.panelWidth * (g.outputChannels >= 512 ? 4 : 1)
+        let patchBytes = rows * patchStride * (readsInputDirectly ? 1 : 2)
+        return TileGrid.cheapest(tasks: tasks, rows: rows, rowGranularity: rowGranularity,
+                                 columns: g.outputChannels, columnGranularity: columnGranularity,
+                                 bytesPerRowPart: gemm.panelCount * gemm.panelBytes, bytesPerColumnPart: patchBytes)
+    }
+
+    /// Tiles `tasks` of the grid: output pixels counted over all batches, output channels.
+    func evalPart(_ tasks: Range<Int>, step: Int, worker: Int, memory: TensorMemory) {
+        let grid = grid(memory)
+        for task in tasks {
+            let (rows, columns) = grid.tile(task)
+            if !rows.isEmpty, !columns.isEmpty { convolve(rows: rows, columns: columns, worker: worker, memory: memory) }
+        }
+    }
+
+    /// Output pixels (GEMM rows) `part`, counted over all batches, channels `columns` (whole
+    /// GEMM panels).
+    func convolve(rows part: Range<Int>, columns: Range<Int>, worker: Int, memory: TensorMemory) {
         let g = geometry
         let pixels = g.outputHeight * g.outputWidth
         let channels = g.outputChannels
@@ -100,7 +137,8 @@ struct Conv2DQuantized: PartitionedKernel {
         let gemmScratch = UnsafeMutableRawPointer(patches + patchBytes)
         if readsInputDirectly {
             gemm.multiply(source + part.lowerBound * g.inputChannels, rows: part.count, rowStride: g.inputChannels,
-                          scratch: gemmScratch, into: RequantizedGEMMOutput(base: destination + part.lowerBound * channels, rowStride: channels,
+                          columns: columns, scratch: gemmScratch,
+                          into: RequantizedGEMMOutput(base: destination + part.lowerBound * channels, rowStride: channels,
                                                       columns: channels, stage: requantization))
             return
         }
@@ -110,7 +148,7 @@ struct Conv2DQuantized: PartitionedKernel {
             let n = row / pixels, start = row % pixels
             let count = min(rowsPerBlock, pixels - start, part.upperBound - row)
             im2col(source + n * g.inputHeight * g.inputWidth * g.inputChannels, rows: start ..< start + count, into: patches)
-            gemm.multiply(patches, rows: count, rowStride: patchStride, scratch: gemmScratch,
+            gemm.multiply(patches, rows: count, rowStride: patchStride, columns: columns, scratch: gemmScratch,
                           into: RequantizedGEMMOutput(base: destination + row * channels,
                                                       rowStride: channels, columns: channels, stage: requantization))
             row += count
