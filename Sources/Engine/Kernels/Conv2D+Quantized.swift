@@ -95,8 +95,10 @@ struct Conv2DQuantized: PartitionedKernel {
     /// so small late layers still split evenly) down, blocks of whole GEMM panels of output
     /// channels across, cut so that the threads read the least (`TileGrid.cheapest`). Late
     /// layers (7 × 7 or 14 × 14 pixels, hundreds of channels) split channels, so each thread
-    /// reads only its part of the weights instead of all of them; an im2col part lays out its
-    /// patches once per column part, which counts as reading them twice.
+    /// reads only its part of the weights instead of all of them. Rows the product copies once
+    /// per column part (im2col patches, int8 rows sign-flipped for `vpdpbusd`) count as read
+    /// twice: 14 × 14 projections (576 → 96 channels, weights that stay in cache) were slower
+    /// split in two columns than in eight row blocks.
     private func grid(_ memory: TensorMemory) -> TileGrid {
         grid(tasks: memory.taskCount(work: work), threadCount: memory.threadCount)
     }
@@ -110,7 +112,8 @@ struct Conv2DQuantized: PartitionedKernel {
         // Four panels (64 channels) are the product's widest tiles; narrower cuts only where
         // the channels are few.
         let columnGranularity = IntegerGEMM.panelWidth * (g.outputChannels >= 512 ? 4 : 1)
-        let patchBytes = rows * patchStride * (readsInputDirectly ? 1 : 2)
+        let copiesRows = !readsInputDirectly || gemm.scratchBytes > 0
+        let patchBytes = rows * patchStride * (copiesRows ? 2 : 1)
         return TileGrid.cheapest(tasks: tasks, rows: rows, rowGranularity: rowGranularity,
                                  columns: g.outputChannels, columnGranularity: columnGranularity,
                                  bytesPerRowPart: gemm.panelCount * gemm.panelBytes, bytesPerColumnPart: patchBytes)
