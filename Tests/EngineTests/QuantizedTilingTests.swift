@@ -107,9 +107,10 @@ final class QuantizedTilingTests: XCTestCase {
         }
     }
 
-    /// MobileNet v2's last 1×1 convolution (7×7 pixels, 320 → 1280) and its classifier
-    /// (1280 → 1001, one batch) split the channels on two threads; its first convolution
-    /// (112×112 pixels, 3 → 32) splits the pixels.
+    /// A late 1×1 convolution with weights past `cachedWeightBytes` (7×7 pixels, 1024 → 1280)
+    /// and MobileNet v2's classifier (1280 → 1001, one batch) split the channels on two threads;
+    /// MobileNet v2's last convolution (320 → 1280, weights that stay in cache) and its first
+    /// (112×112 pixels, 3 → 32) split the pixels.
     func testLateLayersSplitChannels() throws {
         var rng = KernelTestRandom(seed: 44)
         let op = QuantizedOperatorHarness(type: .int8, rng: &rng)
@@ -123,9 +124,12 @@ final class QuantizedTilingTests: XCTestCase {
             defer { prepared.deallocate() }
             return try XCTUnwrap(prepared.kernel as? Conv2DQuantized).grid(tasks: 8, threadCount: 2)
         }
-        let late = try conv([1, 7, 7, 320], k: 1, stride: 1, cout: 1280)
+        let late = try conv([1, 7, 7, 1024], k: 1, stride: 1, cout: 1280)
         XCTAssertEqual(late.rows.parts, 1)
         XCTAssertGreaterThan(late.columns.parts, 1)
+        let cached = try conv([1, 7, 7, 320], k: 1, stride: 1, cout: 1280)
+        XCTAssertEqual(cached.columns.parts, 1)
+        XCTAssertGreaterThan(cached.rows.parts, 1)
         let early = try conv([1, 224, 224, 3], k: 3, stride: 2, cout: 32)
         XCTAssertEqual(early.columns.parts, 1)
         XCTAssertGreaterThan(early.rows.parts, 1)

@@ -92,13 +92,11 @@ struct Conv2DQuantized: PartitionedKernel {
 
     /// The tiles the threads take (the same grid in `eval` and in every `evalPart`): blocks of
     /// output pixels (GEMM rows; whole 16-row tiles when the blocks are large, else 4-row ones,
-    /// so small late layers still split evenly) down, blocks of whole GEMM panels of output
-    /// channels across, cut so that the threads read the least (`TileGrid.cheapest`). Late
-    /// layers (7 × 7 or 14 × 14 pixels, hundreds of channels) split channels, so each thread
-    /// reads only its part of the weights instead of all of them. Rows the product copies once
-    /// per column part (im2col patches, int8 rows sign-flipped for `vpdpbusd`) count as read
-    /// twice: 14 × 14 projections (576 → 96 channels, weights that stay in cache) were slower
-    /// split in two columns than in eight row blocks.
+    /// so small late layers still split evenly) down, and, for weights larger than
+    /// `cachedWeightBytes`, blocks of whole GEMM panels of output channels across, cut so that
+    /// the threads read the least (`TileGrid.cheapest`): each thread then reads only its part
+    /// of the weights instead of all of them. Rows the product copies once per column part
+    /// (im2col patches, int8 rows sign-flipped for `vpdpbusd`) count as read twice.
     private func grid(_ memory: TensorMemory) -> TileGrid {
         grid(tasks: memory.taskCount(work: work), threadCount: memory.threadCount)
     }
@@ -109,6 +107,11 @@ struct Conv2DQuantized: PartitionedKernel {
         let rows = g.batches * g.outputHeight * g.outputWidth
         let rowGranularity = rows >= 64 * threadCount ? 16 : 4
         guard tasks > 1 else { return TileGrid(rows: rows, columns: g.outputChannels) }
+        let weightBytes = gemm.panelCount * gemm.panelBytes
+        guard weightBytes > Self.cachedWeightBytes else {
+            return TileGrid(rows: WorkPartition(count: rows, granularity: rowGranularity, maxParts: tasks),
+                            columns: WorkPartition(count: g.outputChannels, granularity: g.outputChannels, maxParts: 1))
+        }
         // Four panels (64 channels) are the product's widest tiles; narrower cuts only where
         // the channels are few.
         let columnGranularity = IntegerGEMM.panelWidth * (g.outputChannels >= 512 ? 4 : 1)
@@ -116,8 +119,16 @@ struct Conv2DQuantized: PartitionedKernel {
         let patchBytes = rows * patchStride * (copiesRows ? 2 : 1)
         return TileGrid.cheapest(tasks: tasks, rows: rows, rowGranularity: rowGranularity,
                                  columns: g.outputChannels, columnGranularity: columnGranularity,
-                                 bytesPerRowPart: gemm.panelCount * gemm.panelBytes, bytesPerColumnPart: patchBytes)
+                                 bytesPerRowPart: weightBytes, bytesPerColumnPart: patchBytes)
     }
+
+    /// Packed weights up to this size are split by pixels only: every thread reading them all
+    /// costs nothing measurable while they stay in its cache (2 MiB of L2 per core on the
+    /// development Xeon). MobileNet v2's late layers (7 × 7 and 14 × 14 pixels, 55–410 KB of
+    /// weights) split into channel halves were no faster on 2 threads, some slower (320 → 1280:
+    /// 0.054 → 0.057 ms; 160 → 960: 0.015 → 0.018 ms; min of 14 alternated runs), as each
+    /// column part repeats the sign flip of its rows and narrows the product's tiles.
+    static let cachedWeightBytes = 1 << 20
 
     /// Tiles `tasks` of the grid: output pixels counted over all batches, output channels.
     func evalPart(_ tasks: Range<Int>, step: Int, worker: Int, memory: TensorMemory) {
