@@ -81,16 +81,67 @@ struct Conv2DQuantized: PartitionedKernel {
     }
 
     func eval(_ memory: TensorMemory) {
-        let g = geometry
-        let rows = g.batches * g.outputHeight * g.outputWidth
-        // Threads take blocks of output pixels (GEMM rows): whole 16-row tiles when the blocks are
-        // large, else 4-row ones, so small late layers still split evenly.
-        memory.parallelize(self, count: rows, granularity: rows >= 64 * memory.threadCount ? 16 : 4,
-                           work: rows * g.outputChannels * g.patchSize)
+        memory.parallelize(self, count: grid(memory).count, work: work)
     }
 
-    /// Output pixels (GEMM rows) `part`, counted over all batches.
-    func evalPart(_ part: Range<Int>, step: Int, worker: Int, memory: TensorMemory) {
+    /// Multiply-adds of the whole convolution.
+    private var work: Int {
+        let g = geometry
+        return g.batches * g.outputHeight * g.outputWidth * g.outputChannels * g.patchSize
+    }
+
+    /// The tiles the threads take (the same grid in `eval` and in every `evalPart`): blocks of
+    /// output pixels (GEMM rows; whole 16-row tiles when the blocks are large, else 4-row ones,
+    /// so small late layers still split evenly) down, and, for weights larger than
+    /// `cachedWeightBytes`, blocks of whole GEMM panels of output channels across, cut so that
+    /// the threads read the least (`TileGrid.cheapest`): each thread then reads only its part
+    /// of the weights instead of all of them. Rows the product copies once per column part
+    /// (im2col patches, int8 rows sign-flipped for `vpdpbusd`) count as read twice.
+    private func grid(_ memory: TensorMemory) -> TileGrid {
+        grid(tasks: memory.taskCount(work: work), threadCount: memory.threadCount)
+    }
+
+    /// The grid for at most `tasks` tiles on `threadCount` threads.
+    func grid(tasks: Int, threadCount: Int) -> TileGrid {
+        let g = geometry
+        let rows = g.batches * g.outputHeight * g.outputWidth
+        let rowGranularity = rows >= 64 * threadCount ? 16 : 4
+        guard tasks > 1 else { return TileGrid(rows: rows, columns: g.outputChannels) }
+        let weightBytes = gemm.panelCount * gemm.panelBytes
+        guard weightBytes > Self.cachedWeightBytes else {
+            return TileGrid(rows: WorkPartition(count: rows, granularity: rowGranularity, maxParts: tasks),
+                            columns: WorkPartition(count: g.outputChannels, granularity: g.outputChannels, maxParts: 1))
+        }
+        // Four panels (64 channels) are the product's widest tiles; narrower cuts only where
+        // the channels are few.
+        let columnGranularity = IntegerGEMM.panelWidth * (g.outputChannels >= 512 ? 4 : 1)
+        let copiesRows = !readsInputDirectly || gemm.scratchBytes > 0
+        let patchBytes = rows * patchStride * (copiesRows ? 2 : 1)
+        return TileGrid.cheapest(tasks: tasks, rows: rows, rowGranularity: rowGranularity,
+                                 columns: g.outputChannels, columnGranularity: columnGranularity,
+                                 bytesPerRowPart: weightBytes, bytesPerColumnPart: patchBytes)
+    }
+
+    /// Packed weights up to this size are split by pixels only: every thread reading them all
+    /// costs nothing measurable while they stay in its cache (2 MiB of L2 per core on the
+    /// development Xeon). MobileNet v2's late layers (7 × 7 and 14 × 14 pixels, 55–410 KB of
+    /// weights) split into channel halves were no faster on 2 threads, some slower (320 → 1280:
+    /// 0.054 → 0.057 ms; 160 → 960: 0.015 → 0.018 ms; min of 14 alternated runs), as each
+    /// column part repeats the sign flip of its rows and narrows the product's tiles.
+    static let cachedWeightBytes = 1 << 20
+
+    /// Tiles `tasks` of the grid: output pixels counted over all batches, output channels.
+    func evalPart(_ tasks: Range<Int>, step: Int, worker: Int, memory: TensorMemory) {
+        let grid = grid(memory)
+        for task in tasks {
+            let (rows, columns) = grid.tile(task)
+            if !rows.isEmpty, !columns.isEmpty { convolve(rows: rows, columns: columns, worker: worker, memory: memory) }
+        }
+    }
+
+    /// Output pixels (GEMM rows) `part`, counted over all batches, channels `columns` (whole
+    /// GEMM panels).
+    func convolve(rows part: Range<Int>, columns: Range<Int>, worker: Int, memory: TensorMemory) {
         let g = geometry
         let pixels = g.outputHeight * g.outputWidth
         let channels = g.outputChannels
@@ -100,7 +151,8 @@ struct Conv2DQuantized: PartitionedKernel {
         let gemmScratch = UnsafeMutableRawPointer(patches + patchBytes)
         if readsInputDirectly {
             gemm.multiply(source + part.lowerBound * g.inputChannels, rows: part.count, rowStride: g.inputChannels,
-                          scratch: gemmScratch, into: RequantizedGEMMOutput(base: destination + part.lowerBound * channels, rowStride: channels,
+                          columns: columns, scratch: gemmScratch,
+                          into: RequantizedGEMMOutput(base: destination + part.lowerBound * channels, rowStride: channels,
                                                       columns: channels, stage: requantization))
             return
         }
@@ -110,7 +162,7 @@ struct Conv2DQuantized: PartitionedKernel {
             let n = row / pixels, start = row % pixels
             let count = min(rowsPerBlock, pixels - start, part.upperBound - row)
             im2col(source + n * g.inputHeight * g.inputWidth * g.inputChannels, rows: start ..< start + count, into: patches)
-            gemm.multiply(patches, rows: count, rowStride: patchStride, scratch: gemmScratch,
+            gemm.multiply(patches, rows: count, rowStride: patchStride, columns: columns, scratch: gemmScratch,
                           into: RequantizedGEMMOutput(base: destination + row * channels,
                                                       rowStride: channels, columns: channels, stage: requantization))
             row += count

@@ -15,7 +15,7 @@ extension FullyConnected {
 /// then, unlike CONV_2D, a rescale in Double (see `requantizeInDouble`), the output zero point
 /// and the activation clamp. The products run through `IntegerGEMM` with constant weights
 /// packed at prepare time.
-struct FullyConnectedQuantized: Kernel {
+struct FullyConnectedQuantized: PartitionedKernel {
     let shape: FullyConnected.Shape
     let input: Int, output: Int
     let encoding: ActivationEncoding
@@ -77,7 +77,7 @@ struct FullyConnectedQuantized: Kernel {
         shape = s
         input = context.node.inputs[FullyConnected.input]
         output = context.node.outputs[FullyConnected.output]
-        context.requestScratch(bytes: gemm.scratchBytes)
+        context.requestWorkerScratch(bytes: gemm.scratchBytes)
         context.markPacked(FullyConnected.weights)
         if biasTensor != nil { context.markPacked(FullyConnected.bias) }
     }
@@ -85,15 +85,47 @@ struct FullyConnectedQuantized: Kernel {
     func eval(_ memory: TensorMemory) {
         let s = shape
         guard s.batches > 0, s.units > 0 else { return }
+        memory.parallelize(self, count: grid(memory).count, work: s.batches * s.units * s.inputDepth)
+    }
+
+    /// The tiles the threads take (the same grid in `eval` and in every `evalPart`): batches
+    /// down, blocks of whole GEMM panels of units across, cut so that the threads read the
+    /// least (`TileGrid.cheapest`): one batch, as in a classifier's last layer, splits the
+    /// units, so each thread reads only its part of the weights.
+    private func grid(_ memory: TensorMemory) -> TileGrid {
+        grid(tasks: memory.taskCount(work: shape.batches * shape.units * shape.inputDepth))
+    }
+
+    /// The grid for at most `tasks` tiles.
+    func grid(tasks: Int) -> TileGrid {
+        let s = shape
+        guard tasks > 1 else { return TileGrid(rows: s.batches, columns: s.units) }
+        let columnGranularity = IntegerGEMM.panelWidth * (s.units >= 512 ? 4 : 1)
+        return TileGrid.cheapest(tasks: tasks, rows: s.batches, rowGranularity: 1,
+                                 columns: s.units, columnGranularity: columnGranularity,
+                                 bytesPerRowPart: gemm.panelCount * gemm.panelBytes,
+                                 bytesPerColumnPart: s.batches * s.inputDepth)
+    }
+
+    /// Tiles `tasks` of the grid: batches, units.
+    func evalPart(_ tasks: Range<Int>, step: Int, worker: Int, memory: TensorMemory) {
+        let grid = grid(memory)
+        for task in tasks {
+            let (rows, columns) = grid.tile(task)
+            if !rows.isEmpty, !columns.isEmpty { multiply(batches: rows, units: columns, worker: worker, memory: memory) }
+        }
+    }
+
+    /// Batches `rows`, units `columns` (whole GEMM panels).
+    func multiply(batches rows: Range<Int>, units columns: Range<Int>, worker: Int, memory: TensorMemory) {
+        let s = shape
         let source = memory.input(input, as: UInt8.self)
         let destination = memory.output(output, as: UInt8.self)
-        func stage(_ row: Int) -> DoubleRequantizedGEMMOutput {
-            DoubleRequantizedGEMMOutput(base: destination + row * s.units, rowStride: s.units, columns: s.units,
-                                        scales: UnsafePointer(scales.pointer), zeroPoint: zeroPoint,
-                                        minimum: range.lowerBound, maximum: range.upperBound)
-        }
-        gemm.multiply(source, rows: s.batches, rowStride: s.inputDepth,
-                      scratch: UnsafeMutableRawPointer(memory.scratch(as: UInt8.self)), into: stage(0))
+        let stage = DoubleRequantizedGEMMOutput(base: destination + rows.lowerBound * s.units, rowStride: s.units, columns: s.units,
+                                                scales: UnsafePointer(scales.pointer), zeroPoint: zeroPoint,
+                                                minimum: range.lowerBound, maximum: range.upperBound)
+        gemm.multiply(source + rows.lowerBound * s.inputDepth, rows: rows.count, rowStride: s.inputDepth, columns: columns,
+                      scratch: UnsafeMutableRawPointer(memory.scratch(as: UInt8.self, worker: worker)), into: stage)
     }
 }
 

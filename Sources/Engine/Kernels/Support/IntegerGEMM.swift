@@ -74,14 +74,18 @@ struct IntegerGEMM: Sendable {
     /// Rows of `A` are `Int8` rather than `UInt8`.
     let signedActivations: Bool
     let layout: Layout
-    let panelCount: Int
+    /// Panels the kernels compute: all of them, or those of a column range (`multiply(columns:)`).
+    private(set) var panelCount: Int
     /// Bytes of one panel: `depth × 16 × 2` (`.int16`), `⌈depth / 2⌉ × 64` (`.avx2`),
     /// `⌈depth / 4⌉ × 64` (`.avx512vnni`).
     let panelBytes: Int
-    /// `panelCount` panels of `panelBytes`.
-    let panels: PackedBuffer<UInt8>
-    /// `panelCount × 16` folded biases (zero past `columns`).
-    let bias: PackedBuffer<Int32>
+    /// `panelCount` panels of `panelBytes`, from the first the kernels compute.
+    private(set) var panels: PanelStart<UInt8>
+    /// `panelCount × 16` folded biases (zero past `columns`), from the first panel computed.
+    private(set) var bias: PanelStart<Int32>
+    /// The memory `panels` and `bias` point into, kept alive with the product.
+    private let panelStorage: PackedBuffer<UInt8>
+    private let biasStorage: PackedBuffer<Int32>
     /// `.avx512vnni` only: `s`, subtracted from every weight so that all fit `Int8`, and added
     /// back as `s · Σ_k A′[m, k]` (zero, and no row sums, when the weights fit as they are).
     let weightOffset: Int32
@@ -125,18 +129,19 @@ struct IntegerGEMM: Sendable {
 
         // The kernels read int8 activations offset by 128; so is their zero point here.
         let offsetZeroPoint = signedActivations ? activationZeroPoint &+ 128 : activationZeroPoint
-        self.bias = PackedBuffer(count: padded, initializedTo: 0)
+        biasStorage = PackedBuffer(count: padded, initializedTo: 0)
         for n in 0 ..< columns {
             let sum = values[(n * depth) ..< (n * depth + depth)].reduce(0, &+)
-            self.bias.pointer[n] = bias(n) &- offsetZeroPoint &* sum
+            biasStorage.pointer[n] = bias(n) &- offsetZeroPoint &* sum
         }
+        self.bias = PanelStart(pointer: biasStorage.pointer)
 
         switch self.layout {
         case .int16:
             panelBytes = depth * Self.panelWidth * MemoryLayout<Int16>.stride
-            panels = PackedBuffer(count: panelCount * panelBytes, initializedTo: 0)
+            panelStorage = PackedBuffer(count: panelCount * panelBytes, initializedTo: 0)
             weightOffset = 0
-            let raw = UnsafeMutableRawPointer(panels.pointer)
+            let raw = UnsafeMutableRawPointer(panelStorage.pointer)
             for n in 0 ..< columns {
                 let panel = raw + (n / Self.panelWidth) * panelBytes + (n % Self.panelWidth) * 2
                 for k in 0 ..< depth {
@@ -145,9 +150,9 @@ struct IntegerGEMM: Sendable {
             }
         case .avx2:
             panelBytes = (depth + 1) / 2 * 64
-            panels = PackedBuffer(count: panelCount * panelBytes, initializedTo: 0)
+            panelStorage = PackedBuffer(count: panelCount * panelBytes, initializedTo: 0)
             weightOffset = 0
-            let raw = UnsafeMutableRawPointer(panels.pointer)
+            let raw = UnsafeMutableRawPointer(panelStorage.pointer)
             for n in 0 ..< columns {
                 let panel = raw + (n / Self.panelWidth) * panelBytes + (n % Self.panelWidth) * 4
                 for k in 0 ..< depth {
@@ -156,15 +161,16 @@ struct IntegerGEMM: Sendable {
             }
         case .avx512vnni:
             panelBytes = (depth + 3) / 4 * 64
-            panels = PackedBuffer(count: panelCount * panelBytes, initializedTo: 0)
+            panelStorage = PackedBuffer(count: panelCount * panelBytes, initializedTo: 0)
             weightOffset = offset
             for n in 0 ..< columns {
-                let panel = panels.pointer + (n / Self.panelWidth) * panelBytes + (n % Self.panelWidth) * 4
+                let panel = panelStorage.pointer + (n / Self.panelWidth) * panelBytes + (n % Self.panelWidth) * 4
                 for k in 0 ..< depth {
                     panel[(k / 4) * 64 + k % 4] = UInt8(truncatingIfNeeded: values[n * depth + k] - offset)
                 }
             }
         }
+        panels = PanelStart(pointer: panelStorage.pointer)
     }
 
     /// Bytes of scratch memory one `multiply` call needs (int8 rows re-encoded, rows widened to
@@ -200,6 +206,30 @@ struct IntegerGEMM: Sendable {
         withUnsafeTemporaryAllocation(byteCount: scratchBytes, alignment: 64) { buffer in
             multiply(a, rows: rows, rowStride: rowStride, buffer: buffer.baseAddress!, into: output)
         }
+    }
+
+    /// Computes output columns `columns` of rows `0 ..< rows` (as `multiply`, which computes them
+    /// all): the results, and the weights read, of those columns only, so that threads can split
+    /// a product by columns (each reading its part of the weights) as well as by rows. The range
+    /// starts at a multiple of `panelWidth` and ends at one or at `self.columns`. Every column's
+    /// result is the same bytes whatever range it is computed in. `output` receives columns
+    /// numbered as in the whole product.
+    func multiply<Output: IntegerGEMMOutput>(_ a: UnsafePointer<UInt8>, rows: Int, rowStride: Int, columns range: Range<Int>,
+                                             scratch: UnsafeMutableRawPointer?, into output: Output) {
+        precondition(range.lowerBound % Self.panelWidth == 0 && range.lowerBound >= 0
+                     && (range.upperBound % Self.panelWidth == 0 || range.upperBound == columns) && range.upperBound <= columns,
+                     "a column range of a product starts and ends at whole panels")
+        guard range != 0 ..< columns else {
+            return multiply(a, rows: rows, rowStride: rowStride, scratch: scratch, into: output)
+        }
+        guard !range.isEmpty else { return }
+        let first = range.lowerBound / Self.panelWidth
+        var part = self
+        part.panelCount = (range.upperBound + Self.panelWidth - 1) / Self.panelWidth - first
+        part.panels = PanelStart(pointer: panels.pointer + first * panelBytes)
+        part.bias = PanelStart(pointer: bias.pointer + first * Self.panelWidth)
+        part.multiply(a, rows: rows, rowStride: rowStride, scratch: scratch,
+                      into: ColumnOffsetGEMMOutput(output: output, offset: range.lowerBound))
     }
 
     /// `multiply` with scratch of its own.
@@ -245,6 +275,23 @@ struct IntegerGEMM: Sendable {
             }
         }
         return c
+    }
+}
+
+/// Where the packed panels (or their biases) of an `IntegerGEMM` start for its kernels: the
+/// first panel of the product, or of the column range one call computes.
+struct PanelStart<Element>: @unchecked Sendable {
+    let pointer: UnsafeMutablePointer<Element>
+}
+
+/// Passes a column range's results on numbered as columns of the whole product.
+private struct ColumnOffsetGEMMOutput<Output: IntegerGEMMOutput>: IntegerGEMMOutput {
+    let output: Output
+    let offset: Int
+
+    @inline(always)
+    func store(_ values: SIMD16<Int32>, row: Int, column: Int) {
+        output.store(values, row: row, column: column + offset)
     }
 }
 
