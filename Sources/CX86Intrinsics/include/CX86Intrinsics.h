@@ -42,6 +42,49 @@ SWIFTLITE_INLINE swiftlite_u8x16 swiftlite_low_bytes(swiftlite_i32x16 v) {
     __m256i ordered = _mm256_permutevar8x32_epi32(bytes, _mm256_setr_epi32(0, 4, 1, 5, 0, 4, 1, 5));
     return (swiftlite_u8x16)_mm256_castsi256_si128(ordered);
 }
+
+/// `vpdpbusd` on AVX2, for lanes whose `a` bytes are unsigned and whose weights come as two
+/// int16 pairs: `acc + a.byte[0]·even.i16[0] + a.byte[2]·even.i16[1] + a.byte[1]·odd.i16[0] +
+/// a.byte[3]·odd.i16[1]` per 32-bit lane, in wrapping 32-bit arithmetic. The even and odd bytes
+/// of `a` are zero-extended to halfwords (`vpand`, `vpsrlw`) and multiplied by `vpmaddwd`; each
+/// product is at most 255 · 128 in magnitude, so no pair sum overflows. Two `ymm` per operand.
+SWIFTLITE_INLINE swiftlite_i32x16 swiftlite_dpbusd_pairs(swiftlite_i32x16 acc, swiftlite_i32x16 a,
+                                                         swiftlite_i32x16 even, swiftlite_i32x16 odd) {
+    __m256i low = _mm256_set1_epi16(0x00FF);
+    __m256i a0 = (__m256i)__builtin_shufflevector(a, a, 0, 1, 2, 3, 4, 5, 6, 7);
+    __m256i a1 = (__m256i)__builtin_shufflevector(a, a, 8, 9, 10, 11, 12, 13, 14, 15);
+    __m256i e0 = (__m256i)__builtin_shufflevector(even, even, 0, 1, 2, 3, 4, 5, 6, 7);
+    __m256i e1 = (__m256i)__builtin_shufflevector(even, even, 8, 9, 10, 11, 12, 13, 14, 15);
+    __m256i o0 = (__m256i)__builtin_shufflevector(odd, odd, 0, 1, 2, 3, 4, 5, 6, 7);
+    __m256i o1 = (__m256i)__builtin_shufflevector(odd, odd, 8, 9, 10, 11, 12, 13, 14, 15);
+    __m256i c0 = (__m256i)__builtin_shufflevector(acc, acc, 0, 1, 2, 3, 4, 5, 6, 7);
+    __m256i c1 = (__m256i)__builtin_shufflevector(acc, acc, 8, 9, 10, 11, 12, 13, 14, 15);
+    c0 = _mm256_add_epi32(c0, _mm256_madd_epi16(_mm256_and_si256(a0, low), e0));
+    c1 = _mm256_add_epi32(c1, _mm256_madd_epi16(_mm256_and_si256(a1, low), e1));
+    c0 = _mm256_add_epi32(c0, _mm256_madd_epi16(_mm256_srli_epi16(a0, 8), o0));
+    c1 = _mm256_add_epi32(c1, _mm256_madd_epi16(_mm256_srli_epi16(a1, 8), o1));
+    swiftlite_i32x8 r0 = (swiftlite_i32x8)c0, r1 = (swiftlite_i32x8)c1;
+    return __builtin_shufflevector(r0, r1, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+}
+
+#if !(defined(__AVX512F__) && defined(__AVX512BW__))
+/// The 16 bytes at `p`, zero-extended to 32-bit lanes (two `vpmovzxbd`); with `count` < 16
+/// only the first `count` bytes are read, the other lanes are zero. The AVX2 form of the
+/// AVX-512 wrapper of the same name below.
+SWIFTLITE_INLINE swiftlite_i32x16 swiftlite_load_widened_bytes(const void *p, intptr_t count) {
+    __m128i bytes;
+    if (count >= 16) {
+        bytes = _mm_loadu_si128((const __m128i *)p);
+    } else {
+        uint8_t copy[16] = {0};
+        for (intptr_t i = 0; i < count; i++) copy[i] = ((const uint8_t *)p)[i];
+        bytes = _mm_loadu_si128((const __m128i *)copy);
+    }
+    swiftlite_i32x8 low = (swiftlite_i32x8)_mm256_cvtepu8_epi32(bytes);
+    swiftlite_i32x8 high = (swiftlite_i32x8)_mm256_cvtepu8_epi32(_mm_srli_si128(bytes, 8));
+    return __builtin_shufflevector(low, high, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+}
+#endif
 #endif
 
 #if defined(__x86_64__) && defined(__AVX512F__) && defined(__AVX512BW__)

@@ -1,7 +1,14 @@
 extension DepthwiseConv2D {
+    /// Whether this build has `DepthwiseConv2DInt8Filter3x3` (AVX-512 VNNI or AVX2 targets).
+    #if SWIFTLITE_AVX512VNNI || SWIFTLITE_AVX2
+    static let buildsInt8Filter3x3 = true
+    #else
+    static let buildsInt8Filter3x3 = false
+    #endif
+
     /// Integer depthwise convolution (uint8 per-tensor, int8 per-channel).
     static func prepareQuantized(_ context: inout PrepareContext, geometry: Geometry, activation: FusedActivation) throws(ModelError) -> any Kernel {
-        #if SWIFTLITE_AVX512VNNI
+        #if SWIFTLITE_AVX512VNNI || SWIFTLITE_AVX2
         let quantization = try ConvolutionQuantization(
             context, input: input, filter: filter, bias: bias, output: output,
             channels: geometry.outputChannels, channelDimension: 3, activation: activation)

@@ -1,8 +1,8 @@
-#if SWIFTLITE_AVX512VNNI
+#if SWIFTLITE_AVX512VNNI || SWIFTLITE_AVX2
 import CX86Intrinsics
 
 /// Int8 per-channel DEPTHWISE_CONV_2D with a 3×3 filter and depth multiplier 1, on AVX-512
-/// VNNI: byte-identical to `reference_integer_ops::DepthwiseConvPerChannel` (and to
+/// VNNI or on AVX2: byte-identical to `reference_integer_ops::DepthwiseConvPerChannel` (and to
 /// `DepthwiseConv2DQuantized`, the generic kernel it is tested against), any stride, dilation
 /// and padding.
 ///
@@ -18,6 +18,11 @@ import CX86Intrinsics
 ///
 /// The `128 · Σ w` and `x₀ · Σ w` terms are folded into the bias at prepare (as the generic
 /// kernel does); requantization runs in registers on the sixteen accumulators.
+///
+/// Without VNNI (the AVX2 build) each `vpdpbusd` becomes two `vpmaddwd` per `ymm`
+/// (`swiftlite_dpbusd_pairs`): the tap quad's even bytes `(t₀, t₂)` and odd bytes `(t₁, 0)`,
+/// zero-extended to halfwords, against the filter row as int16 pairs `(w₀, w₂)` and `(w₁, 0)`,
+/// which prepare stores as two rows per filter row. Tap rows and results are the same.
 struct DepthwiseConv2DInt8Filter3x3: PartitionedKernel {
     let geometry: DepthwiseConv2D.Geometry
     let input: Int, output: Int
@@ -25,7 +30,8 @@ struct DepthwiseConv2DInt8Filter3x3: PartitionedKernel {
     let paddedChannels: Int
     /// The input zero point as stored (a signed byte's bit pattern).
     let inputZeroPoint: UInt8
-    /// Filter rows as tap quads `(w₀, w₁, w₂, 0)`, `[3, paddedChannels]` 32-bit lanes.
+    /// Filter rows as tap quads `(w₀, w₁, w₂, 0)`, `[3, paddedChannels]` 32-bit lanes; on AVX2
+    /// as int16 pairs `(w₀, w₂)`, `(w₁, 0)`, `[3, 2, paddedChannels]` 32-bit lanes.
     let weights: PackedBuffer<UInt32>
     /// `bias − (x₀ + 128) · Σ_taps w`, per padded channel.
     let bias: PackedBuffer<Int32>
@@ -45,12 +51,17 @@ struct DepthwiseConv2DInt8Filter3x3: PartitionedKernel {
         var biasValues: UnsafeBufferPointer<Int32>?
         if quantization.hasBias { biasValues = try context.constant(DepthwiseConv2D.bias).elements(as: Int32.self) }
         let padded = (channels + 15) / 16 * 16
+        #if SWIFTLITE_AVX512VNNI
         let weights = PackedBuffer<UInt32>(count: 3 * padded, initializedTo: 0)
+        #else
+        let weights = PackedBuffer<UInt32>(count: 6 * padded, initializedTo: 0)
+        #endif
         let bias = PackedBuffer<Int32>(count: padded, initializedTo: 0)
         let encodedZeroPoint = Int32(quantization.encoding.zeroPoint)
         for c in 0 ..< channels {
             var sum: Int32 = 0
             for ky in 0 ..< 3 {
+                #if SWIFTLITE_AVX512VNNI
                 var quad: UInt32 = 0
                 for kx in 0 ..< 3 {
                     let byte = filterBytes[(ky * 3 + kx) * channels + c]
@@ -58,6 +69,17 @@ struct DepthwiseConv2DInt8Filter3x3: PartitionedKernel {
                     sum &+= Int32(Int8(bitPattern: byte))
                 }
                 weights.pointer[ky * padded + c] = quad
+                #else
+                // Tap `kx` of this row as a sign-extended halfword's bit pattern.
+                func tap(_ kx: Int) -> UInt32 {
+                    let value = Int8(bitPattern: filterBytes[(ky * 3 + kx) * channels + c])
+                    sum &+= Int32(value)
+                    return UInt32(UInt16(bitPattern: Int16(value)))
+                }
+                let t0 = tap(0), t1 = tap(1), t2 = tap(2)
+                weights.pointer[2 * ky * padded + c] = t0 | t2 << 16
+                weights.pointer[(2 * ky + 1) * padded + c] = t1
+                #endif
             }
             bias.pointer[c] = (biasValues?[c] ?? 0) &- encodedZeroPoint &* sum
         }
@@ -209,9 +231,18 @@ struct DepthwiseConv2DInt8Filter3x3: PartitionedKernel {
         let r0 = UnsafeRawPointer(taps.0), r1 = UnsafeRawPointer(taps.1), r2 = UnsafeRawPointer(taps.2)
         var c = 0
         while c < cp {
+            #if SWIFTLITE_AVX512VNNI
             let w0 = filter.loadUnaligned(fromByteOffset: c * 4, as: SIMD16<Int32>.self)
             let w1 = filter.loadUnaligned(fromByteOffset: (cp + c) * 4, as: SIMD16<Int32>.self)
             let w2 = filter.loadUnaligned(fromByteOffset: (2 * cp + c) * 4, as: SIMD16<Int32>.self)
+            #else
+            let e0 = filter.loadUnaligned(fromByteOffset: c * 4, as: SIMD16<Int32>.self)
+            let o0 = filter.loadUnaligned(fromByteOffset: (cp + c) * 4, as: SIMD16<Int32>.self)
+            let e1 = filter.loadUnaligned(fromByteOffset: (2 * cp + c) * 4, as: SIMD16<Int32>.self)
+            let o1 = filter.loadUnaligned(fromByteOffset: (3 * cp + c) * 4, as: SIMD16<Int32>.self)
+            let e2 = filter.loadUnaligned(fromByteOffset: (4 * cp + c) * 4, as: SIMD16<Int32>.self)
+            let o2 = filter.loadUnaligned(fromByteOffset: (5 * cp + c) * 4, as: SIMD16<Int32>.self)
+            #endif
             let b = biasRaw.loadUnaligned(fromByteOffset: c * 4, as: SIMD16<Int32>.self)
             let stage = requantization.block(at: c)
             let count = min(channels - c, 16)
@@ -221,10 +252,17 @@ struct DepthwiseConv2DInt8Filter3x3: PartitionedKernel {
                 var offset = c &* 4
                 var dst = out + c
                 for _ in 0 ..< g.outputWidth {
+                    #if SWIFTLITE_AVX512VNNI
                     var acc = swiftlite_dpbusd(b, r0.loadUnaligned(fromByteOffset: offset, as: SIMD16<Int32>.self), w0)
                     acc = swiftlite_dpbusd(acc, r1.loadUnaligned(fromByteOffset: offset, as: SIMD16<Int32>.self), w1)
                     acc = swiftlite_dpbusd(acc, r2.loadUnaligned(fromByteOffset: offset, as: SIMD16<Int32>.self), w2)
                     swiftlite_store_low_bytes(dst, stage.apply(acc, saturating: saturating), count)
+                    #else
+                    var acc = swiftlite_dpbusd_pairs(b, r0.loadUnaligned(fromByteOffset: offset, as: SIMD16<Int32>.self), e0, o0)
+                    acc = swiftlite_dpbusd_pairs(acc, r1.loadUnaligned(fromByteOffset: offset, as: SIMD16<Int32>.self), e1, o1)
+                    acc = swiftlite_dpbusd_pairs(acc, r2.loadUnaligned(fromByteOffset: offset, as: SIMD16<Int32>.self), e2, o2)
+                    storeLowBytes(stage.apply(acc, saturating: saturating), to: dst, count: count)
+                    #endif
                     offset &+= cp &* 4
                     dst += channels
                 }
