@@ -114,27 +114,30 @@ struct DepthwiseConv2DInt8Filter3x3: PartitionedKernel {
         let rowLanes = g.outputWidth * paddedChannels
         // The padded row each ring slot holds (-1: none yet). Slots are `py mod ringRows`; the
         // three rows of one output row are `dh` apart, so they never share a slot.
-        var held = [Int](repeating: -1, count: ringRows)
-        for oy in rows {
-            var taps: (UnsafePointer<UInt32>, UnsafePointer<UInt32>, UnsafePointer<UInt32>)
-            taps.0 = UnsafePointer(ring)
-            taps.1 = taps.0
-            taps.2 = taps.0
-            for ky in 0 ..< 3 {
-                let py = oy * g.strideHeight + ky * g.dilationHeight
-                let slot = py % ringRows
-                let row = ring + slot * rowLanes
-                if held[slot] != py {
-                    buildTapRow(image, paddedRow: py, into: row)
-                    held[slot] = py
+        // On the stack (`ringRows` is a few slots): `invoke` allocates nothing.
+        withUnsafeTemporaryAllocation(of: Int.self, capacity: ringRows) { held in
+            held.initialize(repeating: -1)
+            for oy in rows {
+                var taps: (UnsafePointer<UInt32>, UnsafePointer<UInt32>, UnsafePointer<UInt32>)
+                taps.0 = UnsafePointer(ring)
+                taps.1 = taps.0
+                taps.2 = taps.0
+                for ky in 0 ..< 3 {
+                    let py = oy * g.strideHeight + ky * g.dilationHeight
+                    let slot = py % ringRows
+                    let row = ring + slot * rowLanes
+                    if held[slot] != py {
+                        buildTapRow(image, paddedRow: py, into: row)
+                        held[slot] = py
+                    }
+                    switch ky {
+                    case 0: taps.0 = UnsafePointer(row)
+                    case 1: taps.1 = UnsafePointer(row)
+                    default: taps.2 = UnsafePointer(row)
+                    }
                 }
-                switch ky {
-                case 0: taps.0 = UnsafePointer(row)
-                case 1: taps.1 = UnsafePointer(row)
-                default: taps.2 = UnsafePointer(row)
-                }
+                convolveRow(taps, out + oy * g.outputWidth * g.outputChannels)
             }
-            convolveRow(taps, out + oy * g.outputWidth * g.outputChannels)
         }
     }
 
