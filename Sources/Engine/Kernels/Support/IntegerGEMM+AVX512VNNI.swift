@@ -135,13 +135,8 @@ extension IntegerGEMM {
     @inline(always)
     private func tileVNNI<Output: IntegerGEMMOutput>(_ block: Block, row: Int, panel: Int, fourRows: Bool, width: Int,
                                                      _ output: Output) {
-        let w0 = UnsafeRawPointer(panels.pointer) + panel * panelBytes
-        let w1 = w0 + panelBytes, w2 = w1 + panelBytes, w3 = w2 + panelBytes
-        let biasRaw = UnsafeRawPointer(bias.pointer + panel * Self.panelWidth)
-        let b0 = biasRaw.loadUnaligned(as: SIMD16<Int32>.self)
-        let b1 = width >= 2 ? biasRaw.loadUnaligned(fromByteOffset: 64, as: SIMD16<Int32>.self) : b0
-        let b2 = width == 4 ? biasRaw.loadUnaligned(fromByteOffset: 128, as: SIMD16<Int32>.self) : b0
-        let b3 = width == 4 ? biasRaw.loadUnaligned(fromByteOffset: 192, as: SIMD16<Int32>.self) : b0
+        let (w0, w1, w2, w3) = panelWeights(panel)
+        let (b0, b1, b2, b3) = panelBias(panel, width: width)
         var c00 = b0, c01 = b1, c02 = b2, c03 = b3
         var c10 = b0, c11 = b1, c12 = b2, c13 = b3
         var c20 = b0, c21 = b1, c22 = b2, c23 = b3

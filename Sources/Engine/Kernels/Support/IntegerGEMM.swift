@@ -278,6 +278,27 @@ struct IntegerGEMM: Sendable {
     }
 }
 
+extension IntegerGEMM {
+    /// The weights of four panels from `panel` (the tiles that cover four panels at once).
+    @inline(__always)
+    func panelWeights(_ panel: Int) -> (UnsafeRawPointer, UnsafeRawPointer, UnsafeRawPointer, UnsafeRawPointer) {
+        let w0 = UnsafeRawPointer(panels.pointer) + panel * panelBytes
+        return (w0, w0 + panelBytes, w0 + 2 * panelBytes, w0 + 3 * panelBytes)
+    }
+
+    /// The bias of `width` (1, 2 or 4) panels from `panel`: the accumulators' starting values. The
+    /// blocks past `width` repeat the first; those accumulators are never stored.
+    @inline(__always)
+    func panelBias(_ panel: Int, width: Int) -> (SIMD16<Int32>, SIMD16<Int32>, SIMD16<Int32>, SIMD16<Int32>) {
+        let raw = UnsafeRawPointer(bias.pointer + panel * Self.panelWidth)
+        let b0 = raw.loadUnaligned(as: SIMD16<Int32>.self)
+        let b1 = width >= 2 ? raw.loadUnaligned(fromByteOffset: 64, as: SIMD16<Int32>.self) : b0
+        let b2 = width == 4 ? raw.loadUnaligned(fromByteOffset: 128, as: SIMD16<Int32>.self) : b0
+        let b3 = width == 4 ? raw.loadUnaligned(fromByteOffset: 192, as: SIMD16<Int32>.self) : b0
+        return (b0, b1, b2, b3)
+    }
+}
+
 /// Where the packed panels (or their biases) of an `IntegerGEMM` start for its kernels: the
 /// first panel of the product, or of the column range one call computes.
 struct PanelStart<Element>: @unchecked Sendable {
