@@ -18,9 +18,7 @@ enum Exp {
         try context.setOutputShape(Self.output, input.shape)
         switch input.dataType {
         case .float32:
-            try context.expect(output, is: .float32, role: "output")
-            return FloatUnaryKernel(input: context.node.inputs[Self.input], output: context.node.outputs[Self.output],
-                                    count: input.elementCount) { expf($0) }
+            return try context.floatUnaryKernel(input, output: output) { expf($0) }
         case .int8:
             let (_, inputQ, _, outputQ) = try context.unaryQuantized()
             let table = ActivationLookupTable.make(Int8.self, inputScale: inputQ.scale, inputZeroPoint: inputQ.zeroPoint,
@@ -30,17 +28,5 @@ enum Exp {
         default:
             throw context.unsupported("input type \(input.dataType), expected float32 or int8")
         }
-    }
-}
-
-/// `output[i] = f(input[i])` on float32 tensors.
-struct FloatUnaryKernel: Kernel {
-    let input: Int, output: Int
-    let count: Int
-    let f: @Sendable (Float) -> Float
-
-    func eval(_ memory: TensorMemory) {
-        let x = memory.input(input, as: Float.self), y = memory.output(output, as: Float.self)
-        for i in 0 ..< count { y[i] = f(x[i]) }
     }
 }

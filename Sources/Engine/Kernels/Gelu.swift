@@ -40,9 +40,7 @@ enum Gelu {
         }
         switch input.dataType {
         case .float32:
-            try context.expect(output, is: .float32, role: "output")
-            return FloatUnaryKernel(input: context.node.inputs[Self.input], output: context.node.outputs[Self.output],
-                                    count: input.elementCount, f: transform)
+            return try context.floatUnaryKernel(input, output: output, transform)
         case .int8, .uint8:
             let (_, inputQ, _, outputQ) = try context.unaryQuantized()
             let (i, o) = (context.node.inputs[Self.input], context.node.outputs[Self.output])

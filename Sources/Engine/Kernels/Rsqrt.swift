@@ -17,9 +17,7 @@ enum Rsqrt {
         try context.setOutputShape(Self.output, input.shape)
         switch input.dataType {
         case .float32:
-            try context.expect(output, is: .float32, role: "output")
-            return FloatUnaryKernel(input: context.node.inputs[Self.input], output: context.node.outputs[Self.output],
-                                    count: input.elementCount) { 1 / $0.squareRoot() }
+            return try context.floatUnaryKernel(input, output: output) { 1 / $0.squareRoot() }
         case .int8:
             let (_, inputQ, _, outputQ) = try context.unaryQuantized()
             // C++: 1. / (std::sqrt(float) * float): a float product, divided in double.
