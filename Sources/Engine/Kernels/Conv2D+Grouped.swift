@@ -62,21 +62,16 @@ struct GroupedConv2DFloat32: Kernel {
     func eval(_ memory: TensorMemory) {
         let g = geometry, depth = g.inputChannels / groups, perGroup = g.outputChannels / groups
         let x = memory.input(input, as: Float.self), y = memory.output(output, as: Float.self), w = filter.pointer
-        for b in 0 ..< g.batches {
-            for outY in 0 ..< g.outputHeight {
-                for outX in 0 ..< g.outputWidth {
-                    let originY = outY * g.strideHeight - g.padTop, originX = outX * g.strideWidth - g.padLeft
-                    for oc in 0 ..< g.outputChannels {
-                        let first = (oc / perGroup) * depth
-                        var total: Float = 0
-                        g.forEachTapInside(batch: b, originY: originY, originX: originX) { pixelOffset, tap in
-                            let pixel = x + pixelOffset + first, taps = w + (oc * g.filterHeight * g.filterWidth + tap) * depth
-                            for ic in 0 ..< depth { total += pixel[ic] * taps[ic] }
-                        }
-                        let value = total + (bias?.pointer[oc] ?? 0)
-                        y[((b * g.outputHeight + outY) * g.outputWidth + outX) * g.outputChannels + oc] = min(max(value, lower), upper)
-                    }
+        g.forEachOutputPixel { b, originY, originX, outputOffset in
+            for oc in 0 ..< g.outputChannels {
+                let first = (oc / perGroup) * depth
+                var total: Float = 0
+                g.forEachTapInside(batch: b, originY: originY, originX: originX) { pixelOffset, tap in
+                    let pixel = x + pixelOffset + first, taps = w + (oc * g.filterHeight * g.filterWidth + tap) * depth
+                    for ic in 0 ..< depth { total += pixel[ic] * taps[ic] }
                 }
+                let value = total + (bias?.pointer[oc] ?? 0)
+                y[outputOffset + oc] = min(max(value, lower), upper)
             }
         }
     }
@@ -95,22 +90,16 @@ struct GroupedConv2DInt8: Kernel {
     func eval(_ memory: TensorMemory) {
         let g = geometry, depth = g.inputChannels / groups, perGroup = g.outputChannels / groups
         let x = memory.input(input, as: Int8.self), y = memory.output(output, as: Int8.self), w = filter.pointer
-        for b in 0 ..< g.batches {
-            for outY in 0 ..< g.outputHeight {
-                for outX in 0 ..< g.outputWidth {
-                    let originY = outY * g.strideHeight - g.padTop, originX = outX * g.strideWidth - g.padLeft
-                    for oc in 0 ..< g.outputChannels {
-                        let first = (oc / perGroup) * depth
-                        var acc: Int32 = 0
-                        g.forEachTapInside(batch: b, originY: originY, originX: originX) { pixelOffset, tap in
-                            let pixel = x + pixelOffset + first, taps = w + (oc * g.filterHeight * g.filterWidth + tap) * depth
-                            for ic in 0 ..< depth { acc &+= (Int32(pixel[ic]) - inputZeroPoint) * Int32(taps[ic]) }
-                        }
-                        let value = multiplyByQuantizedMultiplier(acc &+ bias.pointer[oc], multipliers[oc]) &+ outputZeroPoint
-                        y[((b * g.outputHeight + outY) * g.outputWidth + outX) * g.outputChannels + oc] =
-                            Int8(truncatingIfNeeded: min(max(value, range.lowerBound), range.upperBound))
-                    }
+        g.forEachOutputPixel { b, originY, originX, outputOffset in
+            for oc in 0 ..< g.outputChannels {
+                let first = (oc / perGroup) * depth
+                var acc: Int32 = 0
+                g.forEachTapInside(batch: b, originY: originY, originX: originX) { pixelOffset, tap in
+                    let pixel = x + pixelOffset + first, taps = w + (oc * g.filterHeight * g.filterWidth + tap) * depth
+                    for ic in 0 ..< depth { acc &+= (Int32(pixel[ic]) - inputZeroPoint) * Int32(taps[ic]) }
                 }
+                let value = multiplyByQuantizedMultiplier(acc &+ bias.pointer[oc], multipliers[oc]) &+ outputZeroPoint
+                y[outputOffset + oc] = Int8(truncatingIfNeeded: min(max(value, range.lowerBound), range.upperBound))
             }
         }
     }

@@ -330,6 +330,21 @@ struct Conv2DFloat32: PartitionedKernel {
 }
 
 extension Conv2D.Geometry {
+    /// Calls `body` for every output pixel, batch by batch and row by row: its batch, the input
+    /// position of its window's top-left tap (padding included), and the element offset of its
+    /// channel 0 in the output.
+    @inline(__always)
+    func forEachOutputPixel(_ body: (_ batch: Int, _ originY: Int, _ originX: Int, _ outputOffset: Int) -> Void) {
+        for b in 0 ..< batches {
+            for outY in 0 ..< outputHeight {
+                for outX in 0 ..< outputWidth {
+                    body(b, outY * strideHeight - padTop, outX * strideWidth - padLeft,
+                         ((b * outputHeight + outY) * outputWidth + outX) * outputChannels)
+                }
+            }
+        }
+    }
+
     /// Calls `body(pixelOffset, tap)` for each filter tap of the window at `originY`, `originX`
     /// (top-left, padding included) of batch `batch` that falls inside the input, row by row:
     /// `pixelOffset` is the element offset of that input pixel's channel 0, `tap` is
