@@ -29,6 +29,8 @@ final class QuantizedDepthwise3x3Tests: XCTestCase {
         }
         cases += [
             Case(height: 1, width: 1, channels: 16),
+            Case(height: 5, width: 6, channels: 70),
+            Case(height: 7, width: 7, channels: 150, stride: (2, 2), activation: .relu6),
             Case(height: 5, width: 1, channels: 20, stride: (1, 2)),
             Case(height: 1, width: 6, channels: 9, stride: (2, 1), activation: .relu),
             Case(height: 9, width: 10, channels: 24, dilation: (2, 2)),
@@ -131,8 +133,8 @@ final class QuantizedDepthwise3x3Tests: XCTestCase {
         }
     }
 
-    /// The micro-kernel's output with each batch's rows cut into random parts, run in random
-    /// order by three workers with separate scratch (so each part starts with an empty ring);
+    /// The micro-kernel's output with each batch cut into random tiles (rows in parts of 1–3,
+    /// channels in parts of 16–48), run in random order by three workers with separate scratch;
     /// other kernels run whole.
     private func runSplit(input: QuantizedOperand, filter: QuantizedOperand, bias: QuantizedOperand, output: QuantizedOperand,
                           options: DepthwiseConv2DOptions, rng: inout KernelTestRandom) throws -> [UInt8] {
@@ -152,25 +154,33 @@ final class QuantizedDepthwise3x3Tests: XCTestCase {
         addresses.withUnsafeBufferPointer { pointers in
             let memory = TensorMemory(addresses: pointers.baseAddress!, scratch: scratch, workerScratch: workerScratch,
                                       workerScratchStride: stride, pool: .callingThread)
-            guard String(describing: type(of: kernel)) == "DepthwiseConv2DInt8Filter3x3",
-                  let partitioned = kernel as? any PartitionedKernel else {
+            #if SWIFTLITE_AVX512VNNI || SWIFTLITE_AVX2
+            guard let tiled = kernel as? DepthwiseConv2DInt8Filter3x3 else {
                 kernel.eval(memory)
                 return
             }
-            // Step n is batch n's output rows.
-            var parts = [(rows: Range<Int>, batch: Int)]()
-            for batch in 0 ..< shape[0] {
-                var start = 0
-                while start < shape[1] {
-                    let end = min(shape[1], start + Int.random(in: 1 ... 3, using: &rng))
-                    parts.append((start ..< end, batch))
+            func cuts(_ count: Int, _ sizes: ClosedRange<Int>, by unit: Int) -> [Range<Int>] {
+                var parts = [Range<Int>](), start = 0
+                while start < count {
+                    let end = min(count, start + unit * Int.random(in: sizes, using: &rng))
+                    parts.append(start ..< end)
                     start = end
                 }
+                return parts
             }
-            parts.shuffle(using: &rng)
-            for (i, part) in parts.enumerated() {
-                partitioned.evalPart(part.rows, step: part.batch, worker: i % workers, memory: memory)
+            var tiles = [(rows: Range<Int>, channels: Range<Int>, batch: Int)]()
+            for batch in 0 ..< shape[0] {
+                for rows in cuts(shape[1], 1 ... 3, by: 1) {
+                    for channels in cuts(shape[3], 1 ... 3, by: 16) { tiles.append((rows, channels, batch)) }
+                }
             }
+            tiles.shuffle(using: &rng)
+            for (i, tile) in tiles.enumerated() {
+                tiled.evalTile(rows: tile.rows, channels: tile.channels, batch: tile.batch, worker: i % workers, memory: memory)
+            }
+            #else
+            kernel.eval(memory)
+            #endif
         }
         return Array(UnsafeBufferPointer(start: outputMemory.assumingMemoryBound(to: UInt8.self), count: count))
     }

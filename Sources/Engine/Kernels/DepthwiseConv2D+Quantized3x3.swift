@@ -14,7 +14,9 @@ import CX86Intrinsics
 /// the input), encoded `x + 128`. Output pixel `(oy, ox)` is then three loads and three
 /// `vpdpbusd` per sixteen channels, over tap rows `oy·sh + {0, dh, 2dh}`. Each worker builds
 /// tap rows into its own ring of `2·dh + 1` rows, so a tap row shared by neighbouring output
-/// rows (all three at stride 1) is built once; workers need no barrier.
+/// rows (all three at stride 1) is built once; workers need no barrier. Threads split the
+/// channels first (a part of the channels builds only its own lanes of the tap rows), then the
+/// rows (each row part builds its first tap rows again).
 ///
 /// The `128 · Σ w` and `x₀ · Σ w` terms are folded into the bias at prepare (as the generic
 /// kernel does); requantization runs in registers on the sixteen accumulators.
@@ -99,19 +101,45 @@ struct DepthwiseConv2DInt8Filter3x3: PartitionedKernel {
 
     func eval(_ memory: TensorMemory) {
         let g = geometry
-        let work = g.outputHeight * g.outputWidth * paddedChannels * 9
         for n in 0 ..< g.batches {
-            memory.parallelize(self, step: n, count: g.outputHeight, work: work)
+            memory.parallelize(self, step: n, count: grid(memory).count, work: work)
         }
     }
 
-    /// Output rows `rows` of batch `step`.
-    func evalPart(_ rows: Range<Int>, step n: Int, worker: Int, memory: TensorMemory) {
+    /// Multiply-adds of one image.
+    private var work: Int { geometry.outputHeight * geometry.outputWidth * paddedChannels * 9 }
+
+    /// The tiles of one image: channels across first, in parts of 64 (whole cache lines of
+    /// output, so two threads never write one line), since a part of the channels builds only
+    /// its own tap rows; then output rows down, each row part building the two or three tap rows
+    /// above its first output row again (at 7 or 14 rows in 8 tasks that was most of the work).
+    private func grid(_ memory: TensorMemory) -> TileGrid {
+        let g = geometry
+        let tasks = memory.taskCount(work: work)
+        let channels = WorkPartition(count: g.outputChannels, granularity: 64, maxParts: tasks)
+        return TileGrid(rows: WorkPartition(count: g.outputHeight, granularity: 1, maxParts: max(1, tasks / channels.parts)),
+                        columns: channels)
+    }
+
+    /// Tiles `tasks` of batch `step`.
+    func evalPart(_ tasks: Range<Int>, step n: Int, worker: Int, memory: TensorMemory) {
+        let grid = grid(memory)
+        for task in tasks {
+            let (rows, channels) = grid.tile(task)
+            evalTile(rows: rows, channels: channels, batch: n, worker: worker, memory: memory)
+        }
+    }
+
+    /// Output rows `rows`, channels `channels` (bounds at multiples of 16, or `outputChannels`)
+    /// of batch `n`, from an empty ring in worker `worker`'s scratch.
+    func evalTile(rows: Range<Int>, channels channelRange: Range<Int>, batch n: Int, worker: Int, memory: TensorMemory) {
         let g = geometry
         let image = memory.input(input, as: UInt8.self) + n * g.inputHeight * g.inputWidth * g.inputChannels
         let out = memory.output(output, as: UInt8.self) + n * g.outputHeight * g.outputWidth * g.outputChannels
         let ring = memory.scratch(as: UInt32.self, worker: worker)
         let rowLanes = g.outputWidth * paddedChannels
+        // Whole groups of 16 (the last one padded).
+        let channels = channelRange.lowerBound ..< min(paddedChannels, (channelRange.upperBound + 15) / 16 * 16)
         // The padded row each ring slot holds (-1: none yet). Slots are `py mod ringRows`; the
         // three rows of one output row are `dh` apart, so they never share a slot.
         // On the stack (`ringRows` is a few slots): `invoke` allocates nothing.
@@ -127,7 +155,7 @@ struct DepthwiseConv2DInt8Filter3x3: PartitionedKernel {
                     let slot = py % ringRows
                     let row = ring + slot * rowLanes
                     if held[slot] != py {
-                        buildTapRow(image, paddedRow: py, into: row)
+                        buildTapRow(image, paddedRow: py, channels: channels, into: row)
                         held[slot] = py
                     }
                     switch ky {
@@ -136,14 +164,16 @@ struct DepthwiseConv2DInt8Filter3x3: PartitionedKernel {
                     default: taps.2 = UnsafePointer(row)
                     }
                 }
-                convolveRow(taps, out + oy * g.outputWidth * g.outputChannels)
+                convolveRow(taps, channels: channels, out + oy * g.outputWidth * g.outputChannels)
             }
         }
     }
 
-    /// Tap row `py`: for each output column and channel, the encoded bytes of the three taps.
+    /// Tap row `py`: for each output column and each channel of `channels` (whole groups of
+    /// 16), the encoded bytes of the three taps.
     @inline(never)
-    private func buildTapRow(_ image: UnsafePointer<UInt8>, paddedRow py: Int, into row: UnsafeMutablePointer<UInt32>) {
+    private func buildTapRow(_ image: UnsafePointer<UInt8>, paddedRow py: Int, channels range: Range<Int>,
+                             into row: UnsafeMutablePointer<UInt32>) {
         let g = geometry
         let cp = paddedChannels, channels = g.inputChannels
         let encode = SIMD16<UInt32>(repeating: 0x0080_8080)
@@ -151,8 +181,10 @@ struct DepthwiseConv2DInt8Filter3x3: PartitionedKernel {
         guard iy >= 0, iy < g.inputHeight else {
             let fill = SIMD16<UInt32>(repeating: UInt32(inputZeroPoint) * 0x0001_0101) ^ encode
             let raw = UnsafeMutableRawPointer(row)
-            for i in stride(from: 0, to: g.outputWidth * cp, by: 16) {
-                raw.storeBytes(of: fill, toByteOffset: i * 4, as: SIMD16<UInt32>.self)
+            for ox in 0 ..< g.outputWidth {
+                for c in stride(from: range.lowerBound, to: range.upperBound, by: 16) {
+                    raw.storeBytes(of: fill, toByteOffset: (ox * cp + c) * 4, as: SIMD16<UInt32>.self)
+                }
             }
             return
         }
@@ -164,8 +196,8 @@ struct DepthwiseConv2DInt8Filter3x3: PartitionedKernel {
         let first = min(g.outputWidth, (g.padLeft + sw - 1) / sw)
         let last = max(first, min(g.outputWidth, (g.inputWidth - 1 - 2 * dw + g.padLeft) / sw + 1))
         let interior = first ..< (g.inputWidth - 1 - 2 * dw + g.padLeft < 0 ? first : last)
-        var c = 0
-        while c < cp {
+        var c = range.lowerBound
+        while c < range.upperBound {
             let count = channels - c
             @inline(always)
             func column(_ ix: Int) -> SIMD16<UInt32> { load(source + ix * channels + c, count: count) }
@@ -227,13 +259,13 @@ struct DepthwiseConv2DInt8Filter3x3: PartitionedKernel {
     /// block's weights, bias and requantization stay in registers).
     @inline(never)
     private func convolveRow(_ taps: (UnsafePointer<UInt32>, UnsafePointer<UInt32>, UnsafePointer<UInt32>),
-                             _ out: UnsafeMutablePointer<UInt8>) {
+                             channels range: Range<Int>, _ out: UnsafeMutablePointer<UInt8>) {
         let g = geometry
         let cp = paddedChannels, channels = g.outputChannels
         let filter = UnsafeRawPointer(weights.pointer), biasRaw = UnsafeRawPointer(bias.pointer)
         let r0 = UnsafeRawPointer(taps.0), r1 = UnsafeRawPointer(taps.1), r2 = UnsafeRawPointer(taps.2)
-        var c = 0
-        while c < cp {
+        var c = range.lowerBound
+        while c < range.upperBound {
             #if SWIFTLITE_AVX512VNNI
             let w0 = filter.loadUnaligned(fromByteOffset: c * 4, as: SIMD16<Int32>.self)
             let w1 = filter.loadUnaligned(fromByteOffset: (cp + c) * 4, as: SIMD16<Int32>.self)
