@@ -14,9 +14,8 @@ import CX86Intrinsics
 /// the input), encoded `x + 128`. Output pixel `(oy, ox)` is then three loads and three
 /// `vpdpbusd` per sixteen channels, over tap rows `oy·sh + {0, dh, 2dh}`. Each worker builds
 /// tap rows into its own ring of `2·dh + 1` rows, so a tap row shared by neighbouring output
-/// rows (all three at stride 1) is built once; workers need no barrier. Threads split the
-/// channels first (a part of the channels builds only its own lanes of the tap rows), then the
-/// rows (each row part builds its first tap rows again).
+/// rows (all three at stride 1) is built once; workers need no barrier. Threads split the rows
+/// and the channels (see `grid`).
 ///
 /// The `128 · Σ w` and `x₀ · Σ w` terms are folded into the bias at prepare (as the generic
 /// kernel does); requantization runs in registers on the sixteen accumulators.
@@ -109,14 +108,17 @@ struct DepthwiseConv2DInt8Filter3x3: PartitionedKernel {
     /// Multiply-adds of one image.
     private var work: Int { geometry.outputHeight * geometry.outputWidth * paddedChannels * 9 }
 
-    /// The tiles of one image: channels across first, in parts of 64 (whole cache lines of
-    /// output, so two threads never write one line), since a part of the channels builds only
-    /// its own tap rows; then output rows down, each row part building the two or three tap rows
-    /// above its first output row again (at 7 or 14 rows in 8 tasks that was most of the work).
+    /// The tiles of one image: at least one part of the rows per thread (the pool keeps a
+    /// thread on the same rows from operator to operator, and so on input in its own cache),
+    /// the rest of the tasks across the channels, in parts of 64 (whole cache lines of output,
+    /// so two threads never write one line). A part of the channels builds only its own lanes
+    /// of the tap rows; a part of the rows builds the two or three tap rows above its first
+    /// output row again (at 7 or 14 rows in 8 row parts, that was most of the work).
     private func grid(_ memory: TensorMemory) -> TileGrid {
         let g = geometry
         let tasks = memory.taskCount(work: work)
-        let channels = WorkPartition(count: g.outputChannels, granularity: 64, maxParts: tasks)
+        guard tasks > 1 else { return TileGrid(rows: g.outputHeight, columns: g.outputChannels) }
+        let channels = WorkPartition(count: g.outputChannels, granularity: 64, maxParts: max(1, tasks / memory.threadCount))
         return TileGrid(rows: WorkPartition(count: g.outputHeight, granularity: 1, maxParts: max(1, tasks / channels.parts)),
                         columns: channels)
     }

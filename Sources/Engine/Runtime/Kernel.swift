@@ -29,8 +29,9 @@ struct PartitionJob<K: PartitionedKernel>: PoolJob {
 }
 
 /// An output cut both ways into tasks: `rows.parts` parts down times `columns.parts` across (for
-/// a GEMM: pixels and output channels). Task `t` is row part `t % rows.parts` of column part
-/// `t / rows.parts`. Kernels make one with no more tasks than `TensorMemory.taskCount(work:)`
+/// a GEMM: pixels and output channels). Task `t` is column part `t % columns.parts` of row part
+/// `t / columns.parts`: the pool gives each thread a contiguous run of tasks, so each thread
+/// gets whole row parts (the same pixels as in the operators before and after) where it can. Kernels make one with no more tasks than `TensorMemory.taskCount(work:)`
 /// and pass `count` to `parallelize`, so that each unit is one task.
 struct TileGrid {
     let rows: WorkPartition
@@ -80,7 +81,7 @@ struct TileGrid {
 
     /// The rows and columns of task `index`.
     func tile(_ index: Int) -> (rows: Range<Int>, columns: Range<Int>) {
-        (rows.range(index % rows.parts), columns.range(index / rows.parts))
+        (rows.range(index / columns.parts), columns.range(index % columns.parts))
     }
 }
 

@@ -9,10 +9,14 @@ import Synchronization
 /// plus the calling thread, which takes part as worker 0.
 ///
 /// An operator hands the pool a number of tasks (each one fixed part of its *output*: rows of
-/// pixels, a block of GEMM rows, a range of elements) and a body; the threads take tasks in turn
-/// from a shared counter until none is left, and `run` returns when every task has finished. Which
-/// thread computes a task never changes what it computes, so the bytes are the same for every
-/// thread count.
+/// pixels, a block of GEMM rows, a range of elements) and a body, and `run` returns when every
+/// task has finished. Thread `i` of `n` owns the `i`-th of `n` contiguous runs of tasks and takes
+/// them from the front; a thread out of tasks takes the others' from the back. So, as long as the
+/// machine lets both threads run, thread `i` computes the same part of every operator's output
+/// (the top half of the pixels, say), and the next operator finds most of its input in its own
+/// core's cache rather than in the other's (a shared counter dealt tasks alternately, and every
+/// operator read half its input across cores). Which thread computes a task never changes what
+/// it computes, so the bytes are the same for every thread count.
 ///
 /// A worker takes part in a job only if it joins before the caller has run out of tasks: the caller
 /// then closes the job and waits for the workers inside it, never for one that has not woken yet
@@ -34,7 +38,7 @@ import Synchronization
 /// pool.shutdown()
 /// ```
 final class WorkerPool: @unchecked Sendable {
-    // `@unchecked Sendable`: the plain stored properties below (`taskCount`, `job`) are written by
+    // `@unchecked Sendable`: the plain stored property `job` below is written by
     // the calling thread only while no worker is inside a job, *before* the release store of
     // `state` that opens the job, and read by workers only *after* they joined it (an acquiring
     // compare-exchange on `state`); the caller clears them only after closing the job and seeing
@@ -54,8 +58,10 @@ final class WorkerPool: @unchecked Sendable {
     private let epoch = Atomic<Int>(0)
     /// Workers parked (or about to park) on `condition`.
     private let sleepers = Atomic<Int>(0)
-    /// The next task of the current job to hand out.
-    private let nextTask = Atomic<Int>(0)
+    /// Thread `i`'s run of tasks of the current job as `next << 32 | end`, one per cache line
+    /// (`threadCount` of them, `slotStride` bytes apart): the owner takes `next`, others `end − 1`.
+    private let slots: UnsafeMutableRawPointer
+    private static let slotStride = 64
     /// The current job's generation (the low 32 bits of its `epoch`) in the high 32 bits, `closed`
     /// (bit 31: no more workers may join), and the number of workers inside it (the low bits).
     private let state = Atomic<UInt64>(0)
@@ -63,7 +69,6 @@ final class WorkerPool: @unchecked Sendable {
     private let stopping = Atomic<Bool>(false)
     /// The caller sleeps on `finished` until no worker is inside the closed job.
     private let callerSleeping = Atomic<Bool>(false)
-    private var taskCount = 0
     /// The current job: its address on the caller's stack and its type.
     private var job: (pointer: UnsafeRawPointer, type: any PoolJob.Type)?
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
@@ -88,6 +93,10 @@ final class WorkerPool: @unchecked Sendable {
         precondition((1 ... Self.maxThreadCount).contains(threadCount), "thread count \(threadCount) outside 1...\(Self.maxThreadCount)")
         self.threadCount = threadCount
         self.minimumWork = minimumWork
+        slots = .allocate(byteCount: threadCount * Self.slotStride, alignment: Self.slotStride)
+        for i in 0 ..< threadCount {
+            (slots + i * Self.slotStride).bindMemory(to: Atomic<UInt64>.self, capacity: 1).initialize(to: Atomic(0))
+        }
         mutex = .allocate(capacity: 1)
         condition = .allocate(capacity: 1)
         finished = .allocate(capacity: 1)
@@ -136,6 +145,13 @@ final class WorkerPool: @unchecked Sendable {
         condition.deallocate()
         finished.deallocate()
         mutex.deallocate()
+        for i in 0 ..< threadCount { slot(i).deinitialize(count: 1) }
+        slots.deallocate()
+    }
+
+    @inline(__always)
+    private func slot(_ thread: Int) -> UnsafeMutablePointer<Atomic<UInt64>> {
+        (slots + thread * Self.slotStride).assumingMemoryBound(to: Atomic<UInt64>.self)
     }
 
     /// Runs `job.run(task:worker:)` for every task in `0 ..< tasks` across the pool and returns
@@ -150,8 +166,11 @@ final class WorkerPool: @unchecked Sendable {
         precondition(self.job == nil, "WorkerPool.run called from inside a task")
         withUnsafePointer(to: job) { pointer in
             self.job = (UnsafeRawPointer(pointer), Job.self)
-            taskCount = tasks
-            nextTask.store(0, ordering: .relaxed)
+            precondition(tasks <= Int(UInt32.max), "\(tasks) tasks")
+            for i in 0 ..< threadCount {
+                let start = UInt64(i * tasks / threadCount), end = UInt64((i + 1) * tasks / threadCount)
+                slot(i).pointee.store(start << 32 | end, ordering: .relaxed)
+            }
             state.store(Self.generation(epoch.load(ordering: .relaxed) &+ 1) << 32, ordering: .releasing)
             epoch.wrappingAdd(1, ordering: .sequentiallyConsistent)
             if sleepers.load(ordering: .sequentiallyConsistent) > 0 {
@@ -188,13 +207,29 @@ final class WorkerPool: @unchecked Sendable {
         pthread_mutex_unlock(mutex)
     }
 
+    /// Runs the tasks of `worker`'s run from the front, then the other threads' from the back.
     private func runTasks(worker: Int) {
         guard let (pointer, type) = job else { return }
-        let count = taskCount
+        while let task = take(from: worker, front: true) { type.run(pointer, task: task, worker: worker) }
+        for offset in 1 ..< threadCount {
+            let other = (worker + offset) % threadCount
+            while let task = take(from: other, front: false) { type.run(pointer, task: task, worker: worker) }
+        }
+    }
+
+    /// Takes the first (owner) or last (others) task left in `thread`'s run, nil when none is.
+    @inline(__always)
+    private func take(from thread: Int, front: Bool) -> Int? {
+        let range = slot(thread)
+        var current = range.pointee.load(ordering: .relaxed)
         while true {
-            let task = nextTask.wrappingAdd(1, ordering: .relaxed).oldValue
-            guard task < count else { return }
-            type.run(pointer, task: task, worker: worker)
+            let next = current >> 32, end = current & 0xffff_ffff
+            guard next < end else { return nil }
+            let desired = front ? current &+ (1 << 32) : current &- 1
+            let (exchanged, original) = range.pointee.compareExchange(expected: current, desired: desired,
+                                                                      successOrdering: .relaxed, failureOrdering: .relaxed)
+            if exchanged { return Int(front ? next : end - 1) }
+            current = original
         }
     }
 
