@@ -109,8 +109,9 @@ final class QuantizedTilingTests: XCTestCase {
 
     /// A late 1×1 convolution with weights past `cachedWeightBytes` (7×7 pixels, 1024 → 1280)
     /// and MobileNet v2's classifier (1280 → 1001, one batch) split the channels on two threads;
-    /// MobileNet v2's last convolution (320 → 1280, weights that stay in cache) and its first
-    /// (112×112 pixels, 3 → 32) split the pixels.
+    /// MobileNet v2's last convolution (320 → 1280, weights that stay in cache), a 14×14 one and
+    /// its first (112×112 pixels, 3 → 32) split the pixels, in no more parts than give each
+    /// `minimumPartRows` pixels.
     func testLateLayersSplitChannels() throws {
         var rng = KernelTestRandom(seed: 44)
         let op = QuantizedOperatorHarness(type: .int8, rng: &rng)
@@ -129,10 +130,13 @@ final class QuantizedTilingTests: XCTestCase {
         XCTAssertGreaterThan(late.columns.parts, 1)
         let cached = try conv([1, 7, 7, 320], k: 1, stride: 1, cout: 1280)
         XCTAssertEqual(cached.columns.parts, 1)
-        XCTAssertGreaterThan(cached.rows.parts, 1)
+        XCTAssertEqual(cached.rows.parts, 2, "49 pixels: one part per thread (each part reads all the weights)")
+        let middle = try conv([1, 14, 14, 384], k: 1, stride: 1, cout: 64)
+        XCTAssertEqual(middle.columns.parts, 1)
+        XCTAssertEqual(middle.rows.parts, 196 / Conv2DQuantized.minimumPartRows)
         let early = try conv([1, 224, 224, 3], k: 3, stride: 2, cout: 32)
         XCTAssertEqual(early.columns.parts, 1)
-        XCTAssertGreaterThan(early.rows.parts, 1)
+        XCTAssertEqual(early.rows.parts, 8)
 
         let x = op.activation([1, 1280])
         let weights = op.weights([1001, 1280], perChannel: false, dimension: 0)

@@ -109,7 +109,10 @@ struct Conv2DQuantized: PartitionedKernel {
         guard tasks > 1 else { return TileGrid(rows: rows, columns: g.outputChannels) }
         let weightBytes = gemm.panelCount * gemm.panelBytes
         guard weightBytes > Self.cachedWeightBytes else {
-            return TileGrid(rows: WorkPartition(count: rows, granularity: rowGranularity, maxParts: tasks),
+            // Every row part reads all the weights again (from its core's L2): no more parts
+            // than give each `minimumPartRows`, but one per thread at least.
+            let parts = min(tasks, max(threadCount, rows / Self.minimumPartRows))
+            return TileGrid(rows: WorkPartition(count: rows, granularity: rowGranularity, maxParts: parts),
                             columns: WorkPartition(count: g.outputChannels, granularity: g.outputChannels, maxParts: 1))
         }
         // Four panels (64 channels) are the product's widest tiles; narrower cuts only where
@@ -129,6 +132,12 @@ struct Conv2DQuantized: PartitionedKernel {
     /// 0.054 → 0.057 ms; 160 → 960: 0.015 → 0.018 ms; min of 14 alternated runs), as each
     /// column part repeats the sign flip of its rows and narrows the product's tiles.
     static let cachedWeightBytes = 1 << 20
+
+    /// Rows (output pixels) per part at least, when the threads split pixels only: eight of
+    /// the product's 4-row tiles per pass over the weights. MobileNetV2's 7 × 7 layers cut into
+    /// 8 parts (6 rows each) lost 7–12 µs per layer on 2 threads to reading their 55–300 KB of
+    /// weights four times per thread.
+    static let minimumPartRows = 32
 
     /// Tiles `tasks` of the grid: output pixels counted over all batches, output channels.
     func evalPart(_ tasks: Range<Int>, step: Int, worker: Int, memory: TensorMemory) {
