@@ -36,8 +36,9 @@ enum Quantize {
     }
 }
 
-/// Float32 → uint8/int8 affine quantization.
-struct QuantizeFloat32<T: FixedWidthInteger & Sendable>: Kernel {
+/// Float32 → uint8/int8 affine quantization, sixteen elements per step, the threads taking
+/// ranges of whole vectors.
+struct QuantizeFloat32<T: FixedWidthInteger & Sendable>: PartitionedKernel {
     let quantization: AffineQuantization
     let count: Int
     let input: Int, output: Int
@@ -47,12 +48,52 @@ struct QuantizeFloat32<T: FixedWidthInteger & Sendable>: Kernel {
     @_specialize(where T == Int8)
     @_specialize(where T == UInt8)
     func eval(_ memory: TensorMemory) {
-        let x = memory.input(input, as: Float.self), y = memory.output(output, as: T.self)
-        let scale = quantization.scale, zeroPoint = quantization.zeroPoint
-        let lower = Int32(T.min), upper = Int32(T.max)
-        for i in 0 ..< count {
-            let rounded = truncatingToInt32LikeX86((x[i] / scale).rounded(.toNearestOrAwayFromZero))
-            y[i] = T(truncatingIfNeeded: min(max(rounded &+ zeroPoint, lower), upper))
-        }
+        memory.parallelize(self, count: count, granularity: 16, work: count * 4)
     }
+
+    @_specialize(where T == Int8)
+    @_specialize(where T == UInt8)
+    func evalPart(_ range: Range<Int>, step: Int, worker: Int, memory: TensorMemory) {
+        let x = memory.input(input, as: Float.self) + range.lowerBound
+        let y = UnsafeMutableRawPointer(memory.output(output, as: T.self) + range.lowerBound).assumingMemoryBound(to: UInt8.self)
+        let end = range.count & ~15
+        var i = 0
+        while i < end {
+            storeLowBytes(quantized(UnsafeRawPointer(x + i).loadUnaligned(as: SIMD16<Float>.self)), to: y + i, count: 16)
+            i &+= 16
+        }
+        for j in end ..< range.count { y[j] = UInt8(truncatingIfNeeded: quantized(x[j])) }
+    }
+
+    /// One element: the definition the vector path is tested against.
+    @inline(__always)
+    func quantized(_ x: Float) -> T {
+        let rounded = truncatingToInt32LikeX86((x / quantization.scale).rounded(.toNearestOrAwayFromZero))
+        return T(truncatingIfNeeded: min(max(rounded &+ quantization.zeroPoint, Int32(T.min)), Int32(T.max)))
+    }
+
+    /// Sixteen elements, as `quantized(_:)` computes each: the same division; rounding half away
+    /// from zero as truncation plus one step away from zero where the dropped fraction (exact:
+    /// `v − trunc(v)` is representable) is at least one half; NaN and values outside
+    /// `−2³¹ ..< 2³¹` become `Int32.min`, as x86-64 converts them; the zero point is added
+    /// wrapping (so `Int32.min + zp` with a negative `zp` clamps to the upper bound, as the
+    /// reference's overflowing `int` addition does there).
+    @inline(__always)
+    func quantized(_ x: SIMD16<Float>) -> SIMD16<Int32> {
+        typealias F = SIMD16<Float>
+        let v = x / F(repeating: quantization.scale)
+        let t = v.rounded(.towardZero)
+        let away = F(repeating: 0).replacing(with: F(repeating: 1), where: (v - t).magnitudes .>= F(repeating: 0.5))
+        var r = t + away.replacing(with: -away, where: v .< F(repeating: 0))
+        let inRange = (r .>= F(repeating: -2_147_483_648.0)) .& (r .< F(repeating: 2_147_483_648.0))
+        r = r.replacing(with: F(repeating: -2_147_483_648.0), where: .!inRange)
+        let q = SIMD16<Int32>(r, rounding: .towardZero) &+ SIMD16<Int32>(repeating: quantization.zeroPoint)
+        let lower = SIMD16<Int32>(repeating: Int32(T.min)), upper = SIMD16<Int32>(repeating: Int32(T.max))
+        return q.replacing(with: lower, where: q .< lower).replacing(with: upper, where: q .> upper)
+    }
+}
+
+extension SIMD16 where Scalar == Float {
+    /// Absolute values, lane by lane.
+    fileprivate var magnitudes: SIMD16<Float> { replacing(with: -self, where: self .< SIMD16(repeating: 0)) }
 }
