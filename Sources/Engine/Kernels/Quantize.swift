@@ -36,8 +36,7 @@ enum Quantize {
     }
 }
 
-/// Float32 → uint8/int8 affine quantization, sixteen elements per step, the threads taking
-/// ranges of whole vectors.
+/// Float32 → uint8/int8 affine quantization, the threads taking ranges of whole vectors.
 struct QuantizeFloat32<T: FixedWidthInteger & Sendable>: PartitionedKernel {
     let quantization: AffineQuantization
     let count: Int
@@ -56,44 +55,33 @@ struct QuantizeFloat32<T: FixedWidthInteger & Sendable>: PartitionedKernel {
     func evalPart(_ range: Range<Int>, step: Int, worker: Int, memory: TensorMemory) {
         let x = memory.input(input, as: Float.self) + range.lowerBound
         let y = UnsafeMutableRawPointer(memory.output(output, as: T.self) + range.lowerBound).assumingMemoryBound(to: UInt8.self)
-        let end = range.count & ~15
-        var i = 0
-        while i < end {
-            storeLowBytes(quantized(UnsafeRawPointer(x + i).loadUnaligned(as: SIMD16<Float>.self)), to: y + i, count: 16)
-            i &+= 16
-        }
-        for j in end ..< range.count { y[j] = UInt8(truncatingIfNeeded: quantized(x[j])) }
+        // Branch-free, so that LLVM vectorizes the loop (`roundf` is a library call per element).
+        for i in 0 ..< range.count { y[i] = UInt8(truncatingIfNeeded: quantizedWithoutRoundf(x[i])) }
     }
 
-    /// One element: the definition the vector path is tested against.
+    /// One element, as TFLite's reference computes it: the definition `quantizedWithoutRoundf`
+    /// is tested against.
     @inline(__always)
     func quantized(_ x: Float) -> T {
         let rounded = truncatingToInt32LikeX86((x / quantization.scale).rounded(.toNearestOrAwayFromZero))
         return T(truncatingIfNeeded: min(max(rounded &+ quantization.zeroPoint, Int32(T.min)), Int32(T.max)))
     }
 
-    /// Sixteen elements, as `quantized(_:)` computes each: the same division; rounding half away
-    /// from zero as truncation plus one step away from zero where the dropped fraction (exact:
-    /// `v − trunc(v)` is representable) is at least one half; NaN and values outside
-    /// `−2³¹ ..< 2³¹` become `Int32.min`, as x86-64 converts them; the zero point is added
-    /// wrapping (so `Int32.min + zp` with a negative `zp` clamps to the upper bound, as the
-    /// reference's overflowing `int` addition does there).
+    /// `quantized(x)` without a library call or a branch: the same division; NaN and values
+    /// outside `−2³¹ ..< 2³¹` become `Int32.min`, as x86-64 converts them; rounding half away from
+    /// zero is truncation plus one step away from zero where the dropped fraction (exact:
+    /// `v − trunc(v)` is representable) is at least one half; the zero point is added wrapping,
+    /// so `Int32.min + zp` with a negative `zp` clamps to the upper bound, as the reference's
+    /// overflowing `int` addition does on x86-64.
     @inline(__always)
-    func quantized(_ x: SIMD16<Float>) -> SIMD16<Int32> {
-        typealias F = SIMD16<Float>
-        let v = x / F(repeating: quantization.scale)
-        let t = v.rounded(.towardZero)
-        let away = F(repeating: 0).replacing(with: F(repeating: 1), where: (v - t).magnitudes .>= F(repeating: 0.5))
-        var r = t + away.replacing(with: -away, where: v .< F(repeating: 0))
-        let inRange = (r .>= F(repeating: -2_147_483_648.0)) .& (r .< F(repeating: 2_147_483_648.0))
-        r = r.replacing(with: F(repeating: -2_147_483_648.0), where: .!inRange)
-        let q = SIMD16<Int32>(r, rounding: .towardZero) &+ SIMD16<Int32>(repeating: quantization.zeroPoint)
-        let lower = SIMD16<Int32>(repeating: Int32(T.min)), upper = SIMD16<Int32>(repeating: Int32(T.max))
-        return q.replacing(with: lower, where: q .< lower).replacing(with: upper, where: q .> upper)
+    func quantizedWithoutRoundf(_ x: Float) -> T {
+        let v = x / quantization.scale
+        let inRange = v >= -2_147_483_648.0 && v < 2_147_483_648.0  // false for NaN
+        let safe = inRange ? v : 0
+        let truncated = Int32(safe)
+        let fraction = safe - Float(truncated)
+        let rounded = truncated &+ (fraction >= 0.5 ? 1 : 0) &- (fraction <= -0.5 ? 1 : 0)
+        let q = (inRange ? rounded : Int32.min) &+ quantization.zeroPoint
+        return T(truncatingIfNeeded: min(max(q, Int32(T.min)), Int32(T.max)))
     }
-}
-
-extension SIMD16 where Scalar == Float {
-    /// Absolute values, lane by lane.
-    fileprivate var magnitudes: SIMD16<Float> { replacing(with: -self, where: self .< SIMD16(repeating: 0)) }
 }
