@@ -32,13 +32,19 @@ func widened(_ v: SIMD16<UInt8>) -> SIMD16<Int32> {
     return result
 }
 
-/// Stores the low byte of the first `count` lanes: on AVX-512 one (masked) `vpmovdb`; on AVX2
+/// Stores the low byte of the first `count` lanes: on AVX-512 one `vpmovdb` (masked when fewer than 16); on AVX2
 /// five packing instructions (LLVM made the lane loop sixteen `vpextrb` there) and one store,
 /// or a byte loop over the packed bytes; elsewhere the lane loop (all sixteen: one `vpmovdb`).
 @inline(always)
 func storeLowBytes(_ v: SIMD16<Int32>, to destination: UnsafeMutablePointer<UInt8>, count: Int) {
     #if SWIFTLITE_AVX512
-    swiftlite_store_low_bytes(destination, v, min(count, 16))
+    // A constant 16 folds the mask away (its computation from `count` was eight scalar
+    // instructions per store, in the GEMM's output stage too).
+    if count >= 16 {
+        swiftlite_store_low_bytes(destination, v, 16)
+    } else {
+        swiftlite_store_low_bytes(destination, v, count)
+    }
     #elseif SWIFTLITE_AVX2
     let bytes = swiftlite_low_bytes(v)
     if count >= 16 {
