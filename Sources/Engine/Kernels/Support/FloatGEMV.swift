@@ -25,6 +25,11 @@
 ///   `FloatGEMM.multiply` on the same packing bit for bit (the tests hold it to that).
 /// - **Edges.** A block that overhangs `n` (only the last one, when `n` is not a multiple of 8)
 ///   is computed into a stack buffer and its valid columns copied out.
+///
+/// Measured (AVX-512, 1280 → 1024, weights in L3, min of 200): 0.18 ms whether two, four or eight
+/// blocks share a loop, ~29 GB/s, the core's L3 bandwidth. In MobileNetV2 (`swiftlite bench
+/// --profile`, 1 thread, busy shared machine) the classifier takes 0.21–0.28 ms where OpenBLAS's
+/// SSE3 `sgemv` took 0.41–0.63 ms.
 enum FloatGEMV {
     typealias Lanes = FloatGEMM.Lanes
     typealias Half = FloatGEMM.Half
