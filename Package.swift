@@ -110,8 +110,6 @@ let package = Package(
         .executable(name: "swiftlite", targets: ["CLI"]),
     ],
     targets: [
-        .systemLibrary(name: "CBLAS", pkgConfig: "openblas",
-                       providers: [.apt(["libopenblas-dev"])]),
         .systemLibrary(name: "CPNG", pkgConfig: "libpng",
                        providers: [.apt(["libpng-dev"])]),
         .systemLibrary(name: "CJPEG", pkgConfig: "libjpeg",
@@ -119,7 +117,7 @@ let package = Package(
         .systemLibrary(name: "CZlib", pkgConfig: "zlib",
                        providers: [.apt(["zlib1g-dev"])]),
         .target(name: "CX86Intrinsics"),
-        .target(name: "Engine", dependencies: ["CBLAS", "CX86Intrinsics"], swiftSettings: targetSettings + optimised),
+        .target(name: "Engine", dependencies: ["CX86Intrinsics"], swiftSettings: targetSettings + optimised),
         .target(name: "CJPEGShim", dependencies: ["CJPEG"]),
         .target(name: "CPNGShim", dependencies: ["CPNG"]),
         .target(name: "Tasks", dependencies: ["Engine", "CPNG", "CJPEG", "CZlib", "CJPEGShim", "CPNGShim"],

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian packages SwiftLite builds against, if any are missing.
 set -euo pipefail
-packages=(libopenblas-dev libpng-dev libjpeg62-turbo-dev zlib1g-dev pkg-config)
+packages=(libpng-dev libjpeg62-turbo-dev zlib1g-dev pkg-config)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

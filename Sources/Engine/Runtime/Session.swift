@@ -44,7 +44,6 @@ public final class Session {
     public init(plan: Plan, threadCount: Int) throws(ModelError) {
         try Self.validate(threadCount: threadCount)
         self.plan = plan
-        BLAS.pinToOneThread()
         arena = .allocate(byteCount: max(plan.arenaBytes, Plan.alignment), alignment: Plan.alignment)
         arena.initializeMemory(as: UInt8.self, repeating: 0, count: max(plan.arenaBytes, Plan.alignment))
         scratch = .allocate(byteCount: max(plan.scratchBytes, Plan.alignment), alignment: Plan.alignment)

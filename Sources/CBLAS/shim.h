@@ -1,1 +1,0 @@
-#include <cblas.h>
