@@ -206,56 +206,6 @@ final class IntegerGEMMTests: XCTestCase {
         return actual
     }
 
-    /// `RequantizedGEMMOutput.storeFourRows` (on AVX2 its own code, the channels' parameters
-    /// prepared once for four rows) against the scalar stage, value by value: accumulators at
-    /// the Int32 extremes and around rounding ties, every right shift 0...31, left shifts,
-    /// uint8 and int8 clamp ranges (the bytes are packed with saturation there), and a last
-    /// partial block of columns with a guard byte after each row.
-    func testFourRowStoreMatchesScalarStage() {
-        var rng = KernelTestRandom(seed: 5)
-        let edges: [Int32] = [.min, .min + 1, -(1 << 30), -65_536, -385, -384, -383, -255, -3, -2, -1, 0, 1, 2, 3,
-                              255, 383, 384, 385, 65_536, 1 << 30, .max - 1, .max]
-        for withLeftShifts in [false, true] {
-            var quantized = [QuantizedMultiplier]()
-            for shift in -31 ... (withLeftShifts ? 3 : 0) {
-                quantized.append(QuantizedMultiplier(multiplier: Int32.random(in: 1 << 30 ... Int32.max, using: &rng), shift: shift))
-            }
-            quantized += [QuantizedMultiplier(multiplier: 0, shift: 0), QuantizedMultiplier(-0.75),
-                          QuantizedMultiplier(multiplier: Int32.max, shift: -1), QuantizedMultiplier(multiplier: 1 << 30, shift: -8)]
-            let columns = quantized.count
-            for (zeroPoint, range) in [(Int32(-7), (Int32(-128), Int32(127))), (-128, (-128, -20)), (0, (0, 255)), (131, (140, 200))] {
-                let stage = ChannelRequantization(quantized, zeroPoint: zeroPoint, range: range)
-                for trial in 0 ..< 60 {
-                    let rowStride = columns + 1
-                    var values = [Int32](repeating: 0, count: 4 * rowStride)
-                    for i in values.indices {
-                        values[i] = trial < edges.count ? edges[(trial + i) % edges.count] : Int32.random(in: .min ... .max, using: &rng)
-                    }
-                    var actual = [UInt8](repeating: 0xEE, count: 4 * rowStride)
-                    actual.withUnsafeMutableBufferPointer { out in
-                        let output = RequantizedGEMMOutput(base: out.baseAddress!, rowStride: rowStride, columns: columns, stage: stage)
-                        for block in stride(from: 0, to: columns, by: 16) {
-                            var lanes = [SIMD16<Int32>](repeating: SIMD16(), count: 4)
-                            for r in 0 ..< 4 {
-                                for lane in 0 ..< min(16, columns - block) { lanes[r][lane] = values[r * rowStride + block + lane] }
-                            }
-                            output.storeFourRows(lanes[0], lanes[1], lanes[2], lanes[3], row: 0, column: block)
-                        }
-                    }
-                    for r in 0 ..< 4 {
-                        for channel in 0 ..< columns {
-                            let x = values[r * rowStride + channel]
-                            let expected = UInt8(truncatingIfNeeded: stage.apply(x, channel: channel))
-                            XCTAssertEqual(actual[r * rowStride + channel], expected,
-                                           "x \(x), multiplier \(quantized[channel].multiplier), shift \(quantized[channel].shift), range \(range)")
-                        }
-                        XCTAssertEqual(actual[r * rowStride + columns], 0xEE, "row \(r): a byte past the last column was written")
-                    }
-                }
-            }
-        }
-    }
-
     func testVectorRequantizationMatchesScalarHelpers() {
         var rng = KernelTestRandom(seed: 3)
         let edges: [Int32] = [.min, .min + 1, -(1 << 30), -65_536, -255, -3, -2, -1, 0, 1, 2, 3, 255, 65_536, 1 << 30, .max - 1, .max]

@@ -67,52 +67,6 @@ SWIFTLITE_INLINE swiftlite_i32x16 swiftlite_dpbusd_pairs(swiftlite_i32x16 acc, s
     return __builtin_shufflevector(r0, r1, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
 }
 
-/// `vpsravd` on both halves: each lane of `x` shifted right arithmetically by the same lane of
-/// `count`, which must be in 0...31 (no masking of the count, unlike Swift's `&>>`).
-SWIFTLITE_INLINE swiftlite_i32x16 swiftlite_shift_right_arithmetic(swiftlite_i32x16 x, swiftlite_i32x16 count) {
-    __m256i x0 = (__m256i)__builtin_shufflevector(x, x, 0, 1, 2, 3, 4, 5, 6, 7);
-    __m256i x1 = (__m256i)__builtin_shufflevector(x, x, 8, 9, 10, 11, 12, 13, 14, 15);
-    __m256i c0 = (__m256i)__builtin_shufflevector(count, count, 0, 1, 2, 3, 4, 5, 6, 7);
-    __m256i c1 = (__m256i)__builtin_shufflevector(count, count, 8, 9, 10, 11, 12, 13, 14, 15);
-    swiftlite_i32x8 r0 = (swiftlite_i32x8)_mm256_srav_epi32(x0, c0), r1 = (swiftlite_i32x8)_mm256_srav_epi32(x1, c1);
-    return __builtin_shufflevector(r0, r1, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
-}
-
-/// TFLite's rounding doubling high multiply for multipliers `m` other than INT32_MIN (whose
-/// square alone saturates), per lane: bits 31...62 of `x·m + 2^30` in 64 bits, i.e. `(x·m +
-/// 2^30) >> 31`. `vpmuldq` takes the even lanes, and the odd ones moved down (`vpsrlq`); the
-/// quotients are moved back into their lanes (`vpsrlq` 31, `vpsllq` 1) and blended. Loop-invariant
-/// `m` (a block of channels) lets the compiler shift its odd lanes once for many `x`.
-SWIFTLITE_INLINE swiftlite_i32x16 swiftlite_rounding_doubling_high_mul(swiftlite_i32x16 x, swiftlite_i32x16 m) {
-    __m256i half = _mm256_set1_epi64x(1LL << 30);
-    __m256i x0 = (__m256i)__builtin_shufflevector(x, x, 0, 1, 2, 3, 4, 5, 6, 7);
-    __m256i x1 = (__m256i)__builtin_shufflevector(x, x, 8, 9, 10, 11, 12, 13, 14, 15);
-    __m256i m0 = (__m256i)__builtin_shufflevector(m, m, 0, 1, 2, 3, 4, 5, 6, 7);
-    __m256i m1 = (__m256i)__builtin_shufflevector(m, m, 8, 9, 10, 11, 12, 13, 14, 15);
-    __m256i even0 = _mm256_add_epi64(_mm256_mul_epi32(x0, m0), half);
-    __m256i even1 = _mm256_add_epi64(_mm256_mul_epi32(x1, m1), half);
-    __m256i odd0 = _mm256_add_epi64(_mm256_mul_epi32(_mm256_srli_epi64(x0, 32), _mm256_srli_epi64(m0, 32)), half);
-    __m256i odd1 = _mm256_add_epi64(_mm256_mul_epi32(_mm256_srli_epi64(x1, 32), _mm256_srli_epi64(m1, 32)), half);
-    swiftlite_i32x8 r0 = (swiftlite_i32x8)_mm256_blend_epi32(_mm256_srli_epi64(even0, 31), _mm256_slli_epi64(odd0, 1), 0xAA);
-    swiftlite_i32x8 r1 = (swiftlite_i32x8)_mm256_blend_epi32(_mm256_srli_epi64(even1, 31), _mm256_slli_epi64(odd1, 1), 0xAA);
-    return __builtin_shufflevector(r0, r1, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
-}
-
-/// The 16 lanes of `v` as bytes, in order, for lanes already clamped to −128...127 (`isSigned`)
-/// or to 0...255: packed with saturation (`vpackssdw`, then `vpacksswb` or `vpackuswb`), which
-/// is exact on such values, and the 128-bit halves' dwords put in order (`vpermq`). Two
-/// instructions fewer than `swiftlite_low_bytes`, which must mask every lane to 8 bits first.
-SWIFTLITE_INLINE swiftlite_u8x16 swiftlite_clamped_bytes(swiftlite_i32x16 v, _Bool isSigned) {
-    __m256i low = (__m256i)__builtin_shufflevector(v, v, 0, 1, 2, 3, 4, 5, 6, 7);
-    __m256i high = (__m256i)__builtin_shufflevector(v, v, 8, 9, 10, 11, 12, 13, 14, 15);
-    // Words (per 128-bit half): lanes 0–3, 8–11 | 4–7, 12–15.
-    __m256i words = _mm256_packs_epi32(low, high);
-    // Byte dwords 0, 1 hold lanes 0–3, 8–11; dwords 4, 5 hold 4–7, 12–15 (2, 3, 6, 7 repeat them).
-    __m256i bytes = isSigned ? _mm256_packs_epi16(words, words) : _mm256_packus_epi16(words, words);
-    __m256i ordered = _mm256_permutevar8x32_epi32(bytes, _mm256_setr_epi32(0, 4, 1, 5, 0, 4, 1, 5));
-    return (swiftlite_u8x16)_mm256_castsi256_si128(ordered);
-}
-
 #if !(defined(__AVX512F__) && defined(__AVX512BW__))
 /// The 16 bytes at `p`, zero-extended to 32-bit lanes (two `vpmovzxbd`); with `count` < 16
 /// only the first `count` bytes are read, the other lanes are zero. The AVX2 form of the

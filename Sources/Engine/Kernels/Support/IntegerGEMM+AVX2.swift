@@ -6,17 +6,8 @@
 // Weights are stored as pairs of depths per column (`panel[p][k / 2][j][k % 2]`, 64 bytes per
 // pair: two `ymm`), and the activations of a block of rows are first widened to `Int16` in a
 // scratch buffer (`Int8` ones with their sign bit flipped), so each row's pair is one
-// `vpbroadcastd` from memory. A tile is 6 rows × 16 columns: 12 accumulators of the 16 `ymm`
-// registers (with the pair's two weight vectors, one broadcast and one product), per pair 2
-// weight loads, 6 broadcasts, 12 `vpmaddwd` and 12 `vpaddd`; 4- and 1-row tiles take the last rows.
-//
-// The arithmetic ceiling: `vpmaddwd` + `vpaddd` are two vector-ALU instructions per 16
-// multiply-adds, and AVX2 code has three vector ALU ports (0, 1, 5; `vpmaddwd` on 0 and 1), so
-// at best 24 multiply-adds per cycle. `vpdpbusd zmm` does 64 in one instruction, two per cycle
-// on ports 0 and 5 (Sapphire Rapids): 128, 5.3× more. `vpmaddubsw` (32 per instruction) is no
-// way around it: it adds its two u8 · s8 products with 16-bit saturation, and 255 · 127 · 2 =
-// 64770 > 32767, so any full-range activation and weight pairs can saturate; splitting either
-// operand to 7 bits to stay exact doubles the instructions again.
+// `vpbroadcastd` from memory. A tile is 4 rows × 16 columns: 8 accumulators in 16 `ymm`
+// registers, per pair 2 weight loads, 4 broadcasts, 8 `vpmaddwd` and 8 `vpaddd`.
 #if SWIFTLITE_AVX2
 import CX86Intrinsics
 
@@ -24,12 +15,8 @@ extension IntegerGEMM {
     /// Bytes of widened activations per block of rows (L1-sized).
     static let widenedBlockBytes = 32 * 1024
 
-    /// Rows widened at once: as many as fit `widenedBlockBytes`, in whole 6-row tiles (whole
-    /// 4-row ones for the few deepest products).
-    private var avx2BlockRows: Int {
-        let fit = Self.widenedBlockBytes / max(1, 4 * ((depth + 1) / 2))
-        return fit >= 6 ? fit / 6 * 6 : 4
-    }
+    /// Rows widened at once: as many as fit `widenedBlockBytes`, in whole 4-row tiles.
+    private var avx2BlockRows: Int { max(4, Self.widenedBlockBytes / max(1, 4 * ((depth + 1) / 2)) / 4 * 4) }
 
     /// Scratch for one block of widened rows.
     var avx2ScratchBytes: Int { avx2BlockRows * 2 * ((depth + 1) / 2) * MemoryLayout<Int16>.stride }
@@ -76,19 +63,14 @@ extension IntegerGEMM {
                 let x = UnsafeRawPointer(widened)
                 for panel in 0 ..< panelCount {
                     var row = 0
-                    while row + 6 <= count {
+                    while row + 4 <= count {
                         tileAVX2(x, stride: widenedStride * 2, row: row, outputRow: start + row, panel: panel,
-                                 rowCount: 6, pairs: pairs, output)
-                        row += 6
-                    }
-                    if row + 4 <= count {
-                        tileAVX2(x, stride: widenedStride * 2, row: row, outputRow: start + row, panel: panel,
-                                 rowCount: 4, pairs: pairs, output)
+                                 fourRows: true, pairs: pairs, output)
                         row += 4
                     }
                     while row < count {
                         tileAVX2(x, stride: widenedStride * 2, row: row, outputRow: start + row, panel: panel,
-                                 rowCount: 1, pairs: pairs, output)
+                                 fourRows: false, pairs: pairs, output)
                         row += 1
                     }
                 }
@@ -97,65 +79,40 @@ extension IntegerGEMM {
         }
     }
 
-    /// `rowCount` (6, 4 or 1: a constant where inlined) rows × 16 columns; `x` holds the widened
-    /// rows, `stride` bytes apart.
+    /// 4 or 1 rows × 16 columns; `x` holds the widened rows, `stride` bytes apart.
     @inline(always)
     private func tileAVX2<Output: IntegerGEMMOutput>(_ x: UnsafeRawPointer, stride: Int, row: Int, outputRow: Int, panel: Int,
-                                                     rowCount: Int, pairs: Int, _ output: Output) {
+                                                     fourRows: Bool, pairs: Int, _ output: Output) {
         typealias Lanes = SIMD8<Int32>
         let w = UnsafeRawPointer(panels.pointer) + panel * panelBytes
         let biasRaw = UnsafeRawPointer(bias.pointer + panel * Self.panelWidth)
         let low = biasRaw.loadUnaligned(as: Lanes.self), high = biasRaw.loadUnaligned(fromByteOffset: 32, as: Lanes.self)
         var c0l = low, c0h = high, c1l = low, c1h = high, c2l = low, c2h = high, c3l = low, c3h = high
-        var c4l = low, c4h = high, c5l = low, c5h = high
-        let x0 = x + row * stride, x1 = x0 + stride, x2 = x1 + stride, x3 = x2 + stride, x4 = x3 + stride, x5 = x4 + stride
-        @inline(always)
-        func step(_ pair: Int) {
+        let x0 = x + row * stride, x1 = x0 + stride, x2 = x1 + stride, x3 = x2 + stride
+        for pair in 0 ..< pairs {
             let v0 = w.loadUnaligned(fromByteOffset: pair &* 64, as: Lanes.self)
             let v1 = w.loadUnaligned(fromByteOffset: pair &* 64 &+ 32, as: Lanes.self)
             let a0 = Lanes(repeating: x0.loadUnaligned(fromByteOffset: pair &* 4, as: Int32.self))
             c0l &+= swiftlite_madd16(a0, v0)
             c0h &+= swiftlite_madd16(a0, v1)
-            if rowCount >= 4 {
+            if fourRows {
                 let a1 = Lanes(repeating: x1.loadUnaligned(fromByteOffset: pair &* 4, as: Int32.self))
+                let a2 = Lanes(repeating: x2.loadUnaligned(fromByteOffset: pair &* 4, as: Int32.self))
+                let a3 = Lanes(repeating: x3.loadUnaligned(fromByteOffset: pair &* 4, as: Int32.self))
                 c1l &+= swiftlite_madd16(a1, v0)
                 c1h &+= swiftlite_madd16(a1, v1)
-                let a2 = Lanes(repeating: x2.loadUnaligned(fromByteOffset: pair &* 4, as: Int32.self))
                 c2l &+= swiftlite_madd16(a2, v0)
                 c2h &+= swiftlite_madd16(a2, v1)
-                let a3 = Lanes(repeating: x3.loadUnaligned(fromByteOffset: pair &* 4, as: Int32.self))
                 c3l &+= swiftlite_madd16(a3, v0)
                 c3h &+= swiftlite_madd16(a3, v1)
             }
-            if rowCount >= 6 {
-                let a4 = Lanes(repeating: x4.loadUnaligned(fromByteOffset: pair &* 4, as: Int32.self))
-                c4l &+= swiftlite_madd16(a4, v0)
-                c4h &+= swiftlite_madd16(a4, v1)
-                let a5 = Lanes(repeating: x5.loadUnaligned(fromByteOffset: pair &* 4, as: Int32.self))
-                c5l &+= swiftlite_madd16(a5, v0)
-                c5h &+= swiftlite_madd16(a5, v1)
-            }
         }
-        // Two pairs per iteration: the loop's pointer and counter updates (scalar instructions
-        // that may take the vector ports 0, 1 and 5) once per 24–48 vector ones.
-        var pair = 0
-        while pair &+ 2 <= pairs {
-            step(pair)
-            step(pair &+ 1)
-            pair &+= 2
-        }
-        if pair < pairs { step(pair) }
         let column = panel * Self.panelWidth
-        if rowCount >= 4 {
-            output.storeFourRows(SIMD16(lowHalf: c0l, highHalf: c0h), SIMD16(lowHalf: c1l, highHalf: c1h),
-                                 SIMD16(lowHalf: c2l, highHalf: c2h), SIMD16(lowHalf: c3l, highHalf: c3h),
-                                 row: outputRow, column: column)
-        } else {
-            output.store(SIMD16(lowHalf: c0l, highHalf: c0h), row: outputRow, column: column)
-        }
-        if rowCount >= 6 {
-            output.store(SIMD16(lowHalf: c4l, highHalf: c4h), row: outputRow + 4, column: column)
-            output.store(SIMD16(lowHalf: c5l, highHalf: c5h), row: outputRow + 5, column: column)
+        output.store(SIMD16(lowHalf: c0l, highHalf: c0h), row: outputRow, column: column)
+        if fourRows {
+            output.store(SIMD16(lowHalf: c1l, highHalf: c1h), row: outputRow + 1, column: column)
+            output.store(SIMD16(lowHalf: c2l, highHalf: c2h), row: outputRow + 2, column: column)
+            output.store(SIMD16(lowHalf: c3l, highHalf: c3h), row: outputRow + 3, column: column)
         }
     }
 }

@@ -1,7 +1,3 @@
-#if SWIFTLITE_AVX2 && !SWIFTLITE_AVX512
-import CX86Intrinsics
-#endif
-
 /// The integer matrix product behind quantized CONV_2D and FULLY_CONNECTED:
 ///
 ///     C[m, n] = bias[n] + Σ_k (A[m, k] − a₀) · B[k, n]
@@ -318,34 +314,12 @@ private struct ColumnOffsetGEMMOutput<Output: IntegerGEMMOutput>: IntegerGEMMOut
     func store(_ values: SIMD16<Int32>, row: Int, column: Int) {
         output.store(values, row: row, column: column + offset)
     }
-
-    @inline(always)
-    func storeFourRows(_ v0: SIMD16<Int32>, _ v1: SIMD16<Int32>, _ v2: SIMD16<Int32>, _ v3: SIMD16<Int32>,
-                       row: Int, column: Int) {
-        output.storeFourRows(v0, v1, v2, v3, row: row, column: column + offset)
-    }
 }
 
 /// Where `IntegerGEMM.multiply` puts its results: sixteen consecutive columns of one row at a
 /// time (lanes at or past the product's column count are padding and must not be stored).
 protocol IntegerGEMMOutput {
     func store(_ values: SIMD16<Int32>, row: Int, column: Int)
-    /// The same sixteen columns of rows `row ..< row + 4` (the `.avx2` tiles), so that an output
-    /// stage can load and prepare its per-column parameters once for the four; by default four
-    /// `store`s.
-    func storeFourRows(_ v0: SIMD16<Int32>, _ v1: SIMD16<Int32>, _ v2: SIMD16<Int32>, _ v3: SIMD16<Int32>,
-                       row: Int, column: Int)
-}
-
-extension IntegerGEMMOutput {
-    @inline(always)
-    func storeFourRows(_ v0: SIMD16<Int32>, _ v1: SIMD16<Int32>, _ v2: SIMD16<Int32>, _ v3: SIMD16<Int32>,
-                       row: Int, column: Int) {
-        store(v0, row: row, column: column)
-        store(v1, row: row + 1, column: column)
-        store(v2, row: row + 2, column: column)
-        store(v3, row: row + 3, column: column)
-    }
 }
 
 /// Requantizes each result with a per-column `ChannelRequantization` and stores bytes
@@ -397,60 +371,6 @@ struct RequantizedGEMMOutput: IntegerGEMMOutput {
         for lane in 0 ..< 16 { clamped[lane] = min(max(shifted[lane], stage.minimum), stage.maximum) }
         storeLowBytes(clamped, to: destination, count: columns - column)
     }
-
-    #if SWIFTLITE_AVX2 && !SWIFTLITE_AVX512
-    /// `store` of four rows with the channels' parameters loaded and prepared once (AVX2, where
-    /// `store`'s 16 lanes are two `ymm` and each row spent about a quarter of its instructions
-    /// on them, reloaded after every byte store): the odd lanes' multipliers moved down for
-    /// `vpmuldq`, the rounding masks `2^e − 1` and their halves. The arithmetic per value is
-    /// `store`'s (`roundingDoublingHighMul`, then `roundingDivideByPOT` as remainder against
-    /// threshold), so the bytes are the same; clamped values are packed with saturation.
-    @inline(always)
-    func storeFourRows(_ v0: SIMD16<Int32>, _ v1: SIMD16<Int32>, _ v2: SIMD16<Int32>, _ v3: SIMD16<Int32>,
-                       row: Int, column: Int) {
-        guard !stage.saturates else {
-            store(v0, row: row, column: column)
-            store(v1, row: row + 1, column: column)
-            store(v2, row: row + 2, column: column)
-            store(v3, row: row + 3, column: column)
-            return
-        }
-        let offset = column &* 4
-        let m = multipliers.loadUnaligned(fromByteOffset: offset, as: SIMD16<Int32>.self)
-        let right = rightShifts.loadUnaligned(fromByteOffset: offset, as: SIMD16<Int32>.self)
-        let one = SIMD16<Int32>(repeating: 1)
-        let mask = (one &<< right) &- one, halfMask = mask &>> 1
-        let left = shiftsLeft ? leftShifts.loadUnaligned(fromByteOffset: offset, as: SIMD16<Int32>.self) : SIMD16()
-        let zeroPoint = SIMD16(repeating: stage.zeroPoint)
-        let minimum = stage.minimum, maximum = stage.maximum, isSigned = minimum < 0
-        let count = columns - column
-
-        @inline(always)
-        func requantize(_ values: SIMD16<Int32>, _ destination: UnsafeMutablePointer<UInt8>) {
-            let x = shiftsLeft ? values &<< left : values
-            // In Swift, hoisting the multipliers' sign extension out of this function lost
-            // `vpmuldq`: LLVM multiplied all 64 bits (three `vpmuludq`).
-            let high = swiftlite_rounding_doubling_high_mul(x, m)
-            let remainder = high & mask
-            let threshold = halfMask &- (high &>> 31)
-            let scaled = swiftlite_shift_right_arithmetic(high, right) &- ((threshold &- remainder) &>> 31)
-            let shifted = scaled &+ zeroPoint
-            var clamped = SIMD16<Int32>()
-            for lane in 0 ..< 16 { clamped[lane] = min(max(shifted[lane], minimum), maximum) }
-            let bytes = swiftlite_clamped_bytes(clamped, isSigned)
-            if count >= 16 {
-                UnsafeMutableRawPointer(destination).storeBytes(of: bytes, as: SIMD16<UInt8>.self)
-            } else {
-                for lane in 0 ..< count { destination[lane] = bytes[lane] }
-            }
-        }
-        let destination = base + row * rowStride + column
-        requantize(v0, destination)
-        requantize(v1, destination + rowStride)
-        requantize(v2, destination + 2 * rowStride)
-        requantize(v3, destination + 3 * rowStride)
-    }
-    #endif
 }
 
 /// Stores the raw 32-bit results (tests, and kernels with their own output stage).
