@@ -197,6 +197,35 @@ final class IntegerGEMMTests: XCTestCase {
     }
 
     /// Runs `gemm` on `rows` rows of `a` into raw accumulators, row-major.
+    /// The largest products and sums the packed kernels can meet: every activation at an
+    /// extreme of its type (0 or 255; −128 or 127 for int8) with the zero point at the other,
+    /// against weights all at −255 or 255 (or int8's −128 and 127), deep enough (3 × 3 × 256)
+    /// that the pair products of `.avx2` (`vpmaddwd`) and the 32-bit sums run at their
+    /// largest. Every layout, unsigned and signed rows.
+    func testExtremeActivationsAndWeightsMatchReference() {
+        let rows = 6, columns = 17
+        for signed in [false, true] {
+            let bytes: [UInt8] = signed ? [0x80, 0x7F] : [0, 255]
+            for depth in [2, 255, 2304] {
+                for (byte, zeroPoint) in [(bytes[1], signed ? Int32(-128) : 0), (bytes[0], signed ? 127 : 255)] {
+                    for extreme: Int32 in [255, -255, 127, -128] {
+                        let a = [UInt8](repeating: byte, count: rows * depth)
+                        let weight = { (n: Int, k: Int) -> Int32 in n % 2 == 0 ? extreme : (k % 3 == 0 ? -extreme : extreme) }
+                        let expected = IntegerGEMM.reference(a, rows: rows, rowStride: depth, columns: columns, depth: depth,
+                                                             activationZeroPoint: zeroPoint, signedActivations: signed,
+                                                             weight: weight, bias: { _ in 7 })
+                        for layout in IntegerGEMM.Layout.allCases {
+                            let gemm = IntegerGEMM(columns: columns, depth: depth, activationZeroPoint: zeroPoint, signedActivations: signed,
+                                                   layout: layout, weight: weight, bias: { _ in 7 })
+                            XCTAssertEqual(accumulators(gemm, a, rows: rows, rowStride: depth), expected,
+                                           "\(gemm.layout): byte \(byte), zero point \(zeroPoint), weight \(extreme), depth \(depth)")
+                        }
+                    }
+                }
+            }
+        }
+    }
+
     private func accumulators(_ gemm: IntegerGEMM, _ a: UnsafePointer<UInt8>, rows: Int, rowStride: Int) -> [Int32] {
         var actual = [Int32](repeating: -1, count: rows * gemm.columns)
         actual.withUnsafeMutableBufferPointer { out in

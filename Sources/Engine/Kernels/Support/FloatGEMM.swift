@@ -19,6 +19,8 @@
 ///   `vfmadd231ps zmm` (or the broadcast folded into the FMA as `(mem){1to16}`), unrolled twice,
 ///   every accumulator in a register, no calls or spills. The tile is clamped with `vmaxps`/`vminps`
 ///   and stored once. 7 × 16 (7 accumulators) and 7 × 8 (`SIMD8`, `ymm`) kernels take the last blocks.
+///   AVX2 without AVX-512 (16 `ymm`) has 16-column blocks only and computes them in 6 × 16 tiles
+///   (`tile6x16`, 12 accumulators), so there `tileRows` is 6.
 /// - **Edges.** A tile with fewer than 7 rows points its missing rows at its last row, so they
 ///   recompute and store identical values. A block that overhangs `n` (only when `n` is not a
 ///   multiple of 8) is computed into a small stack buffer and its valid columns copied out.
@@ -33,15 +35,21 @@ enum FloatGEMM {
     typealias Lanes = SIMD16<Float>
     typealias Half = SIMD8<Float>
     /// Rows of `C` per micro-kernel call. Seven divides MobileNet exactly (every layer has a
-    /// multiple of 7² pixels), where eight wasted an eighth of the work at 7 × 7.
+    /// multiple of 7² pixels), where eight wasted an eighth of the work at 7 × 7. AVX2 without
+    /// AVX-512 has 16 vector registers, where 7 × 16 spills and 6 × 16 fits (`tile6x16`).
+    #if SWIFTLITE_AVX2 && !SWIFTLITE_AVX512
+    static let tileRows = 6
+    #else
     static let tileRows = 7
+    #endif
     /// Target size of one chunk of `A`'s rows.
     static let chunkBytes = 128 * 1024
 
     /// Width of the block of `W` that starts `remaining` columns before the end: 32 while more than
     /// 24 columns remain, then 16, then 8 (so 24 columns are a 16-block and an 8-block). Without
     /// AVX-512's 32 registers the 14 accumulators of a 7 × 32 tile (28 `ymm` on AVX2, 56 `q` on
-    /// NEON) spill in every step, so there blocks are 16 wide (7 × 16: 14 `ymm`) until the last 8.
+    /// NEON) spill in every step, so there blocks are 16 wide (7 × 16: 14 `ymm`; on AVX2 6 × 16, see
+    /// `tile6x16`) until the last 8.
     @inline(always)
     static func blockWidth(remaining: Int) -> Int {
         #if SWIFTLITE_AVX512
@@ -126,8 +134,14 @@ enum FloatGEMM {
                         switch width {
                         case 32: tile7x32(rows: rows, runs: runs, a: a + row * lda, lda: lda, packed: packed, bias: bias,
                                           lower: lower, upper: upper, c: target, ldc: targetStride)
-                        case 16: tile7x16(rows: rows, runs: runs, a: a + row * lda, lda: lda, packed: packed, bias: bias,
-                                          lower: lower, upper: upper, c: target, ldc: targetStride)
+                        case 16:
+                            #if SWIFTLITE_AVX2 && !SWIFTLITE_AVX512
+                            tile6x16(rows: rows, runs: runs, a: a + row * lda, lda: lda, packed: packed, bias: bias,
+                                     lower: lower, upper: upper, c: target, ldc: targetStride)
+                            #else
+                            tile7x16(rows: rows, runs: runs, a: a + row * lda, lda: lda, packed: packed, bias: bias,
+                                     lower: lower, upper: upper, c: target, ldc: targetStride)
+                            #endif
                         default: tile7x8(rows: rows, runs: runs, a: a + row * lda, lda: lda, packed: packed, bias: bias,
                                          lower: lower, upper: upper, c: target, ldc: targetStride)
                         }
@@ -249,6 +263,88 @@ enum FloatGEMM {
         UnsafeMutableRawPointer(r5).storeBytes(of: clamp(c5, lower, upper), as: Lanes.self)
         UnsafeMutableRawPointer(r6).storeBytes(of: clamp(c6, lower, upper), as: Lanes.self)
     }
+
+    #if SWIFTLITE_AVX2 && !SWIFTLITE_AVX512
+    /// The AVX2 kernel for a 16-column block: 6 rows (`tileRows`), or 4 when at most 4 remain.
+    ///
+    /// With 16 `ymm`, 7 × 16 needs 14 accumulators, two weight vectors and a broadcast: LLVM
+    /// spilled two accumulators and moved the rest through `vmovaps` chains, about 30 moves
+    /// per step of 14 FMAs. A 4-row band and a 3-row band fit, but the 3-row band's 6
+    /// accumulators cannot hide the FMA latency (4 cycles at 2 per cycle wants 8 chains in flight).
+    /// 6 × 16 keeps 12 chains and 15 registers. Every value of `C` is still `bias + Σ_p` in
+    /// order, one FMA per `p`, so the results do not depend on the tile shape.
+    @inline(never)
+    static func tile6x16(rows: Int, runs: Runs, a: UnsafePointer<Float>, lda: Int, packed: UnsafeRawPointer,
+                         bias: UnsafeRawPointer, lower: Float, upper: Float, c: UnsafeMutablePointer<Float>, ldc: Int) {
+        if rows > 4 {
+            band16(6, rows: rows, runs: runs, a: a, lda: lda, packed: packed, bias: bias, lower: lower, upper: upper, c: c, ldc: ldc)
+        } else {
+            band4x16(rows: rows, runs: runs, a: a, lda: lda, packed: packed, bias: bias, lower: lower, upper: upper, c: c, ldc: ldc)
+        }
+    }
+
+    /// A tile of at most 4 rows (`tile6x16`'s last ones).
+    @inline(never)
+    static func band4x16(rows: Int, runs: Runs, a: UnsafePointer<Float>, lda: Int, packed: UnsafeRawPointer,
+                         bias: UnsafeRawPointer, lower: Float, upper: Float, c: UnsafeMutablePointer<Float>, ldc: Int) {
+        band16(4, rows: rows, runs: runs, a: a, lda: lda, packed: packed, bias: bias, lower: lower, upper: upper, c: c, ldc: ldc)
+    }
+
+    /// `count` (4 or 6, a constant where inlined) rows × 16 columns in `Half` (`ymm`) vectors:
+    /// `2 · count` accumulators, two weight vectors and one broadcast, at most 15 of the 16
+    /// registers, so the loop is loads, `vbroadcastss` and `vfmadd231ps` only. Per `p`, 2 weight
+    /// loads and `count` broadcasts feed `2 · count` FMAs. Rows past `rows` (1 ... count)
+    /// repeat the last row.
+    @inline(always)
+    static func band16(_ count: Int, rows: Int, runs: Runs, a: UnsafePointer<Float>, lda: Int, packed: UnsafeRawPointer,
+                       bias: UnsafeRawPointer, lower: Float, upper: Float, c: UnsafeMutablePointer<Float>, ldc: Int) {
+        let a0 = a, a1 = rows > 1 ? a0 + lda : a0, a2 = rows > 2 ? a1 + lda : a1, a3 = rows > 3 ? a2 + lda : a2
+        let a4 = rows > 4 ? a3 + lda : a3, a5 = rows > 5 ? a4 + lda : a4
+        let bias0 = bias.loadUnaligned(as: Half.self), bias1 = bias.loadUnaligned(fromByteOffset: 32, as: Half.self)
+        var c00 = bias0, c01 = bias1, c10 = bias0, c11 = bias1, c20 = bias0, c21 = bias1, c30 = bias0, c31 = bias1
+        var c40 = bias0, c41 = bias1, c50 = bias0, c51 = bias1
+        var w = packed
+        @inline(always)
+        func accumulate(_ start: Int, _ end: Int) {
+            for p in start ..< end {
+                let w0 = w.loadUnaligned(as: Half.self), w1 = w.loadUnaligned(fromByteOffset: 32, as: Half.self)
+                w += 64
+                let x0 = Half(repeating: a0[p]), x1 = Half(repeating: a1[p])
+                c00 = c00.addingProduct(x0, w0); c01 = c01.addingProduct(x0, w1)
+                c10 = c10.addingProduct(x1, w0); c11 = c11.addingProduct(x1, w1)
+                let x2 = Half(repeating: a2[p]), x3 = Half(repeating: a3[p])
+                c20 = c20.addingProduct(x2, w0); c21 = c21.addingProduct(x2, w1)
+                c30 = c30.addingProduct(x3, w0); c31 = c31.addingProduct(x3, w1)
+                if count > 4 {
+                    let x4 = Half(repeating: a4[p]), x5 = Half(repeating: a5[p])
+                    c40 = c40.addingProduct(x4, w0); c41 = c41.addingProduct(x4, w1)
+                    c50 = c50.addingProduct(x5, w0); c51 = c51.addingProduct(x5, w1)
+                }
+            }
+        }
+        if runs.count == 1 {
+            accumulate(0, runs.length)
+        } else {
+            for run in 0 ..< runs.count { accumulate(run * runs.stride, run * runs.stride + runs.length) }
+        }
+        let r0 = c, r1 = rows > 1 ? r0 + ldc : r0, r2 = rows > 2 ? r1 + ldc : r1, r3 = rows > 3 ? r2 + ldc : r2
+        let r4 = rows > 4 ? r3 + ldc : r3, r5 = rows > 5 ? r4 + ldc : r4
+        UnsafeMutableRawPointer(r0).storeBytes(of: clamp(c00, lower, upper), as: Half.self)
+        UnsafeMutableRawPointer(r0 + 8).storeBytes(of: clamp(c01, lower, upper), as: Half.self)
+        UnsafeMutableRawPointer(r1).storeBytes(of: clamp(c10, lower, upper), as: Half.self)
+        UnsafeMutableRawPointer(r1 + 8).storeBytes(of: clamp(c11, lower, upper), as: Half.self)
+        UnsafeMutableRawPointer(r2).storeBytes(of: clamp(c20, lower, upper), as: Half.self)
+        UnsafeMutableRawPointer(r2 + 8).storeBytes(of: clamp(c21, lower, upper), as: Half.self)
+        UnsafeMutableRawPointer(r3).storeBytes(of: clamp(c30, lower, upper), as: Half.self)
+        UnsafeMutableRawPointer(r3 + 8).storeBytes(of: clamp(c31, lower, upper), as: Half.self)
+        if count > 4 {
+            UnsafeMutableRawPointer(r4).storeBytes(of: clamp(c40, lower, upper), as: Half.self)
+            UnsafeMutableRawPointer(r4 + 8).storeBytes(of: clamp(c41, lower, upper), as: Half.self)
+            UnsafeMutableRawPointer(r5).storeBytes(of: clamp(c50, lower, upper), as: Half.self)
+            UnsafeMutableRawPointer(r5 + 8).storeBytes(of: clamp(c51, lower, upper), as: Half.self)
+        }
+    }
+    #endif
 
     /// The 7 × 8 micro-kernel (`SIMD8`, half-width registers), for an 8-column block.
     @inline(never)
