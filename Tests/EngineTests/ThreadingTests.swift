@@ -190,6 +190,45 @@ extension ThreadingTests {
     }
 }
 
+extension ThreadingTests {
+    /// Thread `i` owns the `i`-th contiguous run of a job's tasks and takes them from the front;
+    /// others take them from the back. Whoever was scheduled when, the tasks its owner ran are a
+    /// prefix of each run and the stolen ones the rest of it.
+    func testThreadsTakeTheirOwnRunFromTheFrontAndOthersFromTheBack() {
+        let threads = 3
+        let pool = WorkerPool(threadCount: threads, minimumWork: 0)
+        defer { pool.shutdown() }
+        let ranWith = UnsafeMutablePointer<Int>.allocate(capacity: 64)
+        defer { ranWith.deallocate() }
+        for dispatch in 0 ..< 3000 {
+            let tasks = 2 + dispatch % 40
+            ranWith.initialize(repeating: -1, count: 64)
+            pool.run(tasks: tasks, RecordingJob(ranWith: ranWith, spin: dispatch % 2 == 0 ? 0 : 2000))
+            for owner in 0 ..< threads {
+                let run = Array(owner * tasks / threads ..< (owner + 1) * tasks / threads)
+                let byOwner = run.map { ranWith[$0] == owner }
+                guard !byOwner.isEmpty else { continue }
+                let firstStolen = byOwner.firstIndex(of: false) ?? byOwner.count
+                guard byOwner[firstStolen...].allSatisfy({ !$0 }), run.allSatisfy({ ranWith[$0] >= 0 }) else {
+                    return XCTFail("dispatch \(dispatch), run of thread \(owner) \(run): workers \(run.map { ranWith[$0] })")
+                }
+            }
+        }
+    }
+}
+
+/// Records which worker ran each task, after spinning a while (to let other threads steal).
+private struct RecordingJob: PoolJob {
+    let ranWith: UnsafeMutablePointer<Int>
+    let spin: Int
+
+    func run(task: Int, worker: Int) {
+        var x = 0
+        for i in 0 ..< spin { x &+= i &* i }
+        ranWith[task] = worker + (x == -1 ? 1 : 0)
+    }
+}
+
 /// Counts each task and checks that no worker index runs two tasks at once.
 private struct CountingJob: PoolJob {
     let counts: UnsafeMutablePointer<Int>
