@@ -93,8 +93,10 @@ final class QuantizedDepthwise3x3Tests: XCTestCase {
             let bias = op.bias(4 * multiplier, input: input, filter: filter)
             let options = DepthwiseConv2DOptions(padding: .same, strideWidth: 1, strideHeight: 1, dilationWidth: 1,
                                                  dilationHeight: 1, depthMultiplier: multiplier, activation: .none)
-            let kernel = try prepare(input: input, filter: filter, bias: bias, output: op.output(), options: options).kernel
-            return String(describing: Swift.type(of: kernel))
+            let prepared = try PreparedQuantizedOperator(.depthwiseConv2D, .depthwiseConv2D(options), inputs: [input, filter, bias],
+                                                         output: op.output())
+            defer { prepared.deallocate() }
+            return String(describing: Swift.type(of: prepared.kernel))
         }
         let fast = try kernelName(type: .int8, multiplier: 1, k: 3)
         XCTAssertEqual(fast, DepthwiseConv2D.buildsInt8Filter3x3 ? "DepthwiseConv2DInt8Filter3x3" : "DepthwiseConv2DQuantized")
@@ -105,55 +107,16 @@ final class QuantizedDepthwise3x3Tests: XCTestCase {
 
     // MARK: Helpers
 
-    private func prepare(input: QuantizedOperand, filter: QuantizedOperand, bias: QuantizedOperand, output: QuantizedOperand,
-                         options: DepthwiseConv2DOptions) throws -> (kernel: any Kernel, context: PrepareContext, constants: [UnsafeMutableRawPointer]) {
-        var tensors = [TensorDescriptor]()
-        var constants = [UnsafeMutableRawPointer]()
-        for (i, operand) in [input, filter, bias, output].enumerated() {
-            var constant: ConstantData?
-            if i == 1 || i == 2 {
-                let p = UnsafeMutableRawPointer.allocate(byteCount: operand.bytes.count, alignment: 64)
-                p.copyMemory(from: operand.bytes, byteCount: operand.bytes.count)
-                constants.append(p)
-                constant = ConstantData(bytes: UnsafeRawBufferPointer(start: p, count: operand.bytes.count))
-            }
-            let q = QuantizationParameters(scales: operand.scales, zeroPoints: operand.zeroPoints, quantizedDimension: operand.dimension)
-            tensors.append(TensorDescriptor(index: i, name: "t\(i)", dataType: operand.type, shape: operand.shape, shapeSignature: nil,
-                                            quantization: q, isVariable: false, constantData: constant))
-        }
-        let node = Node(index: 0, op: .depthwiseConv2D, customName: nil, version: 1, inputs: [0, 1, 2], outputs: [3],
-                        options: .depthwiseConv2D(options), customOptions: nil)
-        var context = PrepareContext(node: node, tensors: tensors)
-        do {
-            let kernel = try DepthwiseConv2D.prepare(&context)
-            return (kernel, context, constants)
-        } catch {
-            constants.forEach { $0.deallocate() }
-            throw error
-        }
-    }
-
     /// The micro-kernel's output with each batch cut into random tiles (rows in parts of 1–3,
     /// channels in parts of 16–48), run in random order by three workers with separate scratch;
     /// other kernels run whole.
     private func runSplit(input: QuantizedOperand, filter: QuantizedOperand, bias: QuantizedOperand, output: QuantizedOperand,
                           options: DepthwiseConv2DOptions, rng: inout KernelTestRandom) throws -> [UInt8] {
-        let (kernel, context, constants) = try prepare(input: input, filter: filter, bias: bias, output: output, options: options)
-        defer { constants.forEach { $0.deallocate() } }
-        let shape = context.tensors[3].shape
-        let count = shape.reduce(1, *)
-        let workers = 3, stride = (context.workerScratchBytes + 63) / 64 * 64
-        let inputMemory = UnsafeMutableRawPointer.allocate(byteCount: max(input.bytes.count, 1), alignment: 64)
-        let outputMemory = UnsafeMutableRawPointer.allocate(byteCount: count, alignment: 64)
-        let scratch = UnsafeMutableRawPointer.allocate(byteCount: max(context.scratchBytes, 1), alignment: 64)
-        let workerScratch = UnsafeMutableRawPointer.allocate(byteCount: max(workers * stride, 1), alignment: 64)
-        defer { [inputMemory, outputMemory, scratch, workerScratch].forEach { $0.deallocate() } }
-        inputMemory.copyMemory(from: input.bytes, byteCount: input.bytes.count)
-        outputMemory.initializeMemory(as: UInt8.self, repeating: 0xEE, count: count)
-        let addresses = [inputMemory, constants[0], constants[1], outputMemory]
-        addresses.withUnsafeBufferPointer { pointers in
-            let memory = TensorMemory(addresses: pointers.baseAddress!, scratch: scratch, workerScratch: workerScratch,
-                                      workerScratchStride: stride, pool: .callingThread)
+        let prepared = try PreparedQuantizedOperator(.depthwiseConv2D, .depthwiseConv2D(options), inputs: [input, filter, bias],
+                                                     output: output)
+        defer { prepared.deallocate() }
+        let kernel = prepared.kernel, shape = prepared.outputShape, workers = PreparedQuantizedOperator.workers
+        return prepared.run { memory in
             #if SWIFTLITE_AVX512VNNI || SWIFTLITE_AVX2
             guard let tiled = kernel as? DepthwiseConv2DInt8Filter3x3 else {
                 kernel.eval(memory)
@@ -182,7 +145,6 @@ final class QuantizedDepthwise3x3Tests: XCTestCase {
             kernel.eval(memory)
             #endif
         }
-        return Array(UnsafeBufferPointer(start: outputMemory.assumingMemoryBound(to: UInt8.self), count: count))
     }
 
     /// `DepthwiseConvPerChannel` with multiplier 1, one output at a time.

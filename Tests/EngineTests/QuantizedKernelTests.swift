@@ -336,58 +336,8 @@ final class QuantizedOperatorHarness {
     }
 
     func run(_ op: BuiltinOperator, _ options: OperatorOptions, inputs: [QuantizedOperand], output: QuantizedOperand) throws -> (bytes: [UInt8], shape: [Int]) {
-        let operands = inputs + [output]
-        var storage = [UnsafeMutableRawPointer]()
-        defer { storage.forEach { $0.deallocate() } }
-        func memory(_ bytes: Int) -> UnsafeMutableRawPointer {
-            let p = UnsafeMutableRawPointer.allocate(byteCount: max(bytes, 1), alignment: 64)
-            storage.append(p)
-            return p
-        }
-        var tensors = [TensorDescriptor]()
-        for (i, operand) in operands.enumerated() {
-            var constant: ConstantData?
-            if i > 0, i < inputs.count {
-                let p = memory(operand.bytes.count)
-                p.copyMemory(from: operand.bytes, byteCount: operand.bytes.count)
-                constant = ConstantData(bytes: UnsafeRawBufferPointer(start: p, count: operand.bytes.count))
-            }
-            let q = QuantizationParameters(scales: operand.scales, zeroPoints: operand.zeroPoints, quantizedDimension: operand.dimension)
-            tensors.append(TensorDescriptor(index: i, name: "t\(i)", dataType: operand.type, shape: operand.shape, shapeSignature: nil,
-                                            quantization: q, isVariable: false, constantData: constant))
-        }
-        let node = Node(index: 0, op: op, customName: nil, version: 1, inputs: Array(0 ..< inputs.count),
-                        outputs: [inputs.count], options: options, customOptions: nil)
-        var context = PrepareContext(node: node, tensors: tensors)
-        let prepare: (inout PrepareContext) throws(ModelError) -> any Kernel
-        switch op {
-        case .conv2D: prepare = Conv2D.prepare
-        case .depthwiseConv2D: prepare = DepthwiseConv2D.prepare
-        default: prepare = FullyConnected.prepare
-        }
-        let kernel = try prepare(&context)
-        let outputShape = context.tensors[inputs.count].shape
-        let outputCount = outputShape.reduce(1, *)
-        var addresses = [UnsafeMutableRawPointer]()
-        for (i, operand) in operands.enumerated() {
-            if let constant = tensors[i].constantData {
-                addresses.append(UnsafeMutableRawPointer(mutating: constant.bytes.baseAddress!))
-            } else if i == 0 {
-                let p = memory(operand.bytes.count)
-                p.copyMemory(from: operand.bytes, byteCount: operand.bytes.count)
-                addresses.append(p)
-            } else {
-                let p = memory(outputCount)
-                p.initializeMemory(as: UInt8.self, repeating: 0xEE, count: outputCount)
-                addresses.append(p)
-            }
-        }
-        let scratch = memory(context.scratchBytes), workerScratch = memory(context.workerScratchBytes)
-        addresses.withUnsafeBufferPointer {
-            kernel.eval(TensorMemory(addresses: $0.baseAddress!, scratch: scratch, workerScratch: workerScratch,
-                                     workerScratchStride: 0, pool: .callingThread))
-        }
-        let out = addresses[inputs.count].assumingMemoryBound(to: UInt8.self)
-        return (Array(UnsafeBufferPointer(start: out, count: outputCount)), outputShape)
+        let prepared = try PreparedQuantizedOperator(op, options, inputs: inputs, output: output)
+        defer { prepared.deallocate() }
+        return (prepared.run { prepared.kernel.eval($0) }, prepared.outputShape)
     }
 }

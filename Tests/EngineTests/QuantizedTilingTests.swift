@@ -56,7 +56,7 @@ final class QuantizedTilingTests: XCTestCase {
                 let bias = op.bias(cout, input: input, filter: filter)
                 let options = Conv2DOptions(padding: .same, strideWidth: stride, strideHeight: stride,
                                             dilationWidth: 1, dilationHeight: 1, activation: .relu6)
-                let prepared = try Prepared(.conv2D, .conv2D(options), inputs: [input, filter, bias], output: op.output())
+                let prepared = try PreparedQuantizedOperator(.conv2D, .conv2D(options), inputs: [input, filter, bias], output: op.output())
                 defer { prepared.deallocate() }
                 let kernel = try XCTUnwrap(prepared.kernel as? Conv2DQuantized, "\(Swift.type(of: prepared.kernel))")
                 let whole = prepared.run { kernel.eval($0) }
@@ -68,7 +68,7 @@ final class QuantizedTilingTests: XCTestCase {
                     let tiled = prepared.run { memory in
                         for (i, t) in tiles.enumerated() {
                             let (rows, columns) = grid.tile(t)
-                            kernel.convolve(rows: rows, columns: columns, worker: i % Prepared.workers, memory: memory)
+                            kernel.convolve(rows: rows, columns: columns, worker: i % PreparedQuantizedOperator.workers, memory: memory)
                         }
                     }
                     XCTAssertEqual(tiled, whole, "\(type) \(k)×\(k)/\(stride) \(cin)→\(cout) grid \(grid.rows.parts)×\(grid.columns.parts)")
@@ -87,7 +87,7 @@ final class QuantizedTilingTests: XCTestCase {
                 let weights = op.weights([units, depth], perChannel: type == .int8, dimension: 0)
                 let bias = op.bias(units, input: input, filter: weights)
                 let options = FullyConnectedOptions(activation: .relu, weightsFormat: 0, keepNumDims: false)
-                let prepared = try Prepared(.fullyConnected, .fullyConnected(options), inputs: [input, weights, bias], output: op.output())
+                let prepared = try PreparedQuantizedOperator(.fullyConnected, .fullyConnected(options), inputs: [input, weights, bias], output: op.output())
                 defer { prepared.deallocate() }
                 let kernel = try XCTUnwrap(prepared.kernel as? FullyConnectedQuantized, "\(Swift.type(of: prepared.kernel))")
                 let whole = prepared.run { kernel.eval($0) }
@@ -98,7 +98,7 @@ final class QuantizedTilingTests: XCTestCase {
                     let tiled = prepared.run { memory in
                         for (i, t) in tiles.enumerated() {
                             let (rows, columns) = grid.tile(t)
-                            kernel.multiply(batches: rows, units: columns, worker: i % Prepared.workers, memory: memory)
+                            kernel.multiply(batches: rows, units: columns, worker: i % PreparedQuantizedOperator.workers, memory: memory)
                         }
                     }
                     XCTAssertEqual(tiled, whole, "\(type) \(batches)×\(depth)→\(units) grid \(grid.rows.parts)×\(grid.columns.parts)")
@@ -120,7 +120,7 @@ final class QuantizedTilingTests: XCTestCase {
             let filter = op.weights([cout, k, k, input[3]], perChannel: true, dimension: 0)
             let options = Conv2DOptions(padding: .same, strideWidth: stride, strideHeight: stride,
                                         dilationWidth: 1, dilationHeight: 1, activation: .relu6)
-            let prepared = try Prepared(.conv2D, .conv2D(options), inputs: [x, filter, op.bias(cout, input: x, filter: filter)],
+            let prepared = try PreparedQuantizedOperator(.conv2D, .conv2D(options), inputs: [x, filter, op.bias(cout, input: x, filter: filter)],
                                         output: op.output())
             defer { prepared.deallocate() }
             return try XCTUnwrap(prepared.kernel as? Conv2DQuantized).grid(tasks: 8, threadCount: 2)
@@ -141,69 +141,10 @@ final class QuantizedTilingTests: XCTestCase {
         let x = op.activation([1, 1280])
         let weights = op.weights([1001, 1280], perChannel: false, dimension: 0)
         let options = FullyConnectedOptions(activation: .none, weightsFormat: 0, keepNumDims: false)
-        let prepared = try Prepared(.fullyConnected, .fullyConnected(options), inputs: [x, weights, op.bias(1001, input: x, filter: weights)],
+        let prepared = try PreparedQuantizedOperator(.fullyConnected, .fullyConnected(options), inputs: [x, weights, op.bias(1001, input: x, filter: weights)],
                                     output: op.output())
         defer { prepared.deallocate() }
         let classifier = try XCTUnwrap(prepared.kernel as? FullyConnectedQuantized).grid(tasks: 8)
         XCTAssertGreaterThan(classifier.columns.parts, 1)
-    }
-
-    /// One operator prepared by the engine's own `prepare` on constant memory of its own, run on
-    /// fresh tensor memory with separate scratch for each of `workers` workers.
-    private final class Prepared {
-        static let workers = 3
-        let kernel: any Kernel
-        let context: PrepareContext
-        let input: QuantizedOperand
-        private var constants = [UnsafeMutableRawPointer]()
-
-        init(_ op: BuiltinOperator, _ options: OperatorOptions, inputs: [QuantizedOperand], output: QuantizedOperand) throws {
-            var tensors = [TensorDescriptor]()
-            for (i, operand) in (inputs + [output]).enumerated() {
-                var constant: ConstantData?
-                if i > 0, i < inputs.count {
-                    let p = UnsafeMutableRawPointer.allocate(byteCount: max(operand.bytes.count, 1), alignment: 64)
-                    p.copyMemory(from: operand.bytes, byteCount: operand.bytes.count)
-                    constants.append(p)
-                    constant = ConstantData(bytes: UnsafeRawBufferPointer(start: p, count: operand.bytes.count))
-                }
-                let q = QuantizationParameters(scales: operand.scales, zeroPoints: operand.zeroPoints, quantizedDimension: operand.dimension)
-                tensors.append(TensorDescriptor(index: i, name: "t\(i)", dataType: operand.type, shape: operand.shape, shapeSignature: nil,
-                                                quantization: q, isVariable: false, constantData: constant))
-            }
-            let node = Node(index: 0, op: op, customName: nil, version: 1, inputs: Array(0 ..< inputs.count),
-                            outputs: [inputs.count], options: options, customOptions: nil)
-            var context = PrepareContext(node: node, tensors: tensors)
-            do {
-                kernel = try op == .conv2D ? Conv2D.prepare(&context) : FullyConnected.prepare(&context)
-            } catch {
-                constants.forEach { $0.deallocate() }
-                throw error
-            }
-            self.context = context
-            self.input = inputs[0]
-        }
-
-        func deallocate() { constants.forEach { $0.deallocate() } }
-
-        /// The output bytes after `body` ran on fresh memory (output prefilled with 0xEE).
-        func run(_ body: (TensorMemory) -> Void) -> [UInt8] {
-            let outputIndex = context.tensors.count - 1
-            let count = context.tensors[outputIndex].shape.reduce(1, *)
-            let stride = (context.workerScratchBytes + 63) / 64 * 64
-            let inputMemory = UnsafeMutableRawPointer.allocate(byteCount: max(input.bytes.count, 1), alignment: 64)
-            let outputMemory = UnsafeMutableRawPointer.allocate(byteCount: max(count, 1), alignment: 64)
-            let scratch = UnsafeMutableRawPointer.allocate(byteCount: max(context.scratchBytes, 1), alignment: 64)
-            let workerScratch = UnsafeMutableRawPointer.allocate(byteCount: max(Self.workers * stride, 1), alignment: 64)
-            defer { [inputMemory, outputMemory, scratch, workerScratch].forEach { $0.deallocate() } }
-            inputMemory.copyMemory(from: input.bytes, byteCount: input.bytes.count)
-            outputMemory.initializeMemory(as: UInt8.self, repeating: 0xEE, count: count)
-            let addresses = [inputMemory] + constants + [outputMemory]
-            addresses.withUnsafeBufferPointer { pointers in
-                body(TensorMemory(addresses: pointers.baseAddress!, scratch: scratch, workerScratch: workerScratch,
-                                  workerScratchStride: stride, pool: .callingThread))
-            }
-            return Array(UnsafeBufferPointer(start: outputMemory.assumingMemoryBound(to: UInt8.self), count: count))
-        }
     }
 }
