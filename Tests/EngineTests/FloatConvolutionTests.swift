@@ -54,13 +54,8 @@ final class FloatConvolutionTests: XCTestCase {
     private func checkDepthwise(input: (Int, Int), channels: Int, filter: (Int, Int) = (3, 3), stride: (Int, Int),
                                 dilation: (Int, Int) = (1, 1), padding: Padding,
                                 file: StaticString = #filePath, line: UInt = #line) {
-        let rows = WindowGeometry(padding: padding, input: input.0, filter: filter.0, stride: stride.0, dilation: dilation.0)
-        let cols = WindowGeometry(padding: padding, input: input.1, filter: filter.1, stride: stride.1, dilation: dilation.1)
-        let g = DepthwiseConv2D.Geometry(
-            batches: 1, inputHeight: input.0, inputWidth: input.1, inputChannels: channels,
-            outputHeight: rows.outputSize, outputWidth: cols.outputSize, outputChannels: channels, depthMultiplier: 1,
-            filterHeight: filter.0, filterWidth: filter.1, strideHeight: stride.0, strideWidth: stride.1,
-            dilationHeight: dilation.0, dilationWidth: dilation.1, padTop: rows.paddingBefore, padLeft: cols.paddingBefore)
+        let g = DepthwiseConv2D.Geometry.oneImage(input: input, channels: channels, filter: filter, stride: stride,
+                                                  dilation: dilation, padding: padding)
         var values = SeededFloats(state: UInt64(input.0 * 100 + input.1 * 10 + channels))
         let source = values.array(input.0 * input.1 * channels)
         let weights = values.array(filter.0 * filter.1 * channels), bias = values.array(channels)
@@ -91,5 +86,20 @@ final class FloatConvolutionTests: XCTestCase {
         checkDepthwise(input: (8, 9), channels: 24, filter: (3, 3), stride: (1, 1), dilation: (2, 2), padding: .same)
         checkDepthwise(input: (6, 10), channels: 17, filter: (1, 3), stride: (1, 2), padding: .valid)
         checkDepthwise(input: (1, 1), channels: 16, stride: (1, 1), padding: .same)
+    }
+}
+
+extension DepthwiseConv2D.Geometry {
+    /// One image of `input` (height, width) pixels, multiplier 1, the output size and padding as
+    /// TFLite computes them for `padding`.
+    static func oneImage(input: (Int, Int), channels: Int, filter: (Int, Int), stride: (Int, Int), dilation: (Int, Int),
+                         padding: Padding) -> DepthwiseConv2D.Geometry {
+        let rows = WindowGeometry(padding: padding, input: input.0, filter: filter.0, stride: stride.0, dilation: dilation.0)
+        let cols = WindowGeometry(padding: padding, input: input.1, filter: filter.1, stride: stride.1, dilation: dilation.1)
+        return DepthwiseConv2D.Geometry(
+            batches: 1, inputHeight: input.0, inputWidth: input.1, inputChannels: channels,
+            outputHeight: rows.outputSize, outputWidth: cols.outputSize, outputChannels: channels, depthMultiplier: 1,
+            filterHeight: filter.0, filterWidth: filter.1, strideHeight: stride.0, strideWidth: stride.1,
+            dilationHeight: dilation.0, dilationWidth: dilation.1, padTop: rows.paddingBefore, padLeft: cols.paddingBefore)
     }
 }

@@ -1,20 +1,13 @@
 import XCTest
 @testable import Engine
+import TestSupport
 
 /// The two-way splits the float convolutions give their threads (`TileGrid`): every tile grid
 /// covers the output once, and a convolution computed tile by tile is byte-identical to the
 /// whole; the general depthwise path (EfficientNet's 5×5) is byte-identical to the pixel-at-a-time
 /// path it replaces and close to the scalar reference.
 final class FloatTilingTests: XCTestCase {
-    /// A deterministic generator of values in [-1, 1).
-    private struct Values {
-        var state: UInt64
-        mutating func next() -> Float {
-            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-            return Float(state >> 40) / Float(1 << 23) - 1
-        }
-        mutating func array(_ count: Int) -> [Float] { (0 ..< count).map { _ in next() } }
-    }
+    private typealias Values = SeededFloats
 
     private func bits(_ values: [Float]) -> [UInt32] { values.map(\.bitPattern) }
 
@@ -71,13 +64,8 @@ final class FloatTilingTests: XCTestCase {
 
     private func depthwise(input: (Int, Int), channels: Int, filter: (Int, Int), stride: (Int, Int), dilation: (Int, Int) = (1, 1),
                            padding: Padding, seed: UInt64) -> (DepthwiseConv2DFloat32, [Float]) {
-        let rows = WindowGeometry(padding: padding, input: input.0, filter: filter.0, stride: stride.0, dilation: dilation.0)
-        let cols = WindowGeometry(padding: padding, input: input.1, filter: filter.1, stride: stride.1, dilation: dilation.1)
-        let g = DepthwiseConv2D.Geometry(
-            batches: 1, inputHeight: input.0, inputWidth: input.1, inputChannels: channels,
-            outputHeight: rows.outputSize, outputWidth: cols.outputSize, outputChannels: channels, depthMultiplier: 1,
-            filterHeight: filter.0, filterWidth: filter.1, strideHeight: stride.0, strideWidth: stride.1,
-            dilationHeight: dilation.0, dilationWidth: dilation.1, padTop: rows.paddingBefore, padLeft: cols.paddingBefore)
+        let g = DepthwiseConv2D.Geometry.oneImage(input: input, channels: channels, filter: filter, stride: stride,
+                                                  dilation: dilation, padding: padding)
         var values = Values(state: seed)
         let source = values.array(input.0 * input.1 * channels)
         let weights = values.array(filter.0 * filter.1 * channels), bias = values.array(channels)
