@@ -139,7 +139,7 @@ final class QuantizedDepthwise3x3Tests: XCTestCase {
             }
             tiles.shuffle(using: &rng)
             for (i, tile) in tiles.enumerated() {
-                tiled.evalTile(rows: tile.rows, channels: tile.channels, batch: tile.batch, worker: i % workers, memory: memory)
+                tiled.evalTile(rows: tile.rows, columns: tile.channels, step: tile.batch, worker: i % workers, memory: memory)
             }
             #else
             kernel.eval(memory)

@@ -24,7 +24,7 @@ extension Conv2D {
 /// own), each patch padded to a multiple of 4 bytes (whole `vpdpbusd` groups; the extra taps have
 /// zero weights). Padding is filled with the input zero point, which contributes exactly
 /// nothing, as the reference's skipped taps do.
-struct Conv2DQuantized: PartitionedKernel {
+struct Conv2DQuantized: TiledKernel {
     let geometry: Conv2D.Geometry
     let input: Int, output: Int
     /// The input zero point as a raw byte of the input tensor.
@@ -81,7 +81,7 @@ struct Conv2DQuantized: PartitionedKernel {
     }
 
     func eval(_ memory: TensorMemory) {
-        memory.parallelize(self, count: grid(memory).count, work: work)
+        memory.parallelize(self, grid: grid(memory))
     }
 
     /// Multiply-adds of the whole convolution.
@@ -90,7 +90,7 @@ struct Conv2DQuantized: PartitionedKernel {
         return g.batches * g.outputHeight * g.outputWidth * g.outputChannels * g.patchSize
     }
 
-    /// The tiles the threads take (the same grid in `eval` and in every `evalPart`): blocks of
+    /// The tiles the threads take: blocks of
     /// output pixels (GEMM rows; whole 16-row tiles when the blocks are large, else 4-row ones,
     /// so small late layers still split evenly) down, and, for weights larger than
     /// `cachedWeightBytes`, blocks of whole GEMM panels of output channels across, cut so that
@@ -139,13 +139,9 @@ struct Conv2DQuantized: PartitionedKernel {
     /// weights four times per thread.
     static let minimumPartRows = 32
 
-    /// Tiles `tasks` of the grid: output pixels counted over all batches, output channels.
-    func evalPart(_ tasks: Range<Int>, step: Int, worker: Int, memory: TensorMemory) {
-        let grid = grid(memory)
-        for task in tasks {
-            let (rows, columns) = grid.tile(task)
-            if !rows.isEmpty, !columns.isEmpty { convolve(rows: rows, columns: columns, worker: worker, memory: memory) }
-        }
+    /// Output pixels `rows` counted over all batches, output channels `columns`.
+    func evalTile(rows: Range<Int>, columns: Range<Int>, step: Int, worker: Int, memory: TensorMemory) {
+        convolve(rows: rows, columns: columns, worker: worker, memory: memory)
     }
 
     /// Output pixels (GEMM rows) `part`, counted over all batches, channels `columns` (whole

@@ -71,7 +71,7 @@ enum Conv2D {
 ///   `filterWidth · i` adjacent input values starting `strideWidth · i` after patch `x − 1`'s
 ///   (`FloatGEMM.Runs`); with padding, from a zero-padded copy of the input in scratch;
 /// - **im2col** otherwise: patches are copied out a chunk of pixels at a time into scratch.
-struct Conv2DFloat32: PartitionedKernel {
+struct Conv2DFloat32: PartitionedKernel, TiledKernel {
     let geometry: Conv2D.Geometry
     let input: Int, output: Int
     let weights: FloatGEMM.PackedWeights
@@ -156,18 +156,17 @@ struct Conv2DFloat32: PartitionedKernel {
     private func convolve(_ source: UnsafePointer<Float>, _ out: UnsafeMutablePointer<Float>, memory: TensorMemory) {
         let g = geometry
         let pixels = g.batches * g.outputHeight * g.outputWidth
-        let work = pixels * g.outputChannels * g.patchSize
         switch layout {
         case .inPlace(padded: let padded?) where g.batches == 1:
             // The padded copy is shared by every thread: its rows first, then the tiles.
             memory.parallelize(self, step: Self.padding, count: padded.height, work: padded.height * padded.width * g.inputChannels)
-            memory.parallelize(self, step: Self.paddedRows, count: grid(memory, step: Self.paddedRows).count, work: work)
+            memory.parallelize(self, step: Self.paddedRows, grid: grid(memory, step: Self.paddedRows))
         case .inPlace(padded: .some):
             convolve(source, out, rows: 0 ..< pixels, columns: 0 ..< g.outputChannels, scratch: memory.scratch(as: Float.self), prepared: false)
         case .inPlace(padded: nil):
-            memory.parallelize(self, step: Self.imageRows, count: grid(memory, step: Self.imageRows).count, work: work)
+            memory.parallelize(self, step: Self.imageRows, grid: grid(memory, step: Self.imageRows))
         case .pointwise, .im2col:
-            memory.parallelize(self, step: Self.pixelBlocks, count: grid(memory, step: Self.pixelBlocks).count, work: work)
+            memory.parallelize(self, step: Self.pixelBlocks, grid: grid(memory, step: Self.pixelBlocks))
         }
     }
 
@@ -175,9 +174,8 @@ struct Conv2DFloat32: PartitionedKernel {
     /// of the input read in place (over all batches), tiles of pixel blocks.
     private static let padding = 0, paddedRows = 1, imageRows = 2, pixelBlocks = 3
 
-    /// The tiles of step `step` (the same grid in `eval` and in every `evalPart`): the cheapest
-    /// split for the reads (`TileGrid.cheapest`); im2col never splits channels (each part would
-    /// copy its patches again).
+    /// The tiles of step `step`: the cheapest split for the reads (`TileGrid.cheapest`); im2col
+    /// never splits channels (each part would copy its patches again).
     private func grid(_ memory: TensorMemory, step: Int) -> TileGrid {
         let g = geometry
         let pixels = g.batches * g.outputHeight * g.outputWidth
@@ -194,24 +192,24 @@ struct Conv2DFloat32: PartitionedKernel {
                                  bytesPerColumnPart: pixels * g.patchSize * floatSize)
     }
 
+    /// Rows `units` of the padded frame (step `padding`).
     func evalPart(_ units: Range<Int>, step: Int, worker: Int, memory: TensorMemory) {
+        guard case .inPlace(padded: let padded?) = layout else { return }
+        pad(memory.input(input, as: Float.self), into: memory.scratch(as: Float.self), height: padded.height, width: padded.width,
+            rows: units)
+    }
+
+    /// Tile `rows` × `columns` of a tile step: output rows (in place) or pixels (pixel blocks),
+    /// output channels.
+    func evalTile(rows: Range<Int>, columns: Range<Int>, step: Int, worker: Int, memory: TensorMemory) {
         let g = geometry
         let source = memory.input(input, as: Float.self), out = memory.output(output, as: Float.self)
-        if step == Self.padding {
-            guard case .inPlace(padded: let padded?) = layout else { return }
-            pad(source, into: memory.scratch(as: Float.self), height: padded.height, width: padded.width, rows: units)
-            return
-        }
-        let grid = grid(memory, step: step)
-        for task in units {
-            let (rows, columns) = grid.tile(task)
-            switch step {
-            case Self.paddedRows, Self.imageRows:
-                convolve(source, out, rows: rows.lowerBound * g.outputWidth ..< rows.upperBound * g.outputWidth, columns: columns,
-                         scratch: memory.scratch(as: Float.self), prepared: step == Self.paddedRows)
-            default:
-                convolve(source, out, rows: rows, columns: columns, scratch: memory.scratch(as: Float.self, worker: worker), prepared: false)
-            }
+        switch step {
+        case Self.paddedRows, Self.imageRows:
+            convolve(source, out, rows: rows.lowerBound * g.outputWidth ..< rows.upperBound * g.outputWidth, columns: columns,
+                     scratch: memory.scratch(as: Float.self), prepared: step == Self.paddedRows)
+        default:
+            convolve(source, out, rows: rows, columns: columns, scratch: memory.scratch(as: Float.self, worker: worker), prepared: false)
         }
     }
 

@@ -24,7 +24,7 @@ import CX86Intrinsics
 /// (`swiftlite_dpbusd_pairs`): the tap quad's even bytes `(t₀, t₂)` and odd bytes `(t₁, 0)`,
 /// zero-extended to halfwords, against the filter row as int16 pairs `(w₀, w₂)` and `(w₁, 0)`,
 /// which prepare stores as two rows per filter row. Tap rows and results are the same.
-struct DepthwiseConv2DInt8Filter3x3: PartitionedKernel {
+struct DepthwiseConv2DInt8Filter3x3: TiledKernel {
     let geometry: DepthwiseConv2D.Geometry
     let input: Int, output: Int
     /// Channels rounded up to a multiple of 16.
@@ -101,7 +101,7 @@ struct DepthwiseConv2DInt8Filter3x3: PartitionedKernel {
     func eval(_ memory: TensorMemory) {
         let g = geometry
         for n in 0 ..< g.batches {
-            memory.parallelize(self, step: n, count: grid(memory).count, work: work)
+            memory.parallelize(self, step: n, grid: grid(memory))
         }
     }
 
@@ -123,18 +123,9 @@ struct DepthwiseConv2DInt8Filter3x3: PartitionedKernel {
                         columns: channels)
     }
 
-    /// Tiles `tasks` of batch `step`.
-    func evalPart(_ tasks: Range<Int>, step n: Int, worker: Int, memory: TensorMemory) {
-        let grid = grid(memory)
-        for task in tasks {
-            let (rows, channels) = grid.tile(task)
-            evalTile(rows: rows, channels: channels, batch: n, worker: worker, memory: memory)
-        }
-    }
-
     /// Output rows `rows`, channels `channels` (bounds at multiples of 16, or `outputChannels`)
     /// of batch `n`, from an empty ring in worker `worker`'s scratch.
-    func evalTile(rows: Range<Int>, channels channelRange: Range<Int>, batch n: Int, worker: Int, memory: TensorMemory) {
+    func evalTile(rows: Range<Int>, columns channelRange: Range<Int>, step n: Int, worker: Int, memory: TensorMemory) {
         let g = geometry
         let image = memory.input(input, as: UInt8.self) + n * g.inputHeight * g.inputWidth * g.inputChannels
         let out = memory.output(output, as: UInt8.self) + n * g.outputHeight * g.outputWidth * g.outputChannels

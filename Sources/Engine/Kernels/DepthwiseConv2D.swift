@@ -64,7 +64,7 @@ enum DepthwiseConv2D {
 /// dilated windows) go through `convolveWindows` (`DepthwiseConv2D+Windows.swift`): several pixels
 /// at a time, each adding the same products in the same order as `convolvePixel`, which clips one
 /// pixel's window. `reference` is the plain scalar definition all are tested against.
-struct DepthwiseConv2DFloat32: PartitionedKernel {
+struct DepthwiseConv2DFloat32: TiledKernel {
     typealias Lanes = SIMD16<Float>
     typealias Rows = (UnsafePointer<Float>, UnsafePointer<Float>, UnsafePointer<Float>)
     let geometry: DepthwiseConv2D.Geometry
@@ -140,7 +140,7 @@ struct DepthwiseConv2DFloat32: PartitionedKernel {
                     }
                 }
             }
-            memory.parallelize(self, step: n, count: grid(memory).count, work: work)
+            memory.parallelize(self, step: n, grid: grid(memory))
         }
     }
 
@@ -162,17 +162,13 @@ struct DepthwiseConv2DFloat32: PartitionedKernel {
                         columns: channels)
     }
 
-    /// Tiles `tasks` of batch `step`.
-    func evalPart(_ tasks: Range<Int>, step n: Int, worker: Int, memory: TensorMemory) {
+    /// Output rows `rows`, channels `channels` of batch `step`.
+    func evalTile(rows: Range<Int>, columns channels: Range<Int>, step n: Int, worker: Int, memory: TensorMemory) {
         let g = geometry
-        let c = g.outputChannels
         let source = g.depthMultiplier > 1 ? UnsafePointer(memory.scratch(as: Float.self))
             : memory.input(input, as: Float.self) + n * g.inputHeight * g.inputWidth * g.inputChannels
-        let grid = grid(memory)
-        for task in tasks {
-            let (rows, channels) = grid.tile(task)
-            convolve(source, memory.output(output, as: Float.self) + n * g.outputHeight * g.outputWidth * c, rows: rows, channels: channels)
-        }
+        convolve(source, memory.output(output, as: Float.self) + n * g.outputHeight * g.outputWidth * g.outputChannels,
+                 rows: rows, channels: channels)
     }
 
     /// One image: `source` has `outputChannels` channels per pixel (already expanded for depth multipliers).

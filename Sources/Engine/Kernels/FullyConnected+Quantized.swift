@@ -15,7 +15,7 @@ extension FullyConnected {
 /// then, unlike CONV_2D, a rescale in Double (see `requantizeInDouble`), the output zero point
 /// and the activation clamp. The products run through `IntegerGEMM` with constant weights
 /// packed at prepare time.
-struct FullyConnectedQuantized: PartitionedKernel {
+struct FullyConnectedQuantized: TiledKernel {
     let shape: FullyConnected.Shape
     let input: Int, output: Int
     let encoding: ActivationEncoding
@@ -85,12 +85,11 @@ struct FullyConnectedQuantized: PartitionedKernel {
     func eval(_ memory: TensorMemory) {
         let s = shape
         guard s.batches > 0, s.units > 0 else { return }
-        memory.parallelize(self, count: grid(memory).count, work: s.batches * s.units * s.inputDepth)
+        memory.parallelize(self, grid: grid(memory))
     }
 
-    /// The tiles the threads take (the same grid in `eval` and in every `evalPart`): batches
-    /// down, blocks of whole GEMM panels of units across, cut so that the threads read the
-    /// least (`TileGrid.cheapest`): one batch, as in a classifier's last layer, splits the
+    /// The tiles the threads take: batches down, blocks of whole GEMM panels of units across,
+    /// cut so that the threads read the least (`TileGrid.cheapest`): one batch, as in a classifier's last layer, splits the
     /// units, so each thread reads only its part of the weights.
     private func grid(_ memory: TensorMemory) -> TileGrid {
         grid(tasks: memory.taskCount(work: shape.batches * shape.units * shape.inputDepth))
@@ -107,13 +106,9 @@ struct FullyConnectedQuantized: PartitionedKernel {
                                  bytesPerColumnPart: s.batches * s.inputDepth)
     }
 
-    /// Tiles `tasks` of the grid: batches, units.
-    func evalPart(_ tasks: Range<Int>, step: Int, worker: Int, memory: TensorMemory) {
-        let grid = grid(memory)
-        for task in tasks {
-            let (rows, columns) = grid.tile(task)
-            if !rows.isEmpty, !columns.isEmpty { multiply(batches: rows, units: columns, worker: worker, memory: memory) }
-        }
+    /// Batches `rows`, units `columns`.
+    func evalTile(rows: Range<Int>, columns: Range<Int>, step: Int, worker: Int, memory: TensorMemory) {
+        multiply(batches: rows, units: columns, worker: worker, memory: memory)
     }
 
     /// Batches `rows`, units `columns` (whole GEMM panels).

@@ -62,7 +62,7 @@ enum FullyConnected {
 /// Threads take tiles of batches × units (`TileGrid.cheapest`): one batch, as in a classifier's
 /// last layer, splits the units at whole blocks of the packing, so each thread reads only its
 /// part of the weights. No tile splits a sum, so every thread count gives the same bytes.
-struct FullyConnectedFloat32: PartitionedKernel {
+struct FullyConnectedFloat32: TiledKernel {
     let shape: FullyConnected.Shape
     let input: Int, output: Int
     let weights: Weights
@@ -111,11 +111,10 @@ struct FullyConnectedFloat32: PartitionedKernel {
     func eval(_ memory: TensorMemory) {
         let s = shape
         guard s.batches > 0, s.units > 0 else { return }
-        memory.parallelize(self, count: grid(tasks: memory.taskCount(work: s.batches * s.units * s.inputDepth)).count,
-                           work: s.batches * s.units * s.inputDepth)
+        memory.parallelize(self, grid: grid(tasks: memory.taskCount(work: s.batches * s.units * s.inputDepth)))
     }
 
-    /// The tiles for at most `tasks` tiles (the same grid in `eval` and in every `evalPart`):
+    /// The tiles for at most `tasks` tiles:
     /// batches down in multiples of FloatGEMM's tile rows, units across at whole blocks, cut so
     /// that the threads read the least.
     func grid(tasks: Int) -> TileGrid {
@@ -126,14 +125,9 @@ struct FullyConnectedFloat32: PartitionedKernel {
                                  bytesPerColumnPart: s.batches * s.inputDepth * floatSize)
     }
 
-    /// Tiles `tiles` of the grid.
-    func evalPart(_ tiles: Range<Int>, step: Int, worker: Int, memory: TensorMemory) {
-        let s = shape
-        let grid = grid(tasks: memory.taskCount(work: s.batches * s.units * s.inputDepth))
-        for t in tiles {
-            let (rows, columns) = grid.tile(t)
-            multiply(batches: rows, units: columns, memory: memory)
-        }
+    /// Batches `rows`, units `columns`.
+    func evalTile(rows: Range<Int>, columns: Range<Int>, step: Int, worker: Int, memory: TensorMemory) {
+        multiply(batches: rows, units: columns, memory: memory)
     }
 
     /// Outputs `[batches][units]`: `batches` at multiples of `FloatGEMM.tileRows`, `units` at

@@ -28,11 +28,33 @@ struct PartitionJob<K: PartitionedKernel>: PoolJob {
     }
 }
 
+/// A kernel whose parallel steps are grids of tiles (`TileGrid`): `eval` makes a step's grid once
+/// and hands it to `TensorMemory.parallelize(_:step:grid:)`; each task computes one tile.
+protocol TiledKernel: Kernel {
+    /// Computes tile `rows` × `columns` of step `step` (both non-empty), with worker `worker`'s
+    /// scratch.
+    func evalTile(rows: Range<Int>, columns: Range<Int>, step: Int, worker: Int, memory: TensorMemory)
+}
+
+/// One step of a tiled kernel as a `PoolJob`: task `i` is tile `i` of the grid.
+struct TileJob<K: TiledKernel>: PoolJob {
+    let kernel: K
+    let memory: TensorMemory
+    let grid: TileGrid
+    let step: Int
+
+    func run(task: Int, worker: Int) {
+        let (rows, columns) = grid.tile(task)
+        if !rows.isEmpty, !columns.isEmpty { kernel.evalTile(rows: rows, columns: columns, step: step, worker: worker, memory: memory) }
+    }
+}
+
 /// An output cut both ways into tasks: `rows.parts` parts down times `columns.parts` across (for
 /// a GEMM: pixels and output channels). Task `t` is column part `t % columns.parts` of row part
 /// `t / columns.parts`: the pool gives each thread a contiguous run of tasks, so each thread
-/// gets whole row parts (the same pixels as in the operators before and after) where it can. Kernels make one with no more tasks than `TensorMemory.taskCount(work:)`
-/// and pass `count` to `parallelize`, so that each unit is one task.
+/// gets whole row parts (the same pixels as in the operators before and after) where it can.
+/// Kernels make one with no more tasks than `TensorMemory.taskCount(work:)` and run it with
+/// `TensorMemory.parallelize(_:step:grid:)`.
 struct TileGrid {
     let rows: WorkPartition
     let columns: WorkPartition
@@ -133,6 +155,14 @@ struct TensorMemory {
             return
         }
         pool.run(tasks: partition.parts, PartitionJob(kernel: kernel, memory: self, partition: partition, step: step))
+    }
+
+    /// Runs every tile of `grid` (made with no more tasks than `taskCount(work:)`, so a single
+    /// tile below the threshold) as one task across the session's threads; with one thread or
+    /// one tile, in order on the calling thread.
+    @inline(__always)
+    func parallelize<K: TiledKernel>(_ kernel: K, step: Int = 0, grid: TileGrid) {
+        pool.run(tasks: grid.count, TileJob(kernel: kernel, memory: self, grid: grid, step: step))
     }
 
     @inline(__always)
