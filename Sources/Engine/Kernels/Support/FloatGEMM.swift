@@ -12,7 +12,7 @@
 /// follows XNNPACK's broadcast GEMM micro-kernels rather than a general SGEMM:
 ///
 /// - **Packing.** `W` is transposed into column blocks of 32 (16 without AVX-512), `[k][32]` each; the last columns go
-///   into a block of 16 and/or 8 (`blockWidth(remaining:)`), zero-padded. The bias is padded alike.
+///   into a block of 32, 16 or 8 (`blockWidth(remaining:)`), zero-padded. The bias is padded alike.
 /// - **Micro-kernel.** One call computes a 7 × 32 tile of `C`: 14 `SIMD16<Float>` accumulators
 ///   start at the bias; for each `p` two vectors of the block are loaded, and each of the 7 rows of
 ///   `A` contributes one broadcast `A[r, p]` and two FMAs. On AVX-512 the loop is `vbroadcastss` +
@@ -22,8 +22,9 @@
 ///   AVX2 without AVX-512 (16 `ymm`) has 16-column blocks only and computes them in 6 × 16 tiles
 ///   (`tile6x16`, 12 accumulators), so there `tileRows` is 6.
 /// - **Edges.** A tile with fewer than 7 rows points its missing rows at its last row, so they
-///   recompute and store identical values. A block that overhangs `n` (only when `n` is not a
-///   multiple of 8) is computed into a small stack buffer and its valid columns copied out.
+///   recompute and store identical values. A block that overhangs `n` (the last one, when `n` is
+///   not a multiple of 8 or ends 17–24 columns past a multiple of 32) is computed into a small
+///   stack buffer and its valid columns copied out.
 /// - **Cache blocking.** Rows go in chunks whose `A` fits in L2 (`chunkBytes`); within a chunk, one
 ///   block of `W` (`k × 32 × 4` bytes, L1 or L2) serves every tile. `k` is never split: each tile
 ///   runs over all of it, so `C` is written exactly once, bias and activation applied.
@@ -46,14 +47,17 @@ enum FloatGEMM {
     static let chunkBytes = 128 * 1024
 
     /// Width of the block of `W` that starts `remaining` columns before the end: 32 while more than
-    /// 24 columns remain, then 16, then 8 (so 24 columns are a 16-block and an 8-block). Without
+    /// 16 columns remain, then 16, then 8. So 24 columns (MobileNet's bottlenecks) are one 7 × 32
+    /// tile with 8 columns of zeros, 59 GMAC/s in a 3136 × 144 × 24 product where a 16-block and an
+    /// 8-block (whose 7 × 8 tile does 7 half-width FMAs per 8 loads) made 48; 32 columns make 80
+    /// (AVX-512 Xeon, hot caches, best of 30). Without
     /// AVX-512's 32 registers the 14 accumulators of a 7 × 32 tile (28 `ymm` on AVX2, 56 `q` on
     /// NEON) spill in every step, so there blocks are 16 wide (7 × 16: 14 `ymm`; on AVX2 6 × 16, see
     /// `tile6x16`) until the last 8.
     @inline(always)
     static func blockWidth(remaining: Int) -> Int {
         #if SWIFTLITE_AVX512
-        remaining > 24 ? 32 : remaining > 8 ? 16 : 8
+        remaining > 16 ? 32 : remaining > 8 ? 16 : 8
         #else
         remaining > 8 ? 16 : 8
         #endif
@@ -81,7 +85,8 @@ enum FloatGEMM {
             precondition(weights.count == n * k && (bias?.count ?? n) == n)
             self.n = n
             self.k = k
-            let paddedColumns = (n + 7) / 8 * 8
+            var paddedColumns = 0
+            while paddedColumns < n { paddedColumns += FloatGEMM.blockWidth(remaining: n - paddedColumns) }
             blocks = PackedBuffer(count: paddedColumns * k, initializedTo: 0)
             self.bias = PackedBuffer(count: paddedColumns, initializedTo: 0)
             var column = 0
@@ -97,7 +102,7 @@ enum FloatGEMM {
     }
 
     /// Columns of `C` in whole multiples of this are whole blocks (`blockWidth(remaining:)` stays at
-    /// its widest until the last 24, or 8, columns), so a split of `0 ..< n` at multiples of it cuts
+    /// its widest until the last 16, or 8, columns), so a split of `0 ..< n` at multiples of it cuts
     /// no block: the `columns` of `multiply`.
     static var columnGranularity: Int { blockWidth(remaining: Int.max) }
 
