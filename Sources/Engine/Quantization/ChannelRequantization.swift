@@ -84,6 +84,8 @@ struct ChannelRequantization: Sendable {
     /// Some multiplier is `Int32.min`, whose square saturates: `apply` then takes the
     /// saturating product.
     let saturates: Bool
+    /// Some channel shifts left (a real multiplier of 1 or more; below 1 in most convolutions).
+    let shiftsLeft: Bool
     let zeroPoint: Int32
     let minimum: Int32
     let maximum: Int32
@@ -103,6 +105,7 @@ struct ChannelRequantization: Sendable {
             rightShifts.pointer[c] = Int32(max(-q.shift, 0))
         }
         saturates = quantized.contains { $0.multiplier == Int32.min }
+        shiftsLeft = quantized.contains { max($0.shift, 0) & 31 != 0 }
         self.zeroPoint = zeroPoint
         minimum = range.min
         maximum = range.max

@@ -90,14 +90,18 @@ public final class Session {
         let memory = self.memory
         let lastStep = min(stopAfter ?? plan.steps.count - 1, plan.steps.count - 1)
         guard lastStep >= 0 else { return }
-        for step in plan.steps[0 ... lastStep] {
+        // The steps are used in place (`for step in` copied each one, retaining its node's arrays
+        // and its kernel).
+        let steps = plan.steps
+        for index in 0 ... lastStep {
             if trace {
                 let start = DispatchTime.now().uptimeNanoseconds
-                step.kernel.eval(memory)
+                steps[index].kernel.eval(memory)
                 let micros = Double(DispatchTime.now().uptimeNanoseconds - start) / 1000
-                FileHandle.standardError.write(Data("[swiftlite] op \(step.node.index) \(step.node.opName) \(String(format: "%.1f", micros)) µs\n".utf8))
+                let node = steps[index].node
+                FileHandle.standardError.write(Data("[swiftlite] op \(node.index) \(node.opName) \(String(format: "%.1f", micros)) µs\n".utf8))
             } else {
-                step.kernel.eval(memory)
+                steps[index].kernel.eval(memory)
             }
         }
     }

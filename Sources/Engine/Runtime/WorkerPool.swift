@@ -69,8 +69,11 @@ final class WorkerPool: @unchecked Sendable {
     private let stopping = Atomic<Bool>(false)
     /// The caller sleeps on `finished` until no worker is inside the closed job.
     private let callerSleeping = Atomic<Bool>(false)
-    /// The current job: its address on the caller's stack and its type.
-    private var job: (pointer: UnsafeRawPointer, type: any PoolJob.Type)?
+    /// The current job: its address on the caller's stack, and a function that runs a task of it,
+    /// made in the specialised `run` (so it captures nothing). Through `any PoolJob.Type`, every
+    /// task ran an unspecialised protocol-extension method that copied the job by its value
+    /// witnesses.
+    private var job: (pointer: UnsafeRawPointer, run: (UnsafeRawPointer, Int, Int) -> Void)?
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
     private let condition: UnsafeMutablePointer<pthread_cond_t>
     private let finished: UnsafeMutablePointer<pthread_cond_t>
@@ -165,7 +168,9 @@ final class WorkerPool: @unchecked Sendable {
         }
         precondition(self.job == nil, "WorkerPool.run called from inside a task")
         withUnsafePointer(to: job) { pointer in
-            self.job = (UnsafeRawPointer(pointer), Job.self)
+            self.job = (UnsafeRawPointer(pointer), { job, task, worker in
+                job.assumingMemoryBound(to: Job.self).pointee.run(task: task, worker: worker)
+            })
             precondition(tasks <= Int(UInt32.max), "\(tasks) tasks")
             for i in 0 ..< threadCount {
                 let start = UInt64(i * tasks / threadCount), end = UInt64((i + 1) * tasks / threadCount)
@@ -209,11 +214,11 @@ final class WorkerPool: @unchecked Sendable {
 
     /// Runs the tasks of `worker`'s run from the front, then the other threads' from the back.
     private func runTasks(worker: Int) {
-        guard let (pointer, type) = job else { return }
-        while let task = take(from: worker, front: true) { type.run(pointer, task: task, worker: worker) }
+        guard let (pointer, run) = job else { return }
+        while let task = take(from: worker, front: true) { run(pointer, task, worker) }
         for offset in 1 ..< threadCount {
             let other = (worker + offset) % threadCount
-            while let task = take(from: other, front: false) { type.run(pointer, task: task, worker: worker) }
+            while let task = take(from: other, front: false) { run(pointer, task, worker) }
         }
     }
 
@@ -305,12 +310,6 @@ protocol PoolJob {
     func run(task: Int, worker: Int)
 }
 
-extension PoolJob {
-    /// Runs task `task` of the job of this type at `pointer`.
-    static func run(_ pointer: UnsafeRawPointer, task: Int, worker: Int) {
-        pointer.assumingMemoryBound(to: Self.self).pointee.run(task: task, worker: worker)
-    }
-}
 
 /// How an operator's output is cut into tasks: `count` units (rows, pixels, elements) in parts
 /// of whole multiples of `granularity` (the last part takes the remainder), as even as that allows.

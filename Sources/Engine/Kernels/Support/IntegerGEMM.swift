@@ -327,48 +327,57 @@ protocol IntegerGEMMOutput {
 ///
 /// The stage's arithmetic is repeated here on plain pointers to its channel arrays: through
 /// `stage.apply`, every byte store (which may alias anything) made the kernels reload each
-/// array's address from its buffer object before the next block.
+/// array's address from its buffer object before the next block. It holds no reference either:
+/// each task makes one, and copying the stage retained its three buffers, on every thread at once.
 struct RequantizedGEMMOutput: IntegerGEMMOutput {
     let base: UnsafeMutablePointer<UInt8>
     let rowStride: Int
     let columns: Int
-    let stage: ChannelRequantization
     private let multipliers: UnsafeRawPointer
     private let leftShifts: UnsafeRawPointer
     private let rightShifts: UnsafeRawPointer
     /// No channel shifts left (every real multiplier below 1, as in most convolutions): the
     /// loads, masks and shifts of that step are skipped.
     private let shiftsLeft: Bool
+    private let saturates: Bool
+    private let zeroPoint: Int32, minimum: Int32, maximum: Int32
 
     init(base: UnsafeMutablePointer<UInt8>, rowStride: Int, columns: Int, stage: ChannelRequantization) {
         self.base = base
         self.rowStride = rowStride
         self.columns = columns
-        self.stage = stage
         multipliers = UnsafeRawPointer(stage.multipliers.pointer)
         leftShifts = UnsafeRawPointer(stage.leftShifts.pointer)
         rightShifts = UnsafeRawPointer(stage.rightShifts.pointer)
-        shiftsLeft = stage.leftShifts.buffer.contains { $0 != 0 }
+        shiftsLeft = stage.shiftsLeft
+        saturates = stage.saturates
+        zeroPoint = stage.zeroPoint
+        minimum = stage.minimum
+        maximum = stage.maximum
     }
 
     @inline(always)
     func store(_ values: SIMD16<Int32>, row: Int, column: Int) {
         let destination = base + row * rowStride + column
-        guard !stage.saturates else {
-            return storeLowBytes(stage.apply(values, channel: column), to: destination, count: columns - column)
-        }
-        // `ChannelRequantization.apply` for multipliers other than Int32.min.
         let offset = column &* 4
         let m = multipliers.loadUnaligned(fromByteOffset: offset, as: SIMD16<Int32>.self)
         let right = rightShifts.loadUnaligned(fromByteOffset: offset, as: SIMD16<Int32>.self)
+        guard !saturates else {
+            let block = ChannelRequantization.Block(
+                multipliers: m, leftShifts: leftShifts.loadUnaligned(fromByteOffset: offset, as: SIMD16<Int32>.self),
+                rightShifts: right, saturates: true, zeroPoint: SIMD16(repeating: zeroPoint),
+                minimum: SIMD16(repeating: minimum), maximum: SIMD16(repeating: maximum))
+            return storeLowBytes(block.apply(values), to: destination, count: columns - column)
+        }
+        // `ChannelRequantization.Block.apply` for multipliers other than Int32.min.
         var x = values
         if shiftsLeft { x &<<= leftShifts.loadUnaligned(fromByteOffset: offset, as: SIMD16<Int32>.self) }
         let scaled = roundingDivideByPOT(roundingDoublingHighMul(x, m), right)
-        let shifted = scaled &+ SIMD16(repeating: stage.zeroPoint)
+        let shifted = scaled &+ SIMD16(repeating: zeroPoint)
         // A lane loop: one `vpmaxsd` and one `vpminsd` (`replacing(with:where:)` was a compare
         // and a masked move per bound).
         var clamped = SIMD16<Int32>()
-        for lane in 0 ..< 16 { clamped[lane] = min(max(shifted[lane], stage.minimum), stage.maximum) }
+        for lane in 0 ..< 16 { clamped[lane] = min(max(shifted[lane], minimum), maximum) }
         storeLowBytes(clamped, to: destination, count: columns - column)
     }
 }
