@@ -95,9 +95,20 @@ struct BenchCommand: ParsedCommand {
         times.sort()
         let stats = Stats(sorted: times)
         let plan = interpreter.plan
-        var operators: [OperatorProfile] = profile ? plan.graph.nodes.enumerated().map { k, node in
-            OperatorProfile(index: node.index, op: node.opName, outputShape: node.outputs.first.map { plan.tensors[$0].shape } ?? [],
-                            macs: plan.multiplyAccumulates(node), milliseconds: Stats.median(operatorTimes[k]) / 1e6)
+        // A fused pair (Plan.fusedOperators) is one line with the work and time of both; the
+        // second operator's line says where it went.
+        let fused = Set(plan.fusedOperators), nodes = plan.graph.nodes
+        var operators: [OperatorProfile] = profile ? nodes.enumerated().map { k, node in
+            var op = node.opName, macs = plan.multiplyAccumulates(node)
+            if fused.contains(node.index) {
+                op += " (fused into \(nodes[k - 1].index))"
+                macs = 0
+            } else if k + 1 < nodes.count, fused.contains(nodes[k + 1].index) {
+                op += "+" + nodes[k + 1].opName
+                macs += plan.multiplyAccumulates(nodes[k + 1])
+            }
+            return OperatorProfile(index: node.index, op: op, outputShape: node.outputs.first.map { plan.tensors[$0].shape } ?? [],
+                                   macs: macs, milliseconds: Stats.median(operatorTimes[k]) / 1e6)
         } : []
         let operatorTotal = operators.reduce(0) { $0 + $1.milliseconds }
         for k in operators.indices { operators[k].percent = operatorTotal > 0 ? 100 * operators[k].milliseconds / operatorTotal : 0 }
@@ -181,21 +192,22 @@ struct BenchReport: Encodable {
         guard let operators else { return lines.joined(separator: "\n") }
         let total = operators.reduce(0) { $0 + $1.milliseconds }
         lines.append("per operator (median over runs; sum \(String(format: "%.3f", total)) ms):")
-        lines.append("  index  op                         output shape           MACs        ms   GOP/s      %")
+        let width = operators.reduce(24) { max($0, $1.op.count) }
+        lines.append("  index  " + Self.padded("op", width) + "   output shape           MACs        ms   GOP/s      %")
         for op in operators {
             let shape = op.outputShape.map(String.init).joined(separator: "×")
             // String(format:) ignores widths on %@ here (swift-corelibs-foundation): pad in Swift.
-            lines.append(String(format: "  %5d  ", op.index) + Self.padded(op.op, 24) + " " + Self.padded(shape, 18)
+            lines.append(String(format: "  %5d  ", op.index) + Self.padded(op.op, width) + " " + Self.padded(shape, 18)
                          + String(format: " %10d %9.3f %7.1f %6.1f", op.macs, op.milliseconds, op.gops, op.percent))
         }
         lines.append("per operator type:")
         var byType = [String: (ms: Double, macs: Int, count: Int)]()
-        for op in operators {
+        for op in operators where !op.op.contains(" (fused into ") {
             let entry = byType[op.op, default: (0, 0, 0)]
             byType[op.op] = (entry.ms + op.milliseconds, entry.macs + op.macs, entry.count + 1)
         }
         for (name, entry) in byType.sorted(by: { $0.value.ms > $1.value.ms }) {
-            lines.append("  " + Self.padded(name, 24) + String(format: " %3d ops %9.3f ms %7.1f GOP/s %6.1f%%", entry.count, entry.ms,
+            lines.append("  " + Self.padded(name, width) + String(format: " %3d ops %9.3f ms %7.1f GOP/s %6.1f%%", entry.count, entry.ms,
                                                               entry.ms > 0 ? 2 * Double(entry.macs) / (entry.ms * 1e6) : 0, total > 0 ? 100 * entry.ms / total : 0))
         }
         return lines.joined(separator: "\n")

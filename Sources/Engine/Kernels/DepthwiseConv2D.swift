@@ -178,22 +178,35 @@ struct DepthwiseConv2DFloat32: TiledKernel {
 
     /// Output rows `rows`, channels `channels` (bounds at multiples of 16, or `outputChannels`) of one image.
     func convolve(_ source: UnsafePointer<Float>, _ out: UnsafeMutablePointer<Float>, rows outputRows: Range<Int>, channels: Range<Int>) {
-        let g = geometry
-        let c = g.outputChannels
-        guard let zeroRow else {
+        guard hasFast3x3 else {
             convolveWindows(source, out, rows: outputRows, channels: channels)
             return
         }
+        let rowElements = geometry.inputWidth * geometry.outputChannels
+        convolve3x3(out, rows: outputRows, channels: channels) { source + $0 * rowElements }
+    }
+
+    /// The shape takes the 3×3 fast path (`convolve3x3`).
+    var hasFast3x3: Bool { zeroRow != nil }
+
+    /// The 3×3 fast path (`hasFast3x3`) for output rows `rows`, channels `channels`, with input row
+    /// `iy` (`0 ..< inputHeight`; `outputChannels` values per pixel) at `inputRow(iy)`: the image,
+    /// or a ring of rows (`PointwiseDepthwiseFloat32`). Each output row asks for its three rows.
+    @inline(__always)
+    func convolve3x3(_ out: UnsafeMutablePointer<Float>, rows outputRows: Range<Int>, channels: Range<Int>,
+                     inputRow: (Int) -> UnsafePointer<Float>) {
+        let g = geometry
+        let c = g.outputChannels
         // Output columns whose three input columns are all inside the input.
         let firstInside = min(g.outputWidth, (g.padLeft + g.strideWidth - 1) / g.strideWidth)
         let lastInside = g.inputWidth - 3 + g.padLeft < 0 ? 0 : min(g.outputWidth, (g.inputWidth - 3 + g.padLeft) / g.strideWidth + 1)
-        let zeros = UnsafePointer(zeroRow.pointer)
+        let zeros = UnsafePointer(zeroRow!.pointer)
         let groups = (min(channels.upperBound, c - c % Lanes.scalarCount) - channels.lowerBound) / Lanes.scalarCount
         let hasTail = c % Lanes.scalarCount != 0 && channels.upperBound == c
         for oy in outputRows {
             func row(_ ky: Int) -> UnsafePointer<Float> {
                 let iy = oy * g.strideHeight - g.padTop + ky
-                return iy >= 0 && iy < g.inputHeight ? source + iy * g.inputWidth * c : zeros
+                return iy >= 0 && iy < g.inputHeight ? inputRow(iy) : zeros
             }
             let rows = (row(0), row(1), row(2))
             let dst = out + oy * g.outputWidth * c

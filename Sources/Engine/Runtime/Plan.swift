@@ -32,9 +32,20 @@ public final class Plan: Sendable {
     public let discardedConstants: Set<Int>
     let steps: [Step]
 
+    /// Operators run as one with the operator before them (by index): a pointwise float CONV_2D
+    /// and the 3×3 DEPTHWISE_CONV_2D that alone reads its output, in bands of rows that stay in
+    /// cache (see `PointwiseDepthwiseFloat32`). The tensor between them is not written. None when
+    /// tensors are preserved.
+    public var fusedOperators: [Int] { steps.compactMap { $0.fusedNode?.index } }
+
     struct Step: Sendable {
+        /// The operator, or the first of a fused pair.
         let node: Node
         let kernel: any Kernel
+        /// The second operator of a fused pair, whose work `kernel` does too.
+        var fusedNode: Node? = nil
+        /// `node`'s own kernel when fused, for a run that stops after it (`Session.invoke(stopAfter:)`).
+        var alone: (any Kernel)? = nil
     }
 
     /// Alignment of every tensor in the arena: one cache line, enough for any SIMD load.
@@ -108,28 +119,59 @@ public final class Plan: Sendable {
             throw .invalidTensor(index: t.index, name: t.name, reason: "string tensors are not supported")
         }
         self.tensors = tensors
+        if !preserveAllTensors { Self.fuse(&steps, graph: graph, workerScratch: &workerScratch) }
         self.steps = steps
         self.scratchBytes = scratch
         self.workerScratchBytes = workerScratch
         releasedConstants = released
         discardedConstants = discarded
-        (arenaOffsets, arenaBytes) = Self.planArena(graph: graph, tensors: tensors, preserveAll: preserveAllTensors)
+        (arenaOffsets, arenaBytes) = Self.planArena(graph: graph, tensors: tensors, preserveAll: preserveAllTensors,
+                                                    fused: steps.compactMap { $0.fusedNode?.index })
         try limits.checkArena(bytes: arenaBytes, scratch: scratchBytes, tensors: tensors)
         guard arenaBytes <= maxTensorBytes, scratchBytes <= maxTensorBytes, workerScratchBytes <= maxTensorBytes / WorkerPool.maxThreadCount else {
             throw .invalidGraph("the activations need \(arenaBytes) bytes, \(scratchBytes) bytes of scratch and \(workerScratchBytes) per thread; the limits are \(maxTensorBytes) and \(maxTensorBytes / WorkerPool.maxThreadCount) per thread")
         }
     }
 
+    /// Fuses each pointwise float CONV_2D with the 3×3 DEPTHWISE_CONV_2D right after it that alone
+    /// reads its output (`PointwiseDepthwiseFloat32`). Only without `preserveAllTensors`: the
+    /// expanded tensor is then never written.
+    private static func fuse(_ steps: inout [Step], graph: Graph, workerScratch: inout Int) {
+        var readers = [Int](repeating: 0, count: graph.tensors.count)
+        for node in graph.nodes { for t in node.inputs where t >= 0 { readers[t] += 1 } }
+        for t in graph.outputs { readers[t] += 1 }
+        var fused = [Step]()
+        var i = 0
+        while i < steps.count {
+            if i + 1 < steps.count, let pointwise = steps[i].kernel as? Conv2DFloat32,
+               let depthwise = steps[i + 1].kernel as? DepthwiseConv2DFloat32, readers[pointwise.output] == 1,
+               let kernel = PointwiseDepthwiseFloat32(pointwise: pointwise, depthwise: depthwise) {
+                workerScratch = max(workerScratch, kernel.workerScratchBytes)
+                fused.append(Step(node: steps[i].node, kernel: kernel, fusedNode: steps[i + 1].node, alone: pointwise))
+                i += 2
+            } else {
+                fused.append(steps[i])
+                i += 1
+            }
+        }
+        steps = fused
+    }
+
     /// Places every non-constant tensor in one arena, reusing memory between tensors whose
     /// lifetimes (first write to last read) do not overlap: largest tensors first, each at the
     /// lowest offset that does not collide with an already placed, simultaneously live tensor.
-    private static func planArena(graph: Graph, tensors: [TensorDescriptor], preserveAll: Bool) -> ([Int?], Int) {
+    ///
+    /// An operator fused into the one before it (`fused`, by index) runs with it: the first one's
+    /// inputs are read until the second one's outputs are written, so they must not share memory.
+    private static func planArena(graph: Graph, tensors: [TensorDescriptor], preserveAll: Bool, fused: [Int]) -> ([Int?], Int) {
         let end = graph.nodes.count
         var first = [Int](repeating: Int.max, count: tensors.count)
         var last = [Int](repeating: -1, count: tensors.count)
         for t in graph.inputs { first[t] = -1; last[t] = max(last[t], -1) }
+        let fusedIndices = Set(fused)
         for (step, node) in graph.nodes.enumerated() {
-            for t in node.inputs where t >= 0 { last[t] = max(last[t], step) }
+            let readUntil = fusedIndices.contains(step + 1) ? step + 1 : step
+            for t in node.inputs where t >= 0 { last[t] = max(last[t], readUntil) }
             for t in node.outputs { first[t] = min(first[t], step); last[t] = max(last[t], step) }
         }
         for t in graph.outputs { last[t] = end }

@@ -88,32 +88,44 @@ public final class Session {
     /// - Parameter stopAfter: run only operators `0...stopAfter` (for bisecting a mismatch).
     public func invoke(stopAfter: Int? = nil) {
         let memory = self.memory
-        let lastStep = min(stopAfter ?? plan.steps.count - 1, plan.steps.count - 1)
-        guard lastStep >= 0 else { return }
+        let last = stopAfter ?? Int.max
         // The steps are used in place (`for step in` copied each one, retaining its node's arrays
         // and its kernel).
         let steps = plan.steps
-        for index in 0 ... lastStep {
+        for index in steps.indices {
+            guard steps[index].node.index <= last else { return }
+            if let fused = steps[index].fusedNode, fused.index > last, let alone = steps[index].alone {
+                // Stopping between the fused operators: the first alone, which writes its output.
+                alone.eval(memory)
+                return
+            }
             if trace {
                 let start = DispatchTime.now().uptimeNanoseconds
                 steps[index].kernel.eval(memory)
                 let micros = Double(DispatchTime.now().uptimeNanoseconds - start) / 1000
                 let node = steps[index].node
-                FileHandle.standardError.write(Data("[swiftlite] op \(node.index) \(node.opName) \(String(format: "%.1f", micros)) µs\n".utf8))
+                let name = steps[index].fusedNode.map { "\(node.opName)+\($0.opName)" } ?? node.opName
+                FileHandle.standardError.write(Data("[swiftlite] op \(node.index) \(name) \(String(format: "%.1f", micros)) µs\n".utf8))
             } else {
                 steps[index].kernel.eval(memory)
             }
         }
     }
 
-    /// Runs every operator once, timing each: `(operator, nanoseconds)` in execution order.
+    /// Runs every operator once, timing each: `(operator, nanoseconds)` for every operator in
+    /// execution order. Of two fused operators (see `Plan.fusedOperators`) the first has the time
+    /// of both, the second 0.
     public func invokeProfiled() -> [(node: Node, nanoseconds: UInt64)] {
         let memory = self.memory
-        return plan.steps.map { step in
+        var times = [(node: Node, nanoseconds: UInt64)]()
+        times.reserveCapacity(plan.graph.nodes.count)
+        for step in plan.steps {
             let start = DispatchTime.now().uptimeNanoseconds
             step.kernel.eval(memory)
-            return (step.node, DispatchTime.now().uptimeNanoseconds - start)
+            times.append((step.node, DispatchTime.now().uptimeNanoseconds - start))
+            if let fused = step.fusedNode { times.append((fused, 0)) }
         }
+        return times
     }
 
     /// The bytes of tensor `index` (valid until the next `invoke`); empty for an index out of range.

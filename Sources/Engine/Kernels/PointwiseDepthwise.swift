@@ -1,0 +1,106 @@
+/// A pointwise float CONV_2D (1×1, stride 1) whose output feeds nothing but a 3×3 float
+/// DEPTHWISE_CONV_2D — MobileNet's expansion and depthwise layers — run as one operator, a band
+/// of rows at a time, so that the expanded tensor never leaves the cache.
+///
+/// Run apart, the expansion writes its whole output (150 × 150 × 96 floats, 8.6 MB, in the person
+/// detector) and the depthwise convolution reads it back from L3; the expansion then runs at the
+/// speed of the stores (25 GMAC/s at depth 16, where its tiles compute at 80). Here each thread
+/// keeps a ring of `ringRows` expanded rows (about `ringBytes`) in its own scratch: for each band
+/// of `bandRows` output rows it computes the expanded rows the band needs and has not computed
+/// yet (`FloatGEMM.multiply`, straight into the ring), then the band's output rows
+/// (`DepthwiseConv2DFloat32.convolve3x3`, reading its three rows from the ring).
+///
+/// Every expanded value is the same `FloatGEMM` sum as in the separate operator, and every
+/// output the same depthwise sum of the same values, so the result is the separate operators'
+/// bit for bit, for any bands and tiles. Tiles are row parts (one per thread: neighbouring parts
+/// compute the two or three expanded rows between them twice) times groups of channels, which
+/// never overlap.
+///
+/// `Plan` fuses the pair (`init?(pointwise:depthwise:)`) unless tensors are preserved for
+/// inspection; the expanded tensor's memory is then never written.
+struct PointwiseDepthwiseFloat32: TiledKernel {
+    let pointwise: Conv2DFloat32
+    let depthwise: DepthwiseConv2DFloat32
+    /// Output rows per band.
+    let bandRows: Int
+    /// Expanded rows in a worker's ring: as many as one band reads.
+    let ringRows: Int
+
+    /// Target size of one worker's ring: a quarter of a 2 MiB L2.
+    static let ringBytes = 512 * 1024
+    /// Expanded tensors smaller than this (per image) stay in L2 between the two operators anyway.
+    static let minimumExpandedBytes = 1 << 20
+
+    /// The fused pair, or nil when `depthwise` does not read exactly `pointwise`'s output through
+    /// its 3×3 path, or the expanded tensor is below `minimumExpandedBytes` (tests lower both
+    /// bounds, to run many bands on small shapes).
+    init?(pointwise: Conv2DFloat32, depthwise: DepthwiseConv2DFloat32,
+          minimumExpandedBytes: Int = Self.minimumExpandedBytes, ringBytes: Int = Self.ringBytes) {
+        let p = pointwise.geometry, d = depthwise.geometry
+        guard case .pointwise = pointwise.layout, depthwise.hasFast3x3, d.depthMultiplier == 1,
+              depthwise.input == pointwise.output, p.batches == d.batches, p.outputHeight == d.inputHeight,
+              p.outputWidth == d.inputWidth, p.outputChannels == d.inputChannels,
+              p.outputHeight * p.outputWidth * p.outputChannels * MemoryLayout<Float>.stride >= minimumExpandedBytes
+        else { return nil }
+        self.pointwise = pointwise
+        self.depthwise = depthwise
+        let rowBytes = d.inputWidth * d.inputChannels * MemoryLayout<Float>.stride
+        // A band of b output rows reads (b − 1) · stride + 3 expanded rows.
+        let fitting = max(3, ringBytes / rowBytes)
+        bandRows = max(1, (fitting - 3) / d.strideHeight + 1)
+        ringRows = (bandRows - 1) * d.strideHeight + 3
+    }
+
+    /// One worker's ring.
+    var workerScratchBytes: Int { ringRows * depthwise.geometry.inputWidth * depthwise.geometry.inputChannels * MemoryLayout<Float>.stride }
+
+    func eval(_ memory: TensorMemory) {
+        for n in 0 ..< depthwise.geometry.batches { memory.parallelize(self, step: n, grid: grid(memory)) }
+    }
+
+    /// Row parts, one per thread, times channel parts (whole `FloatGEMM` column blocks).
+    private func grid(_ memory: TensorMemory) -> TileGrid {
+        let p = pointwise.geometry, d = depthwise.geometry
+        let work = p.outputHeight * p.outputWidth * p.outputChannels * p.inputChannels + d.outputHeight * d.outputWidth * d.outputChannels * 9
+        let tasks = memory.taskCount(work: work)
+        guard tasks > 1 else { return TileGrid(rows: d.outputHeight, columns: d.outputChannels) }
+        let rows = WorkPartition(count: d.outputHeight, granularity: 1, maxParts: memory.threadCount)
+        return TileGrid(rows: rows, columns: WorkPartition(count: d.outputChannels, granularity: FloatGEMM.columnGranularity,
+                                                           maxParts: max(1, tasks / rows.parts)))
+    }
+
+    func evalTile(rows: Range<Int>, columns: Range<Int>, step n: Int, worker: Int, memory: TensorMemory) {
+        let p = pointwise.geometry, d = depthwise.geometry
+        run(memory.input(pointwise.input, as: Float.self) + n * p.inputHeight * p.inputWidth * p.inputChannels,
+            memory.output(depthwise.output, as: Float.self) + n * d.outputHeight * d.outputWidth * d.outputChannels,
+            rows: rows, channels: columns, ring: memory.scratch(as: Float.self, worker: worker))
+    }
+
+    /// Output rows `rows`, channels `channels` (bounds at multiples of `FloatGEMM.columnGranularity`,
+    /// or the channel count) of one image; `ring` holds `workerScratchBytes`.
+    func run(_ source: UnsafePointer<Float>, _ out: UnsafeMutablePointer<Float>, rows: Range<Int>, channels: Range<Int>,
+             ring: UnsafeMutablePointer<Float>) {
+        let d = depthwise.geometry
+        let width = d.inputWidth, depth = pointwise.geometry.inputChannels, rowElements = d.inputWidth * d.inputChannels
+        // Expanded rows below `computed` are in the ring (those the current band needs, at least):
+        // row `y` at slot `y % ringRows`.
+        var computed = 0
+        var band = rows.lowerBound
+        while band < rows.upperBound {
+            let end = min(rows.upperBound, band + bandRows)
+            let first = max(0, band * d.strideHeight - d.padTop)
+            let last = min(d.inputHeight, (end - 1) * d.strideHeight - d.padTop + 3)
+            var y = max(first, computed)
+            while y < last {
+                // Rows in consecutive slots, up to the end of the ring.
+                let slot = y % ringRows, count = min(last - y, ringRows - slot)
+                FloatGEMM.multiply(m: count * width, a: source + y * width * depth, lda: depth, weights: pointwise.weights,
+                                   columns: channels, range: pointwise.range, c: ring + slot * rowElements, ldc: d.inputChannels)
+                y += count
+            }
+            computed = max(computed, last)
+            depthwise.convolve3x3(out, rows: band ..< end, channels: channels) { UnsafePointer(ring + $0 % ringRows * rowElements) }
+            band = end
+        }
+    }
+}

@@ -1,0 +1,129 @@
+import XCTest
+@testable import Engine
+import TestSupport
+
+/// The fused pointwise + 3×3 depthwise kernel (`PointwiseDepthwiseFloat32`) writes exactly the bytes
+/// of the two operators run apart — for any band size, any split into row and channel tiles, and
+/// on the shared float models, whose fused plans match their unfused (tensor-preserving) plans.
+final class PointwiseDepthwiseTests: XCTestCase {
+    private func bits(_ values: [Float]) -> [UInt32] { values.map(\.bitPattern) }
+
+    /// Bytes that differ between two buffers of one tensor (all of them if the sizes differ).
+    private func differences(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Int {
+        guard a.count == b.count else { return max(a.count, b.count) }
+        return zip(a, b).filter { $0 != $1 }.count
+    }
+
+    /// One pair on random values, run apart (`Conv2DFloat32.convolve`, then
+    /// `DepthwiseConv2DFloat32.convolve`) and fused with rings of 3 rows up to the whole image,
+    /// whole or in tiles of row and channel parts visited in reverse.
+    private func check(input: (Int, Int), depth: Int, channels: Int, stride: (Int, Int), padding: Padding,
+                       file: StaticString = #filePath, line: UInt = #line) throws {
+        let pg = Conv2D.Geometry(
+            batches: 1, inputHeight: input.0, inputWidth: input.1, inputChannels: depth,
+            outputHeight: input.0, outputWidth: input.1, outputChannels: channels, filterHeight: 1, filterWidth: 1,
+            strideHeight: 1, strideWidth: 1, dilationHeight: 1, dilationWidth: 1, padTop: 0, padLeft: 0)
+        let dg = DepthwiseConv2D.Geometry.oneImage(input: input, channels: channels, filter: (3, 3), stride: stride,
+                                                   dilation: (1, 1), padding: padding)
+        var values = SeededFloats(state: UInt64(input.0 * 7919 + depth * 31 + channels))
+        let source = values.array(input.0 * input.1 * depth)
+        let pw = values.array(channels * depth), pb = values.array(channels)
+        let dw = values.array(9 * channels), db = values.array(channels)
+        let pointwise = pw.withUnsafeBufferPointer { w in pb.withUnsafeBufferPointer { Conv2DFloat32(geometry: pg, filter: w, bias: $0, range: 0 ... 6) } }
+        let depthwise = dw.withUnsafeBufferPointer { w in db.withUnsafeBufferPointer { DepthwiseConv2DFloat32(geometry: dg, filter: w, bias: $0, range: -1 ... 1) } }
+        var expanded = [Float](repeating: 0, count: input.0 * input.1 * channels)
+        var expected = [Float](repeating: 0, count: dg.outputHeight * dg.outputWidth * channels)
+        let none = UnsafeMutablePointer<Float>.allocate(capacity: 1)
+        defer { none.deallocate() }
+        pointwise.convolve(source, &expanded, scratch: none)
+        depthwise.convolve(expanded, &expected)
+        let rowBytes = input.1 * channels * 4
+        for ringRows in [3, 4, 7, input.0 + 2] {
+            let what = "\(input)×\(depth) → \(channels) stride \(stride) \(padding), ring of \(ringRows) rows"
+            let fused = try XCTUnwrap(PointwiseDepthwiseFloat32(pointwise: pointwise, depthwise: depthwise,
+                                                                minimumExpandedBytes: 0, ringBytes: ringRows * rowBytes), what)
+            let ring = UnsafeMutableRawPointer.allocate(byteCount: fused.workerScratchBytes, alignment: 64)
+            defer { ring.deallocate() }
+            let floats = ring.bindMemory(to: Float.self, capacity: fused.workerScratchBytes / 4)
+            for (rowParts, channelParts) in [(1, 1), (2, 1), (3, 2), (dg.outputHeight, 4)] {
+                let rows = WorkPartition(count: dg.outputHeight, granularity: 1, maxParts: rowParts)
+                let columns = WorkPartition(count: channels, granularity: FloatGEMM.columnGranularity, maxParts: channelParts)
+                var actual = [Float](repeating: .nan, count: expected.count)
+                for r in (0 ..< rows.parts).reversed() {
+                    for c in 0 ..< columns.parts {
+                        // The ring keeps stale rows from the previous tile: nothing may read them.
+                        fused.run(source, &actual, rows: rows.range(r), channels: columns.range(c), ring: floats)
+                    }
+                }
+                XCTAssertEqual(bits(actual), bits(expected), "\(what), \(rows.parts) × \(columns.parts) tiles", file: file, line: line)
+            }
+        }
+    }
+
+    func testFusedPairIsByteIdenticalToTheTwoOperators() throws {
+        // MobileNet's shapes, scaled down: stride 2 then 1, SAME; odd sizes, VALID, channels that
+        // end in a partial 16- or 32-lane block; depth 1 and deep rows.
+        try check(input: (12, 10), depth: 16, channels: 96, stride: (2, 2), padding: .same)
+        try check(input: (9, 9), depth: 24, channels: 144, stride: (1, 1), padding: .same)
+        try check(input: (7, 13), depth: 3, channels: 40, stride: (1, 2), padding: .valid)
+        try check(input: (5, 6), depth: 1, channels: 17, stride: (2, 1), padding: .same)
+        try check(input: (11, 4), depth: 70, channels: 33, stride: (1, 1), padding: .valid)
+        try check(input: (3, 3), depth: 8, channels: 16, stride: (2, 2), padding: .same)
+    }
+
+    /// Only pointwise convolutions into 3×3 depthwise ones fuse, and only with large enough outputs.
+    func testOnlyThePatternFuses() {
+        let pg = Conv2D.Geometry(batches: 1, inputHeight: 8, inputWidth: 8, inputChannels: 4, outputHeight: 8, outputWidth: 8,
+                                 outputChannels: 16, filterHeight: 1, filterWidth: 1, strideHeight: 1, strideWidth: 1,
+                                 dilationHeight: 1, dilationWidth: 1, padTop: 0, padLeft: 0)
+        let pointwise = Conv2DFloat32(geometry: pg, filter: UnsafeBufferPointer(start: [Float](repeating: 1, count: 64), count: 64),
+                                      bias: nil, range: 0 ... 6)
+        func depthwise(_ filter: (Int, Int), dilation: (Int, Int) = (1, 1)) -> DepthwiseConv2DFloat32 {
+            let g = DepthwiseConv2D.Geometry.oneImage(input: (8, 8), channels: 16, filter: filter, stride: (1, 1), dilation: dilation, padding: .same)
+            let w = [Float](repeating: 1, count: filter.0 * filter.1 * 16)
+            return w.withUnsafeBufferPointer { DepthwiseConv2DFloat32(geometry: g, filter: $0, bias: nil, range: -1 ... 1) }
+        }
+        XCTAssertNotNil(PointwiseDepthwiseFloat32(pointwise: pointwise, depthwise: depthwise((3, 3)), minimumExpandedBytes: 0))
+        XCTAssertNil(PointwiseDepthwiseFloat32(pointwise: pointwise, depthwise: depthwise((5, 5)), minimumExpandedBytes: 0))
+        XCTAssertNil(PointwiseDepthwiseFloat32(pointwise: pointwise, depthwise: depthwise((3, 3), dilation: (2, 2)), minimumExpandedBytes: 0))
+        XCTAssertNil(PointwiseDepthwiseFloat32(pointwise: pointwise, depthwise: depthwise((3, 3))), "8 × 8 × 16 floats stay in cache")
+    }
+
+    /// The float models with the pattern: the fused plan's outputs are byte-identical to the
+    /// unfused plan's (`preserveAllTensors` fuses nothing), at 1 and 2 threads; a run that stops
+    /// between two fused operators leaves the first one's output as the unfused plan does.
+    func testFusedModelsMatchUnfusedPlans() throws {
+        let models = [try Fixtures.shared("models/perf/mobilenet_v2_1.0_224_f32.tflite"),
+                      Fixtures.repositoryRoot.appendingPathComponent("Models/person_detector_f32.tflite"),
+                      Fixtures.repositoryRoot.appendingPathComponent("Models/efficientnet_lite0_f32.tflite")]
+        for url in models {
+            let graph = try Graph(contentsOf: url.path)
+            let fused = try Plan(graph: graph), unfused = try Plan(graph: graph, preserveAllTensors: true)
+            XCTAssertFalse(fused.fusedOperators.isEmpty, "\(url.lastPathComponent) has expansions into 3×3 depthwise layers")
+            XCTAssertTrue(unfused.fusedOperators.isEmpty)
+            let reference = try Session(plan: unfused, threadCount: 1)
+            var values = SeededFloats(state: 5)
+            for t in graph.inputs {
+                let input = values.array(unfused.tensors[t].elementCount)
+                try input.withUnsafeBytes { try reference.copy($0, toTensor: t) }
+            }
+            reference.invoke()
+            for threads in [1, 2] {
+                let session = try Session(plan: fused, threadCount: threads)
+                for t in graph.inputs { try session.copy(reference.bytes(ofTensor: t), toTensor: t) }
+                session.invoke()
+                for t in graph.outputs {
+                    XCTAssertEqual(differences(session.bytes(ofTensor: t), reference.bytes(ofTensor: t)), 0,
+                                   "\(url.lastPathComponent) output \(t), \(threads) threads: bytes that differ")
+                }
+                // Stop after the first fused pair's pointwise convolution: its output is written.
+                // (The inputs again: their memory is reused once read.)
+                let first = fused.fusedOperators[0] - 1, expanded = graph.nodes[first].outputs[0]
+                for t in graph.inputs { try session.copy(reference.bytes(ofTensor: t), toTensor: t) }
+                session.invoke(stopAfter: first)
+                XCTAssertEqual(differences(session.bytes(ofTensor: expanded), reference.bytes(ofTensor: expanded)), 0,
+                               "\(url.lastPathComponent) stopped after operator \(first): bytes that differ")
+            }
+        }
+    }
+}
