@@ -85,7 +85,7 @@ extension IntegerGEMM {
         let flip = SIMD16<Int32>(repeating: Int32(bitPattern: 0x8080_8080))
         var k = 0
         while k + 64 <= depth {
-            let x = UnsafeRawPointer(source + k).loadUnaligned(as: SIMD16<Int32>.self)
+            let x = swiftlite_load_dwords(source + k)
             UnsafeMutableRawPointer(destination + k).storeBytes(of: x ^ flip, as: SIMD16<Int32>.self)
             k += 64
         }
@@ -159,10 +159,10 @@ extension IntegerGEMM {
         @inline(always)
         func accumulate(_ group: Int, _ x0: SIMD16<Int32>, _ x1: SIMD16<Int32>, _ x2: SIMD16<Int32>, _ x3: SIMD16<Int32>) {
             let offset = group &* 64
-            let v0 = w0.loadUnaligned(fromByteOffset: offset, as: SIMD16<Int32>.self)
-            let v1 = width >= 2 ? w1.loadUnaligned(fromByteOffset: offset, as: SIMD16<Int32>.self) : v0
-            let v2 = width == 4 ? w2.loadUnaligned(fromByteOffset: offset, as: SIMD16<Int32>.self) : v0
-            let v3 = width == 4 ? w3.loadUnaligned(fromByteOffset: offset, as: SIMD16<Int32>.self) : v0
+            let v0 = swiftlite_load_dwords(w0 + offset)
+            let v1 = width >= 2 ? swiftlite_load_dwords(w1 + offset) : v0
+            let v2 = width == 4 ? swiftlite_load_dwords(w2 + offset) : v0
+            let v3 = width == 4 ? swiftlite_load_dwords(w3 + offset) : v0
             c00 = swiftlite_dpbusd(c00, x0, v0)
             if width >= 2 { c01 = swiftlite_dpbusd(c01, x0, v1) }
             if width == 4 { c02 = swiftlite_dpbusd(c02, x0, v2); c03 = swiftlite_dpbusd(c03, x0, v3) }
@@ -216,7 +216,7 @@ extension IntegerGEMM {
     @inline(always)
     private func tile16x16<Output: IntegerGEMMOutput>(_ block: Block, row: Int, panel: Int, _ output: Output) {
         let w = UnsafeRawPointer(panels.pointer) + panel * panelBytes
-        let b = UnsafeRawPointer(bias.pointer + panel * Self.panelWidth).loadUnaligned(as: SIMD16<Int32>.self)
+        let b = swiftlite_load_dwords(bias.pointer + panel * Self.panelWidth)
         var c0 = b, c1 = b, c2 = b, c3 = b, c4 = b, c5 = b, c6 = b, c7 = b
         var c8 = b, c9 = b, c10 = b, c11 = b, c12 = b, c13 = b, c14 = b, c15 = b
         if let corrections = block.corrections {
@@ -234,7 +234,7 @@ extension IntegerGEMM {
 
         @inline(always)
         func accumulate(_ group: Int, _ x: (Int) -> SIMD16<Int32>) {
-            let v = w.loadUnaligned(fromByteOffset: group &* 64, as: SIMD16<Int32>.self)
+            let v = swiftlite_load_dwords(w + group &* 64)
             c0 = swiftlite_dpbusd(c0, x(0), v); c1 = swiftlite_dpbusd(c1, x(1), v)
             c2 = swiftlite_dpbusd(c2, x(2), v); c3 = swiftlite_dpbusd(c3, x(3), v)
             c4 = swiftlite_dpbusd(c4, x(4), v); c5 = swiftlite_dpbusd(c5, x(5), v)
@@ -270,8 +270,8 @@ extension IntegerGEMM {
     private func tile8x32<Output: IntegerGEMMOutput>(_ block: Block, row: Int, panel: Int, _ output: Output) {
         let w0 = UnsafeRawPointer(panels.pointer) + panel * panelBytes, w1 = w0 + panelBytes
         let biasRaw = UnsafeRawPointer(bias.pointer + panel * Self.panelWidth)
-        let b0 = biasRaw.loadUnaligned(as: SIMD16<Int32>.self)
-        let b1 = biasRaw.loadUnaligned(fromByteOffset: 64, as: SIMD16<Int32>.self)
+        let b0 = swiftlite_load_dwords(biasRaw)
+        let b1 = swiftlite_load_dwords(biasRaw + 64)
         var c00 = b0, c10 = b0, c20 = b0, c30 = b0, c40 = b0, c50 = b0, c60 = b0, c70 = b0
         var c01 = b1, c11 = b1, c21 = b1, c31 = b1, c41 = b1, c51 = b1, c61 = b1, c71 = b1
         if let corrections = block.corrections {
@@ -286,8 +286,8 @@ extension IntegerGEMM {
 
         @inline(always)
         func accumulate(_ group: Int, _ x: (Int) -> SIMD16<Int32>) {
-            let v0 = w0.loadUnaligned(fromByteOffset: group &* 64, as: SIMD16<Int32>.self)
-            let v1 = w1.loadUnaligned(fromByteOffset: group &* 64, as: SIMD16<Int32>.self)
+            let v0 = swiftlite_load_dwords(w0 + group &* 64)
+            let v1 = swiftlite_load_dwords(w1 + group &* 64)
             let x0 = x(0), x1 = x(1), x2 = x(2), x3 = x(3), x4 = x(4), x5 = x(5), x6 = x(6), x7 = x(7)
             c00 = swiftlite_dpbusd(c00, x0, v0); c01 = swiftlite_dpbusd(c01, x0, v1)
             c10 = swiftlite_dpbusd(c10, x1, v0); c11 = swiftlite_dpbusd(c11, x1, v1)
@@ -327,7 +327,7 @@ extension IntegerGEMM {
         var sum = SIMD16<Int32>()
         var k = 0
         while k + 64 <= depth {
-            sum = swiftlite_dpbusd(sum, UnsafeRawPointer(row + k).loadUnaligned(as: SIMD16<Int32>.self), ones)
+            sum = swiftlite_dpbusd(sum, swiftlite_load_dwords(row + k), ones)
             k += 64
         }
         if k < depth { sum = swiftlite_dpbusd(sum, swiftlite_load_bytes(row + k, depth - k), ones) }
@@ -337,7 +337,7 @@ extension IntegerGEMM {
     /// The four bytes at `p` in every lane.
     @inline(always)
     private func quad(_ p: UnsafePointer<UInt8>) -> SIMD16<Int32> {
-        SIMD16(repeating: UnsafeRawPointer(p).loadUnaligned(as: Int32.self))
+        swiftlite_broadcast_dword(p)
     }
 
     /// The first `count` (1...3) bytes at `p` in every lane, the rest zero: only `count` bytes are read.

@@ -1,3 +1,7 @@
+#if SWIFTLITE_AVX512
+import CX86Intrinsics
+#endif
+
 /// The integer matrix product behind quantized CONV_2D and FULLY_CONNECTED:
 ///
 ///     C[m, n] = bias[n] + Σ_k (A[m, k] − a₀) · B[k, n]
@@ -291,12 +295,24 @@ extension IntegerGEMM {
     @inline(__always)
     func panelBias(_ panel: Int, width: Int) -> (SIMD16<Int32>, SIMD16<Int32>, SIMD16<Int32>, SIMD16<Int32>) {
         let raw = UnsafeRawPointer(bias.pointer + panel * Self.panelWidth)
-        let b0 = raw.loadUnaligned(as: SIMD16<Int32>.self)
-        let b1 = width >= 2 ? raw.loadUnaligned(fromByteOffset: 64, as: SIMD16<Int32>.self) : b0
-        let b2 = width == 4 ? raw.loadUnaligned(fromByteOffset: 128, as: SIMD16<Int32>.self) : b0
-        let b3 = width == 4 ? raw.loadUnaligned(fromByteOffset: 192, as: SIMD16<Int32>.self) : b0
+        let b0 = loadLanes(raw)
+        let b1 = width >= 2 ? loadLanes(raw + 64) : b0
+        let b2 = width == 4 ? loadLanes(raw + 128) : b0
+        let b3 = width == 4 ? loadLanes(raw + 192) : b0
         return (b0, b1, b2, b3)
     }
+}
+
+/// Sixteen `Int32` lanes from `p`, any alignment. With AVX-512 through CX86Intrinsics: the
+/// stdlib's generic `loadUnaligned` was once left as calls in the products' hot loops by an
+/// unrelated change elsewhere in the module (see `swiftlite_load_dwords`).
+@inline(always)
+func loadLanes(_ p: UnsafeRawPointer) -> SIMD16<Int32> {
+    #if SWIFTLITE_AVX512
+    swiftlite_load_dwords(p)
+    #else
+    p.loadUnaligned(as: SIMD16<Int32>.self)
+    #endif
 }
 
 /// Where the packed panels (or their biases) of an `IntegerGEMM` start for its kernels: the
@@ -360,18 +376,18 @@ struct RequantizedGEMMOutput: IntegerGEMMOutput {
     func store(_ values: SIMD16<Int32>, row: Int, column: Int) {
         let destination = base + row * rowStride + column
         let offset = column &* 4
-        let m = multipliers.loadUnaligned(fromByteOffset: offset, as: SIMD16<Int32>.self)
-        let right = rightShifts.loadUnaligned(fromByteOffset: offset, as: SIMD16<Int32>.self)
+        let m = loadLanes(multipliers + offset)
+        let right = loadLanes(rightShifts + offset)
         guard !saturates else {
             let block = ChannelRequantization.Block(
-                multipliers: m, leftShifts: leftShifts.loadUnaligned(fromByteOffset: offset, as: SIMD16<Int32>.self),
+                multipliers: m, leftShifts: loadLanes(leftShifts + offset),
                 rightShifts: right, saturates: true, zeroPoint: SIMD16(repeating: zeroPoint),
                 minimum: SIMD16(repeating: minimum), maximum: SIMD16(repeating: maximum))
             return storeLowBytes(block.apply(values), to: destination, count: columns - column)
         }
         // `ChannelRequantization.Block.apply` for multipliers other than Int32.min.
         var x = values
-        if shiftsLeft { x &<<= leftShifts.loadUnaligned(fromByteOffset: offset, as: SIMD16<Int32>.self) }
+        if shiftsLeft { x &<<= loadLanes(leftShifts + offset) }
         let scaled = roundingDivideByPOT(roundingDoublingHighMul(x, m), right)
         let shifted = scaled &+ SIMD16(repeating: zeroPoint)
         // A lane loop: one `vpmaxsd` and one `vpminsd` (`replacing(with:where:)` was a compare
