@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import Synchronization
+import CX86Intrinsics
 
 /// The threads one `Session` runs its heavy operators on: `threadCount − 1` workers created once,
 /// plus the calling thread, which takes part as worker 0.
@@ -198,6 +199,7 @@ final class WorkerPool: @unchecked Sendable {
         var spins = 0
         while true {
             if state.load(ordering: .acquiring) & Self.joinedMask == 0 { return }
+            swiftlite_spin_pause()
             spins &+= 1
             if spins & 255 == 0, Self.now() &- start > Self.callerSpinNanoseconds { break }
         }
@@ -277,6 +279,7 @@ final class WorkerPool: @unchecked Sendable {
         while true {
             let current = epoch.load(ordering: .acquiring)
             if current != seen { return current }
+            swiftlite_spin_pause()
             spins &+= 1
             guard spins & 255 == 0 else { continue }
             let elapsed = Self.now() &- start
