@@ -79,20 +79,6 @@ SWIFTLITE_INLINE swiftlite_i32x16 swiftlite_dpbusd_pairs(swiftlite_i32x16 acc, s
 }
 
 #if !(defined(__AVX512F__) && defined(__AVX512BW__))
-/// The 64 bytes at `p`, any alignment (one `vmovdqu32`). The micro-kernels load through this
-/// rather than `UnsafeRawPointer.loadUnaligned`, a generic that the optimiser once left as 263
-/// calls in the integer product after an unrelated change elsewhere in the module.
-SWIFTLITE_INLINE swiftlite_i32x16 swiftlite_load_dwords(const void *p) {
-    return (swiftlite_i32x16)_mm512_loadu_si512(p);
-}
-
-/// The 4 bytes at `p`, any alignment, in every 32-bit lane (one `vpbroadcastd` from memory).
-SWIFTLITE_INLINE swiftlite_i32x16 swiftlite_broadcast_dword(const void *p) {
-    int32_t v;
-    __builtin_memcpy(&v, p, 4);
-    return (swiftlite_i32x16)_mm512_set1_epi32(v);
-}
-
 /// The 16 bytes at `p`, zero-extended to 32-bit lanes (two `vpmovzxbd`); with `count` < 16
 /// only the first `count` bytes are read, the other lanes are zero. The AVX2 form of the
 /// AVX-512 wrapper of the same name below.
