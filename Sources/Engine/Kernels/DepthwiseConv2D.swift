@@ -128,6 +128,7 @@ struct DepthwiseConv2DFloat32: TiledKernel {
         let g = geometry
         let c = g.outputChannels
         let inputPlane = g.inputHeight * g.inputWidth
+        let grid = grid(memory)
         for n in 0 ..< g.batches {
             if g.depthMultiplier > 1 {
                 // Input channels repeated, so that the inner loop stays contiguous.
@@ -140,7 +141,7 @@ struct DepthwiseConv2DFloat32: TiledKernel {
                     }
                 }
             }
-            memory.parallelize(self, step: n, grid: grid(memory))
+            memory.parallelize(self, step: n, grid: grid)
         }
     }
 

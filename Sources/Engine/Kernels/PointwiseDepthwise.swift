@@ -57,7 +57,8 @@ struct PointwiseDepthwiseFloat32: TiledKernel {
     var workerScratchBytes: Int { ringRows * depthwise.geometry.inputWidth * depthwise.geometry.inputChannels * MemoryLayout<Float>.stride }
 
     func eval(_ memory: TensorMemory) {
-        for n in 0 ..< depthwise.geometry.batches { memory.parallelize(self, step: n, grid: grid(memory)) }
+        let grid = grid(memory)
+        for n in 0 ..< depthwise.geometry.batches { memory.parallelize(self, step: n, grid: grid) }
     }
 
     /// Output rows per part at least: a part computes the two (stride 1) or one (stride 2)

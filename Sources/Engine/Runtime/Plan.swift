@@ -36,16 +36,15 @@ public final class Plan: Sendable {
     /// and the 3×3 DEPTHWISE_CONV_2D that alone reads its output, in bands of rows that stay in
     /// cache (see `PointwiseDepthwiseFloat32`). The tensor between them is not written. None when
     /// tensors are preserved.
-    public var fusedOperators: [Int] { steps.compactMap { $0.fusedNode?.index } }
+    public var fusedOperators: [Int] { steps.compactMap { $0.fused?.node.index } }
 
     struct Step: Sendable {
         /// The operator, or the first of a fused pair.
         let node: Node
         let kernel: any Kernel
-        /// The second operator of a fused pair, whose work `kernel` does too.
-        var fusedNode: Node? = nil
-        /// `node`'s own kernel when fused, for a run that stops after it (`Session.invoke(stopAfter:)`).
-        var alone: (any Kernel)? = nil
+        /// For a fused pair: the second operator, whose work `kernel` does too, and `node`'s own
+        /// kernel, for a run that stops between them (`Session.invoke(stopAfter:)`).
+        var fused: (node: Node, firstAlone: any Kernel)? = nil
     }
 
     /// Alignment of every tensor in the arena: one cache line, enough for any SIMD load.
@@ -71,8 +70,9 @@ public final class Plan: Sendable {
         // been prepared, and none of them reads it in `eval`, its file pages are dropped (and a
         // constant folded at prepare, such as a DEQUANTIZE of float16 weights, is freed), which
         // keeps the peak resident memory at the packed copies plus one operator's raw weights.
-        var readersLeft = [Int](repeating: 0, count: tensors.count)
-        for node in graph.nodes { for t in node.inputs where t >= 0 { readersLeft[t] += 1 } }
+        var readers = [Int](repeating: 0, count: tensors.count)
+        for node in graph.nodes { for t in node.inputs where t >= 0 { readers[t] += 1 } }
+        var readersLeft = readers
         var readAtEval = Set(graph.outputs), released = Set<Int>(), discarded = Set<Int>()
         var folded = [Int: any DiscardableConstant]()
         // Loading read the whole file (validation, and the aligned copies of misaligned buffers);
@@ -119,14 +119,17 @@ public final class Plan: Sendable {
             throw .invalidTensor(index: t.index, name: t.name, reason: "string tensors are not supported")
         }
         self.tensors = tensors
-        if !preserveAllTensors { Self.fuse(&steps, graph: graph, workerScratch: &workerScratch) }
+        if !preserveAllTensors {
+            for t in graph.outputs { readers[t] += 1 }
+            Self.fuse(&steps, readers: readers, workerScratch: &workerScratch)
+        }
         self.steps = steps
         self.scratchBytes = scratch
         self.workerScratchBytes = workerScratch
         releasedConstants = released
         discardedConstants = discarded
         (arenaOffsets, arenaBytes) = Self.planArena(graph: graph, tensors: tensors, preserveAll: preserveAllTensors,
-                                                    fused: steps.compactMap { $0.fusedNode?.index })
+                                                    fused: steps.compactMap { $0.fused?.node.index })
         try limits.checkArena(bytes: arenaBytes, scratch: scratchBytes, tensors: tensors)
         guard arenaBytes <= maxTensorBytes, scratchBytes <= maxTensorBytes, workerScratchBytes <= maxTensorBytes / WorkerPool.maxThreadCount else {
             throw .invalidGraph("the activations need \(arenaBytes) bytes, \(scratchBytes) bytes of scratch and \(workerScratchBytes) per thread; the limits are \(maxTensorBytes) and \(maxTensorBytes / WorkerPool.maxThreadCount) per thread")
@@ -135,11 +138,9 @@ public final class Plan: Sendable {
 
     /// Fuses each pointwise float CONV_2D with the 3×3 DEPTHWISE_CONV_2D right after it that alone
     /// reads its output (`PointwiseDepthwiseFloat32`). Only without `preserveAllTensors`: the
-    /// expanded tensor is then never written.
-    private static func fuse(_ steps: inout [Step], graph: Graph, workerScratch: inout Int) {
-        var readers = [Int](repeating: 0, count: graph.tensors.count)
-        for node in graph.nodes { for t in node.inputs where t >= 0 { readers[t] += 1 } }
-        for t in graph.outputs { readers[t] += 1 }
+    /// expanded tensor is then never written. `readers`: per tensor, the operators that read it,
+    /// plus one for a graph output.
+    private static func fuse(_ steps: inout [Step], readers: [Int], workerScratch: inout Int) {
         var fused = [Step]()
         var i = 0
         while i < steps.count {
@@ -147,7 +148,7 @@ public final class Plan: Sendable {
                let depthwise = steps[i + 1].kernel as? DepthwiseConv2DFloat32, readers[pointwise.output] == 1,
                let kernel = PointwiseDepthwiseFloat32(pointwise: pointwise, depthwise: depthwise) {
                 workerScratch = max(workerScratch, kernel.workerScratchBytes)
-                fused.append(Step(node: steps[i].node, kernel: kernel, fusedNode: steps[i + 1].node, alone: pointwise))
+                fused.append(Step(node: steps[i].node, kernel: kernel, fused: (steps[i + 1].node, pointwise)))
                 i += 2
             } else {
                 fused.append(steps[i])

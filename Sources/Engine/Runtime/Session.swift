@@ -94,9 +94,9 @@ public final class Session {
         let steps = plan.steps
         for index in steps.indices {
             guard steps[index].node.index <= last else { return }
-            if let fused = steps[index].fusedNode, fused.index > last, let alone = steps[index].alone {
+            if let fused = steps[index].fused, fused.node.index > last {
                 // Stopping between the fused operators: the first alone, which writes its output.
-                alone.eval(memory)
+                fused.firstAlone.eval(memory)
                 return
             }
             if trace {
@@ -104,7 +104,7 @@ public final class Session {
                 steps[index].kernel.eval(memory)
                 let micros = Double(DispatchTime.now().uptimeNanoseconds - start) / 1000
                 let node = steps[index].node
-                let name = steps[index].fusedNode.map { "\(node.opName)+\($0.opName)" } ?? node.opName
+                let name = steps[index].fused.map { "\(node.opName)+\($0.node.opName)" } ?? node.opName
                 FileHandle.standardError.write(Data("[swiftlite] op \(node.index) \(name) \(String(format: "%.1f", micros)) µs\n".utf8))
             } else {
                 steps[index].kernel.eval(memory)
@@ -123,7 +123,7 @@ public final class Session {
             let start = DispatchTime.now().uptimeNanoseconds
             step.kernel.eval(memory)
             times.append((step.node, DispatchTime.now().uptimeNanoseconds - start))
-            if let fused = step.fusedNode { times.append((fused, 0)) }
+            if let fused = step.fused { times.append((fused.node, 0)) }
         }
         return times
     }

@@ -180,6 +180,16 @@ enum FloatGEMM {
         return x
     }
 
+    /// The first row of a tile at `first` and the next six `stride` apart; rows past `count` (1...7)
+    /// repeat the last one, so a short tile recomputes and stores that row's values again.
+    @inline(always)
+    static func rowPointers<P: Strideable>(_ first: P, stride: P.Stride, count: Int) -> (P, P, P, P, P, P, P) {
+        let p1 = count > 1 ? first.advanced(by: stride) : first, p2 = count > 2 ? p1.advanced(by: stride) : p1
+        let p3 = count > 3 ? p2.advanced(by: stride) : p2, p4 = count > 4 ? p3.advanced(by: stride) : p3
+        let p5 = count > 5 ? p4.advanced(by: stride) : p4, p6 = count > 6 ? p5.advanced(by: stride) : p5
+        return (first, p1, p2, p3, p4, p5, p6)
+    }
+
     // The micro-kernels. `accumulate` is inlined twice: once for contiguous rows, whose single loop
     // then has no outer loop around it (that cost ~10% at k = 16), and once inside the loop over runs.
 
@@ -187,8 +197,7 @@ enum FloatGEMM {
     @inline(never)
     static func tile7x32(rows: Int, runs: Runs, a: UnsafePointer<Float>, lda: Int, packed: UnsafeRawPointer,
                          bias: UnsafeRawPointer, lower: Float, upper: Float, c: UnsafeMutablePointer<Float>, ldc: Int) {
-        let a0 = a, a1 = rows > 1 ? a0 + lda : a0, a2 = rows > 2 ? a1 + lda : a1, a3 = rows > 3 ? a2 + lda : a2
-        let a4 = rows > 4 ? a3 + lda : a3, a5 = rows > 5 ? a4 + lda : a4, a6 = rows > 6 ? a5 + lda : a5
+        let (a0, a1, a2, a3, a4, a5, a6) = rowPointers(a, stride: lda, count: rows)
         let bias0 = bias.loadUnaligned(as: Lanes.self), bias1 = bias.loadUnaligned(fromByteOffset: 64, as: Lanes.self)
         var c00 = bias0, c01 = bias1, c10 = bias0, c11 = bias1, c20 = bias0, c21 = bias1, c30 = bias0, c31 = bias1
         var c40 = bias0, c41 = bias1, c50 = bias0, c51 = bias1, c60 = bias0, c61 = bias1
@@ -212,8 +221,7 @@ enum FloatGEMM {
         } else {
             for run in 0 ..< runs.count { accumulate(run * runs.stride, run * runs.stride + runs.length) }
         }
-        let r0 = c, r1 = rows > 1 ? r0 + ldc : r0, r2 = rows > 2 ? r1 + ldc : r1, r3 = rows > 3 ? r2 + ldc : r2
-        let r4 = rows > 4 ? r3 + ldc : r3, r5 = rows > 5 ? r4 + ldc : r4, r6 = rows > 6 ? r5 + ldc : r5
+        let (r0, r1, r2, r3, r4, r5, r6) = rowPointers(c, stride: ldc, count: rows)
         UnsafeMutableRawPointer(r0).storeBytes(of: clamp(c00, lower, upper), as: Lanes.self)
         UnsafeMutableRawPointer(r0 + 16).storeBytes(of: clamp(c01, lower, upper), as: Lanes.self)
         UnsafeMutableRawPointer(r1).storeBytes(of: clamp(c10, lower, upper), as: Lanes.self)
@@ -234,8 +242,7 @@ enum FloatGEMM {
     @inline(never)
     static func tile7x16(rows: Int, runs: Runs, a: UnsafePointer<Float>, lda: Int, packed: UnsafeRawPointer,
                          bias: UnsafeRawPointer, lower: Float, upper: Float, c: UnsafeMutablePointer<Float>, ldc: Int) {
-        let a0 = a, a1 = rows > 1 ? a0 + lda : a0, a2 = rows > 2 ? a1 + lda : a1, a3 = rows > 3 ? a2 + lda : a2
-        let a4 = rows > 4 ? a3 + lda : a3, a5 = rows > 5 ? a4 + lda : a4, a6 = rows > 6 ? a5 + lda : a5
+        let (a0, a1, a2, a3, a4, a5, a6) = rowPointers(a, stride: lda, count: rows)
         let bias0 = bias.loadUnaligned(as: Lanes.self)
         var c0 = bias0, c1 = bias0, c2 = bias0, c3 = bias0, c4 = bias0, c5 = bias0, c6 = bias0
         var w = packed
@@ -258,8 +265,7 @@ enum FloatGEMM {
         } else {
             for run in 0 ..< runs.count { accumulate(run * runs.stride, run * runs.stride + runs.length) }
         }
-        let r0 = c, r1 = rows > 1 ? r0 + ldc : r0, r2 = rows > 2 ? r1 + ldc : r1, r3 = rows > 3 ? r2 + ldc : r2
-        let r4 = rows > 4 ? r3 + ldc : r3, r5 = rows > 5 ? r4 + ldc : r4, r6 = rows > 6 ? r5 + ldc : r5
+        let (r0, r1, r2, r3, r4, r5, r6) = rowPointers(c, stride: ldc, count: rows)
         UnsafeMutableRawPointer(r0).storeBytes(of: clamp(c0, lower, upper), as: Lanes.self)
         UnsafeMutableRawPointer(r1).storeBytes(of: clamp(c1, lower, upper), as: Lanes.self)
         UnsafeMutableRawPointer(r2).storeBytes(of: clamp(c2, lower, upper), as: Lanes.self)
@@ -303,8 +309,7 @@ enum FloatGEMM {
     @inline(always)
     static func band16(_ count: Int, rows: Int, runs: Runs, a: UnsafePointer<Float>, lda: Int, packed: UnsafeRawPointer,
                        bias: UnsafeRawPointer, lower: Float, upper: Float, c: UnsafeMutablePointer<Float>, ldc: Int) {
-        let a0 = a, a1 = rows > 1 ? a0 + lda : a0, a2 = rows > 2 ? a1 + lda : a1, a3 = rows > 3 ? a2 + lda : a2
-        let a4 = rows > 4 ? a3 + lda : a3, a5 = rows > 5 ? a4 + lda : a4
+        let (a0, a1, a2, a3, a4, a5, _) = rowPointers(a, stride: lda, count: rows)
         let bias0 = bias.loadUnaligned(as: Half.self), bias1 = bias.loadUnaligned(fromByteOffset: 32, as: Half.self)
         var c00 = bias0, c01 = bias1, c10 = bias0, c11 = bias1, c20 = bias0, c21 = bias1, c30 = bias0, c31 = bias1
         var c40 = bias0, c41 = bias1, c50 = bias0, c51 = bias1
@@ -332,8 +337,7 @@ enum FloatGEMM {
         } else {
             for run in 0 ..< runs.count { accumulate(run * runs.stride, run * runs.stride + runs.length) }
         }
-        let r0 = c, r1 = rows > 1 ? r0 + ldc : r0, r2 = rows > 2 ? r1 + ldc : r1, r3 = rows > 3 ? r2 + ldc : r2
-        let r4 = rows > 4 ? r3 + ldc : r3, r5 = rows > 5 ? r4 + ldc : r4
+        let (r0, r1, r2, r3, r4, r5, _) = rowPointers(c, stride: ldc, count: rows)
         UnsafeMutableRawPointer(r0).storeBytes(of: clamp(c00, lower, upper), as: Half.self)
         UnsafeMutableRawPointer(r0 + 8).storeBytes(of: clamp(c01, lower, upper), as: Half.self)
         UnsafeMutableRawPointer(r1).storeBytes(of: clamp(c10, lower, upper), as: Half.self)
@@ -355,8 +359,7 @@ enum FloatGEMM {
     @inline(never)
     static func tile7x8(rows: Int, runs: Runs, a: UnsafePointer<Float>, lda: Int, packed: UnsafeRawPointer,
                         bias: UnsafeRawPointer, lower: Float, upper: Float, c: UnsafeMutablePointer<Float>, ldc: Int) {
-        let a0 = a, a1 = rows > 1 ? a0 + lda : a0, a2 = rows > 2 ? a1 + lda : a1, a3 = rows > 3 ? a2 + lda : a2
-        let a4 = rows > 4 ? a3 + lda : a3, a5 = rows > 5 ? a4 + lda : a4, a6 = rows > 6 ? a5 + lda : a5
+        let (a0, a1, a2, a3, a4, a5, a6) = rowPointers(a, stride: lda, count: rows)
         let bias0 = bias.loadUnaligned(as: Half.self)
         var c0 = bias0, c1 = bias0, c2 = bias0, c3 = bias0, c4 = bias0, c5 = bias0, c6 = bias0
         var w = packed
@@ -379,8 +382,7 @@ enum FloatGEMM {
         } else {
             for run in 0 ..< runs.count { accumulate(run * runs.stride, run * runs.stride + runs.length) }
         }
-        let r0 = c, r1 = rows > 1 ? r0 + ldc : r0, r2 = rows > 2 ? r1 + ldc : r1, r3 = rows > 3 ? r2 + ldc : r2
-        let r4 = rows > 4 ? r3 + ldc : r3, r5 = rows > 5 ? r4 + ldc : r4, r6 = rows > 6 ? r5 + ldc : r5
+        let (r0, r1, r2, r3, r4, r5, r6) = rowPointers(c, stride: ldc, count: rows)
         UnsafeMutableRawPointer(r0).storeBytes(of: clamp(c0, lower, upper), as: Half.self)
         UnsafeMutableRawPointer(r1).storeBytes(of: clamp(c1, lower, upper), as: Half.self)
         UnsafeMutableRawPointer(r2).storeBytes(of: clamp(c2, lower, upper), as: Half.self)
