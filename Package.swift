@@ -14,7 +14,8 @@ import Foundation
 //   development machine). The binary may not run on an older CPU.
 // - `SWIFTLITE_PORTABLE=1`: `-target-cpu haswell`, the AVX2 + FMA floor (Intel Haswell 2013 and
 //   later, AMD Excavator/Zen 2015 and later). Every kernel still compiles to vector FMAs
-//   (`vfmadd…ps ymm`) and `vpmaddwd`; about 2× the native time on AVX-512 machines. On a CPU
+//   (`vfmadd…ps ymm`) and `vpmaddwd`, and the integer product switches to its AVX-512 VNNI
+//   kernels on machines that have them (see "Kernels chosen at run time" below). On a CPU
 //   without AVX2 and FMA such a binary dies of SIGILL (illegal instruction) in its first kernel.
 // - `SWIFTLITE_TARGET_CPU=name`: any LLVM CPU name the clang importer accepts (`haswell`,
 //   `skylake-avx512`, `icelake-server`, `znver4`, …; not `x86-64-v3`, which it refuses); it
@@ -81,11 +82,33 @@ let targetsAVX512VNNI = targetHas(["avx512f", "avx512bw", "avx512_vnni"], named:
 let targetsAVX512 = targetHas(["avx512f", "avx512bw", "avx512dq", "avx512vl"], named: avx512CPUs)
 let targetsAVX2 = targetHas(["avx2", "fma"], named: avx2CPUs)
 
+// MARK: Kernels chosen at run time
+//
+// Swift has no per-function target attribute, so code for a richer CPU than the build's target
+// lives in a module of its own, `Microkernels`, compiled for that CPU and called only when CPUID
+// says the running machine has it. On x86-64 builds whose target lacks AVX-512 VNNI (the
+// portable build, an AVX2 or AVX-512-only machine's native build) that module is compiled for
+// `cascadelake` — AVX-512 F/CD/BW/DQ/VL and VNNI, features every AVX-512 VNNI CPU has (Intel
+// Cascade Lake and later, AMD Zen 4 and later) — and the engine defines
+// `SWIFTLITE_AVX512VNNI_AT_RUN_TIME`; the integer product then packs for `vpdpbusd` when the
+// machine has it. When the target has VNNI the module has the engine's target; elsewhere it
+// holds only portable lane arithmetic.
+#if arch(x86_64)
+let selectsVNNIAtRunTime = !targetsAVX512VNNI
+#else
+let selectsVNNIAtRunTime = false
+#endif
+
 let targetSettings: [SwiftSetting] =
     (targetCPU.map { [.unsafeFlags(["-target-cpu", $0])] } ?? [])
     + (targetsAVX2 ? [.define("SWIFTLITE_AVX2")] : [])
     + (targetsAVX512 ? [.define("SWIFTLITE_AVX512")] : [])
     + (targetsAVX512VNNI ? [.define("SWIFTLITE_AVX512VNNI")] : [])
+    + (selectsVNNIAtRunTime ? [.define("SWIFTLITE_AVX512VNNI_AT_RUN_TIME")] : [])
+
+let microkernelSettings: [SwiftSetting] = selectsVNNIAtRunTime
+    ? [.unsafeFlags(["-target-cpu", "cascadelake"]), .define("SWIFTLITE_AVX512"), .define("SWIFTLITE_AVX512VNNI")]
+    : targetSettings
 
 /// Release builds drop the engine's remaining bounds checks (prepare validated every index).
 /// Debug builds of the engine are optimised too: the test suite runs whole networks and
@@ -117,14 +140,15 @@ let package = Package(
         .systemLibrary(name: "CZlib", pkgConfig: "zlib",
                        providers: [.apt(["zlib1g-dev"])]),
         .target(name: "CX86Intrinsics"),
-        .target(name: "Engine", dependencies: ["CX86Intrinsics"], swiftSettings: targetSettings + optimised),
+        .target(name: "Microkernels", dependencies: ["CX86Intrinsics"], swiftSettings: microkernelSettings + optimised),
+        .target(name: "Engine", dependencies: ["CX86Intrinsics", "Microkernels"], swiftSettings: targetSettings + optimised),
         .target(name: "CJPEGShim", dependencies: ["CJPEG"]),
         .target(name: "CPNGShim", dependencies: ["CPNG"]),
         .target(name: "Tasks", dependencies: ["Engine", "CPNG", "CJPEG", "CZlib", "CJPEGShim", "CPNGShim"],
                 swiftSettings: targetSettings + checked),
         .executableTarget(name: "CLI", dependencies: ["Engine", "Tasks"]),
         .target(name: "TestSupport", dependencies: ["Engine"], path: "Tests/TestSupport"),
-        .testTarget(name: "EngineTests", dependencies: ["Engine", "TestSupport"],
+        .testTarget(name: "EngineTests", dependencies: ["Engine", "Microkernels", "TestSupport"],
                     exclude: ["Fixtures"]),
         .testTarget(name: "TasksTests", dependencies: ["Tasks", "TestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "CLITests", dependencies: ["TestSupport"]),

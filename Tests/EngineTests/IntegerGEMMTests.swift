@@ -1,6 +1,8 @@
 import XCTest
+import Foundation
 
 @testable import Engine
+import Microkernels
 
 /// The packed, vectorised integer product (every layout this build compiles) and the
 /// sixteen-lane requantization against their plain scalar references, over edge sizes: columns below, at and above the 16-lane panel
@@ -184,6 +186,57 @@ final class IntegerGEMMTests: XCTestCase {
         }
     }
 
+    /// A stage the `.avx512vnni` kernels have no `store` of their own for gets their results
+    /// through blocks of 16 rows × 256 columns of accumulators: products wider and taller than
+    /// one block, and column ranges of them (as threads split a product), give every layout's
+    /// results in the stage's own `store`.
+    func testStageWithoutVNNIStoreMatchesReference() {
+        var rng = KernelTestRandom(seed: 11)
+        for (rows, columns, depth, signed) in [(37, 300, 70, true), (1, 1001, 33, false), (17, 257, 5, false), (40, 64, 130, true)] {
+            let zeroPoint: Int32 = signed ? -7 : 131
+            let weights = (0 ..< columns * depth).map { _ in Int32.random(in: -255 ... 255, using: &rng) }
+            let bias = (0 ..< columns).map { _ in Int32.random(in: -5000 ... 5000, using: &rng) }
+            let a = (0 ..< rows * depth).map { _ in UInt8.random(in: 0 ... 255, using: &rng) }
+            let expected = IntegerGEMM.reference(a, rows: rows, rowStride: depth, columns: columns, depth: depth,
+                                                 activationZeroPoint: zeroPoint, signedActivations: signed,
+                                                 weight: { weights[$0 * depth + $1] }, bias: { bias[$0] })
+            for layout in IntegerGEMM.Layout.allCases {
+                let gemm = IntegerGEMM(columns: columns, depth: depth, activationZeroPoint: zeroPoint, signedActivations: signed,
+                                       layout: layout, weight: { weights[$0 * depth + $1] }, bias: { bias[$0] })
+                let split = min(columns, 16 * (columns / 32))
+                for range in [0 ..< columns, 0 ..< split, split ..< columns] {
+                    var actual = [Int32](repeating: -1, count: rows * columns)
+                    actual.withUnsafeMutableBufferPointer { out in
+                        gemm.multiply(a, rows: rows, rowStride: depth, columns: range, scratch: nil,
+                                      into: RecordingGEMMOutput(base: out.baseAddress!, columns: columns))
+                    }
+                    for m in 0 ..< rows {
+                        for n in 0 ..< columns where actual[m * columns + n] != (range.contains(n) ? expected[m * columns + n] : -1) {
+                            return XCTFail("\(gemm.layout) \(rows)×\(columns)×\(depth), columns \(range): [\(m), \(n)] is \(actual[m * columns + n])")
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// The integer product packs for `vpdpbusd` exactly when the machine has AVX-512 VNNI (as
+    /// the kernel reports it in /proc/cpuinfo), whatever the build targets: the portable build
+    /// selects those kernels at run time.
+    func testVNNILayoutFollowsTheMachine() throws {
+        #if os(Linux) && arch(x86_64)
+        guard ProcessInfo.processInfo.environment["SWIFTLITE_RUN_TIME_VNNI"] != "0" else {
+            throw XCTSkip("SWIFTLITE_RUN_TIME_VNNI=0 turns the run-time VNNI kernels off")
+        }
+        let cpuinfo = try String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)
+        let flags = Set(cpuinfo.split(separator: "\n").first { $0.hasPrefix("flags") }?.split(separator: " ").map(String.init) ?? [])
+        let hasVNNI = ["avx512f", "avx512bw", "avx512dq", "avx512vl", "avx512cd", "avx512_vnni"].allSatisfy(flags.contains)
+        XCTAssertEqual(IntegerGEMM.Layout.allCases.contains(.avx512vnni), hasVNNI)
+        #else
+        throw XCTSkip("x86-64 Linux only")
+        #endif
+    }
+
     /// The build's preferred layout is its last (fastest); `.avx512vnni` needs no offset for
     /// int8 weights, and one for uint8 weights.
     func testLayoutChoice() {
@@ -223,6 +276,16 @@ final class IntegerGEMMTests: XCTestCase {
                     }
                 }
             }
+        }
+    }
+
+    /// A stage with only a `store`: every result as it comes, into a row-major array.
+    private struct RecordingGEMMOutput: IntegerGEMMOutput {
+        let base: UnsafeMutablePointer<Int32>
+        let columns: Int
+
+        func store(_ values: SIMD16<Int32>, row: Int, column: Int) {
+            for lane in 0 ..< min(16, columns - column) { base[row * columns + column + lane] = values[lane] }
         }
     }
 

@@ -1,5 +1,6 @@
 import XCTest
 @testable import Engine
+import Microkernels
 
 /// The two-way splits the integer CONV_2D and FULLY_CONNECTED give their threads (`TileGrid`):
 /// an `IntegerGEMM` computed in column ranges, and a convolution or fully connected layer

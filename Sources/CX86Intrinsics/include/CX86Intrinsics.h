@@ -25,6 +25,32 @@ static inline __attribute__((always_inline)) void swiftlite_spin_pause(void) {
 #endif
 }
 
+#if defined(__x86_64__)
+#include <cpuid.h>
+
+/// Whether this CPU, and the operating system's saving of its registers, run code compiled for
+/// `-target-cpu cascadelake` (the Microkernels module when the build's own target lacks AVX-512
+/// VNNI): AVX-512 F, CD, BW, DQ, VL and VNNI, the AVX2-generation instructions LLVM may emit for
+/// such a target (AVX2, FMA, F16C, BMI1, BMI2, LZCNT, MOVBE, POPCNT), and XCR0 enabling the
+/// XMM, YMM, opmask and all 32 ZMM registers (Linux enables them on every CPU that has them).
+static inline int swiftlite_cpu_runs_cascadelake_code(void) {
+    unsigned a, b, c, d;
+    if (!__get_cpuid(1, &a, &b, &c, &d)) return 0;
+    // FMA 12, MOVBE 22, POPCNT 23, OSXSAVE 27, AVX 28, F16C 29.
+    const unsigned leaf1 = 1u << 12 | 1u << 22 | 1u << 23 | 1u << 27 | 1u << 28 | 1u << 29;
+    if ((c & leaf1) != leaf1) return 0;
+    unsigned xcr0, xcr0High;
+    __asm__ __volatile__("xgetbv" : "=a"(xcr0), "=d"(xcr0High) : "c"(0));
+    if ((xcr0 & 0xE6) != 0xE6) return 0;
+    if (!__get_cpuid_count(7, 0, &a, &b, &c, &d)) return 0;
+    // BMI1 3, AVX2 5, BMI2 8, AVX512F 16, AVX512DQ 17, AVX512CD 28, AVX512BW 30, AVX512VL 31.
+    const unsigned leaf7 = 1u << 3 | 1u << 5 | 1u << 8 | 1u << 16 | 1u << 17 | 1u << 28 | 1u << 30 | 1u << 31;
+    if ((b & leaf7) != leaf7 || !(c & 1u << 11)) return 0;  // AVX512_VNNI: ECX bit 11
+    if (!__get_cpuid(0x80000001, &a, &b, &c, &d)) return 0;
+    return (c & 1u << 5) != 0;  // LZCNT
+}
+#endif
+
 #if defined(__x86_64__) && defined(__AVX2__)
 #include <immintrin.h>
 

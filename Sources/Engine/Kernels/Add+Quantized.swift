@@ -1,3 +1,5 @@
+import Microkernels
+
 extension Add {
     /// Quantized ADD (uint8, int8), as TFLite's reference kernels: both operands are moved to a
     /// common fixed-point scale (`AdditiveRescaling`), added, and rescaled to the output.

@@ -1,3 +1,4 @@
+import Microkernels
 #if SWIFTLITE_AVX512
 import CX86Intrinsics
 #endif

@@ -1,6 +1,7 @@
 #if SWIFTLITE_AVX512
 import CX86Intrinsics
 #endif
+import Microkernels
 
 /// The integer matrix product behind quantized CONV_2D and FULLY_CONNECTED:
 ///
@@ -22,13 +23,13 @@ import CX86Intrinsics
 ///
 /// Three packings (`Layout`), one micro-kernel family each, chosen when the product is built:
 ///
-/// - `.avx512vnni` (builds whose target CPU has AVX-512 VNNI, see Package.swift): `vpdpbusd`,
+/// - `.avx512vnni` (machines with AVX-512 VNNI, whatever the build targets, see Package.swift): `vpdpbusd`,
 ///   64 unsigned-byte × signed-byte multiply-adds per instruction. Weights must be `Int8`, as
 ///   int8 weights (zero point 0) are; uint8 weights minus their zero point `w₀` (−w₀...255 − w₀)
 ///   are stored offset by one `s` (e.g. `s = 128 − w₀`, bytes `w − 128`), and `s · Σ_k A′[m, k]`
 ///   is added back from per-row sums of the activations as the kernels read them (`A′`).
 ///   Weights spanning more than 256 values cannot be offset so; they take `.avx2` (or `.int16`).
-///   See `IntegerGEMM+AVX512VNNI.swift`.
+///   See `IntegerGEMM+VNNI.swift` and Microkernels' `VNNIProduct.swift`.
 /// - `.avx2` (builds whose target CPU has AVX2, the portable floor): pairs of 16-bit weights and
 ///   activations, `vpmaddwd` (16 multiply-adds per instruction). See `IntegerGEMM+AVX2.swift`.
 /// - `.int16` (every build): 16-bit panels and widening multiply-adds, which LLVM turns into
@@ -53,8 +54,9 @@ struct IntegerGEMM: Sendable {
         /// with zero weights to a multiple of 4.
         case avx512vnni
 
-        /// The layouts this build can run, slowest first: `.avx2` and `.avx512vnni` only when
-        /// compiled for them.
+        /// The layouts this build can run here, slowest first: `.avx2` only when compiled for
+        /// it; `.avx512vnni` when compiled for it, or when its kernels (compiled apart, see
+        /// Package.swift) run on this machine.
         static var allCases: [Layout] {
             var layouts = [Layout.int16]
             #if SWIFTLITE_AVX2
@@ -62,6 +64,8 @@ struct IntegerGEMM: Sendable {
             #endif
             #if SWIFTLITE_AVX512VNNI
             layouts.append(.avx512vnni)
+            #elseif SWIFTLITE_AVX512VNNI_AT_RUN_TIME
+            if RunTimeCPU.runsVNNIKernels { layouts.append(.avx512vnni) }
             #endif
             return layouts
         }
@@ -71,8 +75,6 @@ struct IntegerGEMM: Sendable {
     }
 
     static let panelWidth = 16
-    /// Rows per block of `.avx512vnni` row sums (a stack buffer of this many).
-    static let rowBlock = 256
     let columns: Int
     let depth: Int
     /// Rows of `A` are `Int8` rather than `UInt8`.
@@ -191,11 +193,7 @@ struct IntegerGEMM: Sendable {
             return 0
             #endif
         case .avx512vnni:
-            #if SWIFTLITE_AVX512VNNI
             return vnniScratchBytes
-            #else
-            return 0
-            #endif
         }
     }
 
@@ -253,11 +251,7 @@ struct IntegerGEMM: Sendable {
             preconditionFailure("IntegerGEMM.Layout.avx2 is not compiled into this build")
             #endif
         case .avx512vnni:
-            #if SWIFTLITE_AVX512VNNI
-            multiplyAVX512VNNI(a, rows: rows, rowStride: rowStride, scratch: buffer, into: output)
-            #else
-            preconditionFailure("IntegerGEMM.Layout.avx512vnni is not compiled into this build")
-            #endif
+            multiplyVNNI(a, rows: rows, rowStride: rowStride, scratch: buffer, into: output)
         }
     }
 
@@ -330,47 +324,53 @@ private struct ColumnOffsetGEMMOutput<Output: IntegerGEMMOutput>: IntegerGEMMOut
     func store(_ values: SIMD16<Int32>, row: Int, column: Int) {
         output.store(values, row: row, column: column + offset)
     }
+
+    var vnniStage: VNNIStage? {
+        switch output.vnniStage {
+        case .requantized(let stage): .requantized(stage.dropping(columns: offset))
+        case .accumulators(let stage): .accumulators(stage.dropping(columns: offset))
+        case nil: nil
+        }
+    }
 }
 
 /// Where `IntegerGEMM.multiply` puts its results: sixteen consecutive columns of one row at a
 /// time (lanes at or past the product's column count are padding and must not be stored).
 protocol IntegerGEMMOutput {
     func store(_ values: SIMD16<Int32>, row: Int, column: Int)
+    /// The same stage as one the `.avx512vnni` kernels have their own `store` for (they are
+    /// compiled apart and cannot call this one's), or nil: they then pass their results on
+    /// through a buffer of accumulators.
+    var vnniStage: VNNIStage? { get }
 }
 
-/// Requantizes each result with a per-column `ChannelRequantization` and stores bytes
-/// (`UInt8` or `Int8`: the clamp range decides, the low byte is the same).
+extension IntegerGEMMOutput {
+    var vnniStage: VNNIStage? { nil }
+}
+
+/// The output stages the `.avx512vnni` kernels store through themselves.
+enum VNNIStage {
+    case requantized(RequantizedGEMMOutput)
+    case accumulators(AccumulatorGEMMOutput)
+}
+
+/// Requantizes each result with a per-column `ChannelRequantization` and stores bytes (the
+/// type is in Microkernels, where the `.avx512vnni` kernels store through it too).
 ///
 /// The stage's arithmetic is repeated here on plain pointers to its channel arrays: through
 /// `stage.apply`, every byte store (which may alias anything) made the kernels reload each
-/// array's address from its buffer object before the next block. It holds no reference either:
-/// each task makes one, and copying the stage retained its three buffers, on every thread at once.
-struct RequantizedGEMMOutput: IntegerGEMMOutput {
-    let base: UnsafeMutablePointer<UInt8>
-    let rowStride: Int
-    let columns: Int
-    private let multipliers: UnsafeRawPointer
-    private let leftShifts: UnsafeRawPointer
-    private let rightShifts: UnsafeRawPointer
-    /// No channel shifts left (every real multiplier below 1, as in most convolutions): the
-    /// loads, masks and shifts of that step are skipped.
-    private let shiftsLeft: Bool
-    private let saturates: Bool
-    private let zeroPoint: Int32, minimum: Int32, maximum: Int32
-
+/// array's address from its buffer object before the next block.
+extension RequantizedGEMMOutput: IntegerGEMMOutput {
     init(base: UnsafeMutablePointer<UInt8>, rowStride: Int, columns: Int, stage: ChannelRequantization) {
-        self.base = base
-        self.rowStride = rowStride
-        self.columns = columns
-        multipliers = UnsafeRawPointer(stage.multipliers.pointer)
-        leftShifts = UnsafeRawPointer(stage.leftShifts.pointer)
-        rightShifts = UnsafeRawPointer(stage.rightShifts.pointer)
-        shiftsLeft = stage.shiftsLeft
-        saturates = stage.saturates
-        zeroPoint = stage.zeroPoint
-        minimum = stage.minimum
-        maximum = stage.maximum
+        self.init(base: base, rowStride: rowStride, columns: columns,
+                  multipliers: UnsafeRawPointer(stage.multipliers.pointer),
+                  leftShifts: UnsafeRawPointer(stage.leftShifts.pointer),
+                  rightShifts: UnsafeRawPointer(stage.rightShifts.pointer),
+                  shiftsLeft: stage.shiftsLeft, saturates: stage.saturates,
+                  zeroPoint: stage.zeroPoint, minimum: stage.minimum, maximum: stage.maximum)
     }
+
+    var vnniStage: VNNIStage? { .requantized(self) }
 
     @inline(always)
     func store(_ values: SIMD16<Int32>, row: Int, column: Int) {
@@ -399,10 +399,8 @@ struct RequantizedGEMMOutput: IntegerGEMMOutput {
 }
 
 /// Stores the raw 32-bit results (tests, and kernels with their own output stage).
-struct AccumulatorGEMMOutput: IntegerGEMMOutput {
-    let base: UnsafeMutablePointer<Int32>
-    let rowStride: Int
-    let columns: Int
+extension AccumulatorGEMMOutput: IntegerGEMMOutput {
+    var vnniStage: VNNIStage? { .accumulators(self) }
 
     @inline(always)
     func store(_ values: SIMD16<Int32>, row: Int, column: Int) {

@@ -1,6 +1,6 @@
-// The `.avx512vnni` micro-kernels of `IntegerGEMM`, compiled only for targets with AVX-512 BW
-// and VNNI (Package.swift defines SWIFTLITE_AVX512VNNI; a file calling these intrinsics for any
-// other target would not compile).
+// The `.avx512vnni` micro-kernels of the engine's `IntegerGEMM`, compiled for AVX-512 BW and
+// VNNI whatever the engine's target (see Package.swift): the engine calls them only when the
+// build targets VNNI or CPUID says the machine has it.
 //
 // Per group of 4 depths a tile loads one 64-byte vector per panel (16 columns × 4 signed weight
 // bytes), broadcasts each row's 4 activation bytes (`vpbroadcastd` from memory; `Int8` rows are
@@ -14,28 +14,69 @@
 #if SWIFTLITE_AVX512VNNI
 import CX86Intrinsics
 
-extension IntegerGEMM {
+/// A product packed in `IntegerGEMM`'s `.avx512vnni` layout, as its kernels read it: panels of
+/// 16 columns, `panel[p][k / 4][j][k % 4] = B[k, 16p + j] − s` as `Int8`, and 16 folded biases
+/// per panel (see `IntegerGEMM`). It refers to memory the engine's product owns.
+public struct VNNIProduct {
+    let panels: UnsafeRawPointer
+    let bias: UnsafePointer<Int32>
+    let panelBytes: Int
+    let panelCount: Int
+    let depth: Int
+    let weightOffset: Int32
+    let signedActivations: Bool
+
+    /// `panelCount` panels of `panelBytes` from `panels` (the first panel computed), their
+    /// `panelCount × 16` biases from `bias`; `weightOffset` is `s`; rows of `Int8` when
+    /// `signedActivations`.
+    public init(panels: UnsafeRawPointer, bias: UnsafePointer<Int32>, panelBytes: Int, panelCount: Int, depth: Int,
+                weightOffset: Int32, signedActivations: Bool) {
+        self.panels = panels
+        self.bias = bias
+        self.panelBytes = panelBytes
+        self.panelCount = panelCount
+        self.depth = depth
+        self.weightOffset = weightOffset
+        self.signedActivations = signedActivations
+    }
+
+    static let panelWidth = 16
+    /// Rows per block of row sums (a stack buffer of this many).
+    public static let rowBlock = 256
     /// Bytes of `Int8` rows flipped to unsigned at once.
     static let flippedBlockBytes = 32 * 1024
 
     /// Rows per block: the row sums' block, or as many flipped rows as fit `flippedBlockBytes`
     /// (whole 16-row tiles, at least one).
-    private var vnniBlockRows: Int {
+    private var blockRows: Int {
         signedActivations ? max(16, min(Self.rowBlock, Self.flippedBlockBytes / max(depth, 1)) / 16 * 16) : Self.rowBlock
     }
 
-    /// Scratch for one block of flipped `Int8` rows (none for `UInt8` rows).
-    var vnniScratchBytes: Int { signedActivations ? vnniBlockRows * depth : 0 }
+    /// Bytes of scratch one `multiply` needs: a block of flipped `Int8` rows (none for `UInt8` rows).
+    public var scratchBytes: Int { signedActivations ? blockRows * depth : 0 }
 
-    /// The `.avx512vnni` product (see the type's documentation). `Int8` rows are first copied
-    /// with their sign bits flipped, a block at a time, so that one kernel reads every row as
-    /// unsigned bytes straight into `vpbroadcastd` (an `xor` per row and group of 4 in the tiles
-    /// cost about a fifth of the time of layers with deep rows).
+    /// Rows `0 ..< rows` of the product (row `m` of `A` at `a + m · rowStride`), requantized to bytes.
+    /// `scratch` holds `scratchBytes` bytes (nil when that is 0).
+    public func multiply(_ a: UnsafePointer<UInt8>, rows: Int, rowStride: Int, scratch: UnsafeMutableRawPointer?,
+                         into output: RequantizedGEMMOutput) {
+        multiplyRows(a, rows: rows, rowStride: rowStride, scratch: scratch, into: output)
+    }
+
+    /// As above, the raw 32-bit results.
+    public func multiply(_ a: UnsafePointer<UInt8>, rows: Int, rowStride: Int, scratch: UnsafeMutableRawPointer?,
+                         into output: AccumulatorGEMMOutput) {
+        multiplyRows(a, rows: rows, rowStride: rowStride, scratch: scratch, into: output)
+    }
+
+    /// The product (see the file's comment). `Int8` rows are first copied with their sign bits
+    /// flipped, a block at a time, so that one kernel reads every row as unsigned bytes straight
+    /// into `vpbroadcastd` (an `xor` per row and group of 4 in the tiles cost about a fifth of the
+    /// time of layers with deep rows).
     @inline(never)
-    func multiplyAVX512VNNI<Output: IntegerGEMMOutput>(_ a: UnsafePointer<UInt8>, rows: Int, rowStride: Int,
-                                                       scratch: UnsafeMutableRawPointer?, into output: Output) {
+    private func multiplyRows<Output: VNNIOutput>(_ a: UnsafePointer<UInt8>, rows: Int, rowStride: Int,
+                                                  scratch: UnsafeMutableRawPointer?, into output: Output) {
         let signed = signedActivations
-        let blockRows = vnniBlockRows
+        let blockRows = blockRows
         // The row sums fit the stack (1 KiB); the flipped rows are the caller's `scratch`.
         withUnsafeTemporaryAllocation(of: Int32.self, capacity: Self.rowBlock) { sums in
             do {
@@ -62,13 +103,13 @@ extension IntegerGEMM {
                     while panel < panelCount {
                         switch panelCount - panel {
                         case 4...:
-                            multiplyPanelsVNNI(block, rows: count, panel: panel, width: 4, output)
+                            multiplyPanels(block, rows: count, panel: panel, width: 4, output)
                             panel += 4
                         case 2, 3:
-                            multiplyPanelsVNNI(block, rows: count, panel: panel, width: 2, output)
+                            multiplyPanels(block, rows: count, panel: panel, width: 2, output)
                             panel += 2
                         default:
-                            multiplyPanelsVNNI(block, rows: count, panel: panel, width: 1, output)
+                            multiplyPanels(block, rows: count, panel: panel, width: 1, output)
                             panel += 1
                         }
                     }
@@ -76,6 +117,25 @@ extension IntegerGEMM {
                 }
             }
         }
+    }
+
+    /// The weights of four panels from `panel` (the tiles that cover four panels at once).
+    @inline(always)
+    private func panelWeights(_ panel: Int) -> (UnsafeRawPointer, UnsafeRawPointer, UnsafeRawPointer, UnsafeRawPointer) {
+        let w0 = panels + panel * panelBytes
+        return (w0, w0 + panelBytes, w0 + 2 * panelBytes, w0 + 3 * panelBytes)
+    }
+
+    /// The bias of `width` (1, 2 or 4) panels from `panel`: the accumulators' starting values. The
+    /// blocks past `width` repeat the first; those accumulators are never stored.
+    @inline(always)
+    private func panelBias(_ panel: Int, width: Int) -> (SIMD16<Int32>, SIMD16<Int32>, SIMD16<Int32>, SIMD16<Int32>) {
+        let raw = UnsafeRawPointer(bias + panel * Self.panelWidth)
+        let b0 = swiftlite_load_dwords(raw)
+        let b1 = width >= 2 ? swiftlite_load_dwords(raw + 64) : b0
+        let b2 = width == 4 ? swiftlite_load_dwords(raw + 128) : b0
+        let b3 = width == 4 ? swiftlite_load_dwords(raw + 192) : b0
+        return (b0, b1, b2, b3)
     }
 
     /// `depth` bytes from `source` to `destination` with their top bits flipped (`Int8` x as
@@ -107,7 +167,7 @@ extension IntegerGEMM {
     /// All rows of the block for panels `panel ..< panel + width`: tall tiles for narrow
     /// products, then four rows per tile, then one.
     @inline(always)
-    private func multiplyPanelsVNNI<Output: IntegerGEMMOutput>(_ block: Block, rows: Int, panel: Int, width: Int, _ output: Output) {
+    private func multiplyPanels<Output: VNNIOutput>(_ block: Block, rows: Int, panel: Int, width: Int, _ output: Output) {
         var row = 0
         if width == 1 {
             while row + 16 <= rows {
@@ -121,11 +181,11 @@ extension IntegerGEMM {
             }
         }
         while row + 4 <= rows {
-            tileVNNI(block, row: row, panel: panel, fourRows: true, width: width, output)
+            tile(block, row: row, panel: panel, fourRows: true, width: width, output)
             row += 4
         }
         while row < rows {
-            tileVNNI(block, row: row, panel: panel, fourRows: false, width: width, output)
+            tile(block, row: row, panel: panel, fourRows: false, width: width, output)
             row += 1
         }
     }
@@ -133,7 +193,7 @@ extension IntegerGEMM {
     /// One micro-tile: 4 or 1 rows × 64, 32 or 16 columns (`width` panels). The arguments are
     /// constants at every call site, so each inlined copy keeps only its own accumulators.
     @inline(always)
-    private func tileVNNI<Output: IntegerGEMMOutput>(_ block: Block, row: Int, panel: Int, fourRows: Bool, width: Int,
+    private func tile<Output: VNNIOutput>(_ block: Block, row: Int, panel: Int, fourRows: Bool, width: Int,
                                                      _ output: Output) {
         let (w0, w1, w2, w3) = panelWeights(panel)
         let (b0, b1, b2, b3) = panelBias(panel, width: width)
@@ -212,11 +272,24 @@ extension IntegerGEMM {
         }
     }
 
+    /// One row of a tile's results: `width` (1, 2 or 4) blocks of 16 columns from `panel`.
+    @inline(always)
+    private func storeRow<Output: VNNIOutput>(_ c0: SIMD16<Int32>, _ c1: SIMD16<Int32>, _ c2: SIMD16<Int32>,
+                                              _ c3: SIMD16<Int32>, row: Int, panel: Int, width: Int, _ output: Output) {
+        let column = panel * Self.panelWidth
+        output.store(c0, row: row, column: column)
+        if width >= 2 { output.store(c1, row: row, column: column + Self.panelWidth) }
+        if width == 4 {
+            output.store(c2, row: row, column: column + 2 * Self.panelWidth)
+            output.store(c3, row: row, column: column + 3 * Self.panelWidth)
+        }
+    }
+
     /// 16 rows × one panel: each weight vector serves sixteen rows.
     @inline(always)
-    private func tile16x16<Output: IntegerGEMMOutput>(_ block: Block, row: Int, panel: Int, _ output: Output) {
-        let w = UnsafeRawPointer(panels.pointer) + panel * panelBytes
-        let b = swiftlite_load_dwords(bias.pointer + panel * Self.panelWidth)
+    private func tile16x16<Output: VNNIOutput>(_ block: Block, row: Int, panel: Int, _ output: Output) {
+        let w = panels + panel * panelBytes
+        let b = swiftlite_load_dwords(bias + panel * Self.panelWidth)
         var c0 = b, c1 = b, c2 = b, c3 = b, c4 = b, c5 = b, c6 = b, c7 = b
         var c8 = b, c9 = b, c10 = b, c11 = b, c12 = b, c13 = b, c14 = b, c15 = b
         if let corrections = block.corrections {
@@ -267,9 +340,9 @@ extension IntegerGEMM {
 
     /// 8 rows × two panels: each weight vector serves eight rows.
     @inline(always)
-    private func tile8x32<Output: IntegerGEMMOutput>(_ block: Block, row: Int, panel: Int, _ output: Output) {
-        let w0 = UnsafeRawPointer(panels.pointer) + panel * panelBytes, w1 = w0 + panelBytes
-        let biasRaw = UnsafeRawPointer(bias.pointer + panel * Self.panelWidth)
+    private func tile8x32<Output: VNNIOutput>(_ block: Block, row: Int, panel: Int, _ output: Output) {
+        let w0 = panels + panel * panelBytes, w1 = w0 + panelBytes
+        let biasRaw = UnsafeRawPointer(bias + panel * Self.panelWidth)
         let b0 = swiftlite_load_dwords(biasRaw)
         let b1 = swiftlite_load_dwords(biasRaw + 64)
         var c00 = b0, c10 = b0, c20 = b0, c30 = b0, c40 = b0, c50 = b0, c60 = b0, c70 = b0
