@@ -83,6 +83,10 @@ def spread(values):
 
 def latency(models):
     print(f"{ROUNDS} rounds of {RUNS} invocations, runners alternated; ms = median of the per-round medians (min-max)")
+    out = subprocess.run([EXE, "bench", models[0], "--runs", "1", "--warmup", "0", "--json"],
+                         check=True, capture_output=True, text=True).stdout
+    kernels = json.loads(out)["kernels"]
+    print(f"swiftlite kernels: float {kernels['float']}, integer {kernels['integer']}")
     print(f"{'model':36s} {'thr':>3s} {'LiteRT XNNPACK ms':>22s} {'swiftlite ms':>22s} {'ratio':>6s} {'ratio spread':>12s}")
     summary = []
     for path in models:

@@ -121,6 +121,7 @@ struct BenchCommand: ParsedCommand {
             constantBytes: plan.graph.tensors.reduce(0) { $0 + ($1.constantData?.bytes.count ?? 0) },
             arenaBytes: plan.arenaBytes, scratchBytes: plan.scratchBytes + threads * plan.workerScratchBytes,
             totalMacs: plan.graph.nodes.reduce(0) { $0 + plan.multiplyAccumulates($1) },
+            kernels: .init(float: KernelSelection.float, integer: KernelSelection.integer),
             operators: profile ? operators : nil)
     }
 
@@ -169,11 +170,13 @@ struct BenchReport: Encodable {
     /// The activation arena and the scratch of every thread, in bytes.
     let arenaBytes, scratchBytes: Int
     let totalMacs: Int
+    /// The kernel families that ran (`KernelSelection`).
+    let kernels: Kernels
     /// With `--profile`: every operator, in execution order.
     let operators: [OperatorProfile]?
 
     enum CodingKeys: String, CodingKey {
-        case model, runs, warmup, threads, operators
+        case model, runs, warmup, threads, kernels, operators
         case medianMilliseconds = "median_ms", p90Milliseconds = "p90_ms", minMilliseconds = "min_ms", meanMilliseconds = "mean_ms"
         case loadPrepareMilliseconds = "load_prepare_ms"
         case peakRSSBytes = "peak_rss_bytes", baselineRSSBytes = "baseline_rss_bytes"
@@ -182,12 +185,17 @@ struct BenchReport: Encodable {
         case arenaBytes = "arena_bytes", scratchBytes = "scratch_bytes", totalMacs = "total_macs"
     }
 
+    struct Kernels: Encodable {
+        let float, integer: String
+    }
+
     var text: String {
         var lines = [
             String(format: "%@: median %.3f ms, p90 %.3f ms, min %.3f ms, mean %.3f ms over %d runs (%d thread%@)",
                    model, medianMilliseconds, p90Milliseconds, minMilliseconds, meanMilliseconds, runs, threads, threads == 1 ? "" : "s"),
             String(format: "load + prepare %.1f ms; peak RSS %.1f MB, %.1f MB over the process baseline",
                    loadPrepareMilliseconds, Double(peakRSSBytes) / 1e6, Double(peakRSSOverBaselineBytes) / 1e6),
+            "kernels: float \(kernels.float), integer \(kernels.integer)",
         ]
         guard let operators else { return lines.joined(separator: "\n") }
         let total = operators.reduce(0) { $0 + $1.milliseconds }

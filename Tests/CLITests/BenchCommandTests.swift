@@ -23,6 +23,9 @@ extension CLITests {
         XCTAssertGreaterThan(report["peak_rss_bytes"] as? Int ?? 0, 0)
         XCTAssertGreaterThan(report["peak_rss_over_baseline_bytes"] as? Int ?? 0, 0)
         XCTAssertGreaterThan(report["total_macs"] as? Int ?? 0, 0)
+        let kernels = try XCTUnwrap(report["kernels"] as? [String: String], "kernels missing in \(output.stdout)")
+        XCTAssertTrue(["avx512", "avx2", "portable"].contains(kernels["float"] ?? ""), "\(kernels)")
+        XCTAssertTrue(["avx512vnni", "avx512vnni (run time)", "avx2", "int16"].contains(kernels["integer"] ?? ""), "\(kernels)")
         let operators = try XCTUnwrap(report["operators"] as? [[String: Any]])
         XCTAssertEqual(operators.count, 31)
         XCTAssertEqual(operators.compactMap { $0["index"] as? Int }, Array(0 ..< 31))
@@ -39,7 +42,8 @@ extension CLITests {
         let model = Self.floatFixtures.appendingPathComponent("net_mobilenet_v1_025_128/model.tflite").path
         let output = try swiftlite("bench", model, "--runs", "2", "--warmup", "0", "--profile")
         XCTAssertEqual(output.status, 0, output.stderr)
-        for expected in ["median", "p90", "load + prepare", "peak RSS", "per operator", "DEPTHWISE_CONV_2D", "GOP/s", "per operator type:"] {
+        for expected in ["median", "p90", "load + prepare", "peak RSS", "kernels: float ", "per operator", "DEPTHWISE_CONV_2D", "GOP/s",
+                         "per operator type:"] {
             XCTAssertTrue(output.stdout.contains(expected), "missing '\(expected)' in:\n\(output.stdout)")
         }
     }

@@ -232,6 +232,7 @@ final class IntegerGEMMTests: XCTestCase {
         let flags = Set(cpuinfo.split(separator: "\n").first { $0.hasPrefix("flags") }?.split(separator: " ").map(String.init) ?? [])
         let hasVNNI = ["avx512f", "avx512bw", "avx512dq", "avx512vl", "avx512cd", "avx512_vnni"].allSatisfy(flags.contains)
         XCTAssertEqual(IntegerGEMM.Layout.allCases.contains(.avx512vnni), hasVNNI)
+        XCTAssertEqual(KernelSelection.integer.hasPrefix("avx512vnni"), hasVNNI, KernelSelection.integer)
         #else
         throw XCTSkip("x86-64 Linux only")
         #endif

@@ -1,0 +1,32 @@
+/// The kernel families this build runs on this machine. The same model's speed depends on them
+/// (see Package.swift and the README's Building section), so benchmark records name them.
+public enum KernelSelection {
+    /// The float GEMM's micro-kernels, fixed when the engine was compiled: `avx512` (7 × 32 tiles
+    /// in 32 `zmm` registers), `avx2` (6 × 16 tiles of `ymm`), or `portable` (Swift SIMD for the
+    /// build's target: NEON on arm64).
+    public static var float: String {
+        #if SWIFTLITE_AVX512
+        "avx512"
+        #elseif SWIFTLITE_AVX2
+        "avx2"
+        #else
+        "portable"
+        #endif
+    }
+
+    /// The integer GEMM's kernels on this machine: `avx512vnni` (compiled for the build's
+    /// target), `avx512vnni (run time)` (compiled apart, chosen because this CPU has them: the
+    /// portable build on a VNNI machine), `avx2` or `int16`.
+    public static var integer: String {
+        switch IntegerGEMM.Layout.preferred {
+        case .avx512vnni:
+            #if SWIFTLITE_AVX512VNNI
+            "avx512vnni"
+            #else
+            "avx512vnni (run time)"
+            #endif
+        case .avx2: "avx2"
+        case .int16: "int16"
+        }
+    }
+}
