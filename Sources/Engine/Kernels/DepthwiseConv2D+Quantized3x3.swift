@@ -1,5 +1,6 @@
 #if SWIFTLITE_AVX512VNNI || SWIFTLITE_AVX2
 import CX86Intrinsics
+import Microkernels
 
 /// Int8 per-channel DEPTHWISE_CONV_2D with a 3×3 filter and depth multiplier 1, on AVX-512
 /// VNNI or on AVX2: byte-identical to `reference_integer_ops::DepthwiseConvPerChannel` (and to
@@ -20,7 +21,9 @@ import CX86Intrinsics
 /// The `128 · Σ w` and `x₀ · Σ w` terms are folded into the bias at prepare (as the generic
 /// kernel does); requantization runs in registers on the sixteen accumulators.
 ///
-/// Without VNNI (the AVX2 build) each `vpdpbusd` becomes two `vpmaddwd` per `ymm`
+/// The VNNI row is Microkernels' `depthwise3x3RowVNNI`, compiled for VNNI apart from the engine,
+/// so the portable build runs it too where the machine has VNNI (`usesVNNI`). Without VNNI each
+/// `vpdpbusd` becomes two `vpmaddwd` per `ymm`
 /// (`swiftlite_dpbusd_pairs`): the tap quad's even bytes `(t₀, t₂)` and odd bytes `(t₁, 0)`,
 /// zero-extended to halfwords, against the filter row as int16 pairs `(w₀, w₂)` and `(w₁, 0)`,
 /// which prepare stores as two rows per filter row. Tap rows and results are the same.
@@ -39,6 +42,20 @@ struct DepthwiseConv2DInt8Filter3x3: TiledKernel {
     let requantization: ChannelRequantization
     /// Tap rows in each worker's ring.
     let ringRows: Int
+    /// The weights are tap quads for `vpdpbusd` (else int16 pairs for `vpmaddwd`).
+    let usesVNNI: Bool
+
+    /// Whether `vpdpbusd` runs here: the build targets VNNI, or its VNNI kernels (compiled
+    /// apart, see Package.swift) run on this machine.
+    static var machineRunsVNNI: Bool {
+        #if SWIFTLITE_AVX512VNNI
+        true
+        #elseif SWIFTLITE_AVX512VNNI_AT_RUN_TIME
+        RunTimeCPU.runsVNNIKernels
+        #else
+        false
+        #endif
+    }
 
     /// Whether the kernel computes this operator: int8 (symmetric filter), 3×3, multiplier 1.
     static func applies(to g: DepthwiseConv2D.Geometry, quantization: ConvolutionQuantization) -> Bool {
@@ -52,40 +69,38 @@ struct DepthwiseConv2DInt8Filter3x3: TiledKernel {
         var biasValues: UnsafeBufferPointer<Int32>?
         if quantization.hasBias { biasValues = try context.constant(DepthwiseConv2D.bias).elements(as: Int32.self) }
         let padded = (channels + 15) / 16 * 16
-        #if SWIFTLITE_AVX512VNNI
-        let weights = PackedBuffer<UInt32>(count: 3 * padded, initializedTo: 0)
-        #else
-        let weights = PackedBuffer<UInt32>(count: 6 * padded, initializedTo: 0)
-        #endif
+        let vnni = Self.machineRunsVNNI
+        let weights = PackedBuffer<UInt32>(count: (vnni ? 3 : 6) * padded, initializedTo: 0)
         let bias = PackedBuffer<Int32>(count: padded, initializedTo: 0)
         let encodedZeroPoint = Int32(quantization.encoding.zeroPoint)
         for c in 0 ..< channels {
             var sum: Int32 = 0
             for ky in 0 ..< 3 {
-                #if SWIFTLITE_AVX512VNNI
-                var quad: UInt32 = 0
-                for kx in 0 ..< 3 {
-                    let byte = filterBytes[(ky * 3 + kx) * channels + c]
-                    quad |= UInt32(byte) << (8 * kx)
-                    sum &+= Int32(Int8(bitPattern: byte))
+                if vnni {
+                    var quad: UInt32 = 0
+                    for kx in 0 ..< 3 {
+                        let byte = filterBytes[(ky * 3 + kx) * channels + c]
+                        quad |= UInt32(byte) << (8 * kx)
+                        sum &+= Int32(Int8(bitPattern: byte))
+                    }
+                    weights.pointer[ky * padded + c] = quad
+                } else {
+                    // Tap `kx` of this row as a sign-extended halfword's bit pattern.
+                    func tap(_ kx: Int) -> UInt32 {
+                        let value = Int8(bitPattern: filterBytes[(ky * 3 + kx) * channels + c])
+                        sum &+= Int32(value)
+                        return UInt32(UInt16(bitPattern: Int16(value)))
+                    }
+                    let t0 = tap(0), t1 = tap(1), t2 = tap(2)
+                    weights.pointer[2 * ky * padded + c] = t0 | t2 << 16
+                    weights.pointer[(2 * ky + 1) * padded + c] = t1
                 }
-                weights.pointer[ky * padded + c] = quad
-                #else
-                // Tap `kx` of this row as a sign-extended halfword's bit pattern.
-                func tap(_ kx: Int) -> UInt32 {
-                    let value = Int8(bitPattern: filterBytes[(ky * 3 + kx) * channels + c])
-                    sum &+= Int32(value)
-                    return UInt32(UInt16(bitPattern: Int16(value)))
-                }
-                let t0 = tap(0), t1 = tap(1), t2 = tap(2)
-                weights.pointer[2 * ky * padded + c] = t0 | t2 << 16
-                weights.pointer[(2 * ky + 1) * padded + c] = t1
-                #endif
             }
             bias.pointer[c] = (biasValues?[c] ?? 0) &- encodedZeroPoint &* sum
         }
         self.weights = weights
         self.bias = bias
+        usesVNNI = vnni
         requantization = quantization.requantization
         inputZeroPoint = quantization.encoding.rawZeroPoint
         paddedChannels = padded
@@ -255,23 +270,24 @@ struct DepthwiseConv2DInt8Filter3x3: TiledKernel {
     private func convolveRow(_ taps: (UnsafePointer<UInt32>, UnsafePointer<UInt32>, UnsafePointer<UInt32>),
                              channels range: Range<Int>, _ out: UnsafeMutablePointer<UInt8>) {
         let g = geometry
-        let cp = paddedChannels, channels = g.outputChannels
         let filter = UnsafeRawPointer(weights.pointer), biasRaw = UnsafeRawPointer(bias.pointer)
         let r0 = UnsafeRawPointer(taps.0), r1 = UnsafeRawPointer(taps.1), r2 = UnsafeRawPointer(taps.2)
+        if usesVNNI {
+            return depthwise3x3RowVNNI(taps: (r0, r1, r2), width: g.outputWidth, paddedChannels: paddedChannels,
+                                       channels: range, weights: filter, bias: biasRaw,
+                                       stage: RequantizedGEMMOutput(base: out, rowStride: g.outputChannels,
+                                                                    columns: g.outputChannels, stage: requantization))
+        }
+        #if !SWIFTLITE_AVX512VNNI
+        let cp = paddedChannels, channels = g.outputChannels
         var c = range.lowerBound
         while c < range.upperBound {
-            #if SWIFTLITE_AVX512VNNI
-            let w0 = filter.loadUnaligned(fromByteOffset: c * 4, as: SIMD16<Int32>.self)
-            let w1 = filter.loadUnaligned(fromByteOffset: (cp + c) * 4, as: SIMD16<Int32>.self)
-            let w2 = filter.loadUnaligned(fromByteOffset: (2 * cp + c) * 4, as: SIMD16<Int32>.self)
-            #else
             let e0 = filter.loadUnaligned(fromByteOffset: c * 4, as: SIMD16<Int32>.self)
             let o0 = filter.loadUnaligned(fromByteOffset: (cp + c) * 4, as: SIMD16<Int32>.self)
             let e1 = filter.loadUnaligned(fromByteOffset: (2 * cp + c) * 4, as: SIMD16<Int32>.self)
             let o1 = filter.loadUnaligned(fromByteOffset: (3 * cp + c) * 4, as: SIMD16<Int32>.self)
             let e2 = filter.loadUnaligned(fromByteOffset: (4 * cp + c) * 4, as: SIMD16<Int32>.self)
             let o2 = filter.loadUnaligned(fromByteOffset: (5 * cp + c) * 4, as: SIMD16<Int32>.self)
-            #endif
             let b = biasRaw.loadUnaligned(fromByteOffset: c * 4, as: SIMD16<Int32>.self)
             let stage = requantization.block(at: c)
             let count = min(channels - c, 16)
@@ -281,17 +297,10 @@ struct DepthwiseConv2DInt8Filter3x3: TiledKernel {
                 var offset = c &* 4
                 var dst = out + c
                 for _ in 0 ..< g.outputWidth {
-                    #if SWIFTLITE_AVX512VNNI
-                    var acc = swiftlite_dpbusd(b, r0.loadUnaligned(fromByteOffset: offset, as: SIMD16<Int32>.self), w0)
-                    acc = swiftlite_dpbusd(acc, r1.loadUnaligned(fromByteOffset: offset, as: SIMD16<Int32>.self), w1)
-                    acc = swiftlite_dpbusd(acc, r2.loadUnaligned(fromByteOffset: offset, as: SIMD16<Int32>.self), w2)
-                    swiftlite_store_low_bytes(dst, stage.apply(acc, saturating: saturating), count)
-                    #else
                     var acc = swiftlite_dpbusd_pairs(b, r0.loadUnaligned(fromByteOffset: offset, as: SIMD16<Int32>.self), e0, o0)
                     acc = swiftlite_dpbusd_pairs(acc, r1.loadUnaligned(fromByteOffset: offset, as: SIMD16<Int32>.self), e1, o1)
                     acc = swiftlite_dpbusd_pairs(acc, r2.loadUnaligned(fromByteOffset: offset, as: SIMD16<Int32>.self), e2, o2)
                     storeLowBytes(stage.apply(acc, saturating: saturating), to: dst, count: count)
-                    #endif
                     offset &+= cp &* 4
                     dst += channels
                 }
@@ -299,6 +308,7 @@ struct DepthwiseConv2DInt8Filter3x3: TiledKernel {
             if stage.saturates { pixels(saturating: true) } else { pixels(saturating: false) }
             c += 16
         }
+        #endif
     }
 }
 #endif

@@ -1,0 +1,62 @@
+// The AVX-512 VNNI row of the engine's int8 3×3 DEPTHWISE_CONV_2D (`DepthwiseConv2DInt8Filter3x3`),
+// compiled for AVX-512 VNNI whatever the engine's target (see Package.swift); the engine calls
+// it when the build targets VNNI or CPUID says the machine has it.
+#if SWIFTLITE_AVX512VNNI
+import CX86Intrinsics
+
+/// One output row of the int8 3×3 depthwise convolution from its three tap rows: for each
+/// output column and each block of 16 channels in `channels` (multiples of 16), one `vpdpbusd`
+/// per tap row — a lane holds one channel's three taps of that filter row as unsigned bytes, the
+/// weights the filter row as signed bytes `(w₀, w₁, w₂, 0)` — then the block's requantization,
+/// held in registers across the row, and a byte store of the channels below `stage.columns`.
+///
+/// - Parameters:
+///   - taps: the three tap rows, `width × paddedChannels` 32-bit lanes each.
+///   - weights: `[3, paddedChannels]` tap quads; `bias`: `paddedChannels` accumulators' start.
+///   - stage: the output channels' requantization; its `base` is the output row (pixels
+///     `stage.rowStride` bytes apart), its `columns` the channel count.
+public func depthwise3x3RowVNNI(taps: (UnsafeRawPointer, UnsafeRawPointer, UnsafeRawPointer), width: Int,
+                                paddedChannels cp: Int, channels range: Range<Int>,
+                                weights: UnsafeRawPointer, bias: UnsafeRawPointer, stage: RequantizedGEMMOutput) {
+    let (r0, r1, r2) = taps
+    var c = range.lowerBound
+    while c < range.upperBound {
+        let w0 = swiftlite_load_dwords(weights + c * 4)
+        let w1 = swiftlite_load_dwords(weights + (cp + c) * 4)
+        let w2 = swiftlite_load_dwords(weights + (2 * cp + c) * 4)
+        let b = swiftlite_load_dwords(bias + c * 4)
+        let multipliers = swiftlite_load_dwords(stage.multipliers + c * 4)
+        let leftShifts = swiftlite_load_dwords(stage.leftShifts + c * 4)
+        let rightShifts = swiftlite_load_dwords(stage.rightShifts + c * 4)
+        let zeroPoint = SIMD16<Int32>(repeating: stage.zeroPoint)
+        let (minimum, maximum) = (stage.minimum, stage.maximum)
+        let count = min(stage.columns - c, 16)
+        // Two copies of the pixel loop, so that neither test is made per pixel.
+        @inline(always)
+        func pixels(saturating: Bool, shiftingLeft: Bool) {
+            var offset = c &* 4
+            var destination = stage.base + c
+            for _ in 0 ..< width {
+                var acc = swiftlite_dpbusd(b, swiftlite_load_dwords(r0 + offset), w0)
+                acc = swiftlite_dpbusd(acc, swiftlite_load_dwords(r1 + offset), w1)
+                acc = swiftlite_dpbusd(acc, swiftlite_load_dwords(r2 + offset), w2)
+                if shiftingLeft { acc &<<= leftShifts }
+                let product = saturating ? saturatingRoundingDoublingHighMul(acc, multipliers)
+                                         : roundingDoublingHighMul(acc, multipliers)
+                let shifted = roundingDivideByPOT(product, rightShifts) &+ zeroPoint
+                var clamped = SIMD16<Int32>()
+                for lane in 0 ..< 16 { clamped[lane] = min(max(shifted[lane], minimum), maximum) }
+                swiftlite_store_low_bytes(destination, clamped, count)
+                offset &+= cp &* 4
+                destination += stage.rowStride
+            }
+        }
+        switch (stage.saturates, stage.shiftsLeft) {
+        case (true, _): pixels(saturating: true, shiftingLeft: true)
+        case (false, true): pixels(saturating: false, shiftingLeft: true)
+        case (false, false): pixels(saturating: false, shiftingLeft: false)
+        }
+        c += 16
+    }
+}
+#endif
