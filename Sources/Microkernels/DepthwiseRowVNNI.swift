@@ -15,6 +15,9 @@ import CX86Intrinsics
 ///   - weights: `[3, paddedChannels]` tap quads; `bias`: `paddedChannels` accumulators' start.
 ///   - stage: the output channels' requantization; its `base` is the output row (pixels
 ///     `stage.rowStride` bytes apart), its `columns` the channel count.
+///
+/// Never inlined: the caller is compiled for another target, which may lack these instructions.
+@inline(never)
 public func depthwise3x3RowVNNI(taps: (UnsafeRawPointer, UnsafeRawPointer, UnsafeRawPointer), width: Int,
                                 paddedChannels cp: Int, channels range: Range<Int>,
                                 weights: UnsafeRawPointer, bias: UnsafeRawPointer, stage: RequantizedGEMMOutput) {
