@@ -61,29 +61,22 @@ struct PointwiseDepthwiseFloat32: TiledKernel {
         for n in 0 ..< depthwise.geometry.batches { memory.parallelize(self, step: n, grid: grid) }
     }
 
-    /// Output rows per part at least, when the image has enough rows for more than one part
-    /// per thread: a part computes the two (stride 1) or one (stride 2) expanded rows above it
-    /// again.
-    static let minimumPartRows = 32
+    /// Output rows per part at least: a part computes the two (stride 1) or one (stride 2)
+    /// expanded rows above it again.
+    static let minimumPartRows = 8
 
-    /// Row parts, as many per thread (so that the threads' shares are equal) and as few as
-    /// possible: one per thread, more only for images over `2 · minimumPartRows` rows per
-    /// thread. Every part but the first computes the expanded rows above it again, and a
-    /// thread left with an odd part waits: in 8-row parts MobileNetV2's 56-row stride-1 pair did
-    /// 25 % more pointwise work on two threads than on one, and its 7 parts left one thread a
-    /// part to wait for (1.42× faster on two threads than on one, the pairs 1.54× together).
-    /// Channel parts (whole `FloatGEMM` column blocks) only for images with fewer rows than
-    /// threads: a tile of 32 of 144 channels spent as much again on each row's edges and set-up.
+    /// Parts of at least `minimumPartRows` output rows, then channel parts (whole `FloatGEMM`
+    /// column blocks) for the tasks left. Rows first: a tile of 32 of 144 channels spent as much
+    /// again on each row's edges and set-up (MobileNetV2 f32, 2 threads, min of 6 interleaved
+    /// rounds: the three fused pairs 0.78 ms as 2 row parts × 4 channel parts, 0.68 as 8 row parts).
     private func grid(_ memory: TensorMemory) -> TileGrid {
         let p = pointwise.geometry, d = depthwise.geometry
         let work = p.outputHeight * p.outputWidth * p.outputChannels * p.inputChannels + d.outputHeight * d.outputWidth * d.outputChannels * 9
-        let tasks = memory.taskCount(work: work), threads = memory.threadCount
+        let tasks = memory.taskCount(work: work)
         guard tasks > 1 else { return TileGrid(rows: d.outputHeight, columns: d.outputChannels) }
-        let perThread = max(1, min(tasks / threads, d.outputHeight / (threads * Self.minimumPartRows)))
-        let rows = WorkPartition(count: d.outputHeight, granularity: 1, maxParts: threads * perThread)
-        let channelParts = rows.parts >= threads ? 1 : max(1, tasks / rows.parts)
+        let rows = WorkPartition(count: d.outputHeight, granularity: Self.minimumPartRows, maxParts: tasks)
         return TileGrid(rows: rows, columns: WorkPartition(count: d.outputChannels, granularity: FloatGEMM.columnGranularity,
-                                                           maxParts: channelParts))
+                                                           maxParts: max(1, tasks / rows.parts)))
     }
 
     func evalTile(rows: Range<Int>, columns: Range<Int>, step n: Int, worker: Int, memory: TensorMemory) {
