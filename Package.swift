@@ -91,8 +91,8 @@ let targetsAVX2 = targetHas(["avx2", "fma"], named: avx2CPUs)
 // `cascadelake` — AVX-512 F/CD/BW/DQ/VL and VNNI, features every AVX-512 VNNI CPU has (Intel
 // Cascade Lake and later, AMD Zen 4 and later) — and the engine defines
 // `SWIFTLITE_AVX512VNNI_AT_RUN_TIME`; the integer product and the int8 3×3 depthwise kernel then
-// pack for `vpdpbusd` when the machine has it. When the target has VNNI the module has the engine's target; elsewhere it
-// holds only portable lane arithmetic.
+// pack for `vpdpbusd` when the machine has it. When the target has VNNI the module has the
+// engine's target; elsewhere it holds only portable lane arithmetic.
 #if arch(x86_64)
 let selectsVNNIAtRunTime = !targetsAVX512VNNI
 #else

@@ -28,13 +28,9 @@ public func depthwise3x3RowVNNI(taps: (UnsafeRawPointer, UnsafeRawPointer, Unsaf
         let w1 = swiftlite_load_dwords(weights + (cp + c) * 4)
         let w2 = swiftlite_load_dwords(weights + (2 * cp + c) * 4)
         let b = swiftlite_load_dwords(bias + c * 4)
-        let multipliers = swiftlite_load_dwords(stage.multipliers + c * 4)
-        let leftShifts = swiftlite_load_dwords(stage.leftShifts + c * 4)
-        let rightShifts = swiftlite_load_dwords(stage.rightShifts + c * 4)
-        let zeroPoint = SIMD16<Int32>(repeating: stage.zeroPoint)
-        let (minimum, maximum) = (stage.minimum, stage.maximum)
+        let block = stage.requantization(at: c)
         let count = min(stage.columns - c, 16)
-        // Two copies of the pixel loop, so that neither test is made per pixel.
+        // Copies of the pixel loop, so that neither flag is tested per pixel.
         @inline(always)
         func pixels(saturating: Bool, shiftingLeft: Bool) {
             var offset = c &* 4
@@ -43,13 +39,7 @@ public func depthwise3x3RowVNNI(taps: (UnsafeRawPointer, UnsafeRawPointer, Unsaf
                 var acc = swiftlite_dpbusd(b, swiftlite_load_dwords(r0 + offset), w0)
                 acc = swiftlite_dpbusd(acc, swiftlite_load_dwords(r1 + offset), w1)
                 acc = swiftlite_dpbusd(acc, swiftlite_load_dwords(r2 + offset), w2)
-                if shiftingLeft { acc &<<= leftShifts }
-                let product = saturating ? saturatingRoundingDoublingHighMul(acc, multipliers)
-                                         : roundingDoublingHighMul(acc, multipliers)
-                let shifted = roundingDivideByPOT(product, rightShifts) &+ zeroPoint
-                var clamped = SIMD16<Int32>()
-                for lane in 0 ..< 16 { clamped[lane] = min(max(shifted[lane], minimum), maximum) }
-                swiftlite_store_low_bytes(destination, clamped, count)
+                swiftlite_store_low_bytes(destination, block.apply(acc, saturating: saturating, shiftingLeft: shiftingLeft), count)
                 offset &+= cp &* 4
                 destination += stage.rowStride
             }

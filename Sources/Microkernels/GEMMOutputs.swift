@@ -82,21 +82,25 @@ extension RequantizedGEMMOutput: VNNIOutput {
     @inline(always)
     func store(_ values: SIMD16<Int32>, row: Int, column: Int) {
         let destination = base + row * rowStride + column
-        let offset = column &* 4
-        let m = swiftlite_load_dwords(multipliers + offset)
-        var x = values
-        if shiftsLeft { x &<<= swiftlite_load_dwords(leftShifts + offset) }
-        let product = saturates ? saturatingRoundingDoublingHighMul(x, m) : roundingDoublingHighMul(x, m)
-        let shifted = roundingDivideByPOT(product, swiftlite_load_dwords(rightShifts + offset)) &+ SIMD16(repeating: zeroPoint)
-        // A lane loop: one `vpmaxsd` and one `vpminsd`.
-        var clamped = SIMD16<Int32>()
-        for lane in 0 ..< 16 { clamped[lane] = min(max(shifted[lane], minimum), maximum) }
+        let block = requantization(at: column)
         // A constant 16 folds the store's mask away.
         if columns - column >= 16 {
-            swiftlite_store_low_bytes(destination, clamped, 16)
+            swiftlite_store_low_bytes(destination, block.apply(values), 16)
         } else {
-            swiftlite_store_low_bytes(destination, clamped, columns - column)
+            swiftlite_store_low_bytes(destination, block.apply(values), columns - column)
         }
+    }
+
+    /// The stage of columns `column ..< column + 16` in registers; the left shifts are loaded
+    /// only when some channel has one.
+    @inline(always)
+    func requantization(at column: Int) -> RequantizationBlock {
+        let offset = column &* 4
+        return RequantizationBlock(
+            multipliers: swiftlite_load_dwords(multipliers + offset),
+            leftShifts: shiftsLeft ? swiftlite_load_dwords(leftShifts + offset) : SIMD16(),
+            rightShifts: swiftlite_load_dwords(rightShifts + offset), saturates: saturates, shiftsLeft: shiftsLeft,
+            zeroPoint: zeroPoint, minimum: minimum, maximum: maximum)
     }
 }
 

@@ -69,3 +69,48 @@ public func roundingDivideByPOT(_ x: SIMD16<Int32>, _ exponent: SIMD16<Int32>) -
     return (x &>> exponent) &- ((threshold &- remainder) &>> 31)
 }
 
+/// The per-channel output stage of sixteen channels, held in registers: TFLite's
+/// `MultiplyByQuantizedMultiplier` lane by lane (left shift, doubling high multiply, rounding
+/// right shift), then the output zero point and the clamp. The engine's `ChannelRequantization`
+/// loads one per block of channels; this module's kernels and the engine's apply it alike.
+public struct RequantizationBlock {
+    public let multipliers, leftShifts, rightShifts: SIMD16<Int32>
+    /// Some multiplier is `Int32.min`, whose square saturates.
+    public let saturates: Bool
+    /// Some channel shifts left (else `leftShifts` is all zero and the shift is skipped).
+    public let shiftsLeft: Bool
+    public let zeroPoint, minimum, maximum: SIMD16<Int32>
+
+    @inlinable @inline(always)
+    public init(multipliers: SIMD16<Int32>, leftShifts: SIMD16<Int32>, rightShifts: SIMD16<Int32>, saturates: Bool,
+                shiftsLeft: Bool, zeroPoint: Int32, minimum: Int32, maximum: Int32) {
+        self.multipliers = multipliers
+        self.leftShifts = leftShifts
+        self.rightShifts = rightShifts
+        self.saturates = saturates
+        self.shiftsLeft = shiftsLeft
+        self.zeroPoint = SIMD16(repeating: zeroPoint)
+        self.minimum = SIMD16(repeating: minimum)
+        self.maximum = SIMD16(repeating: maximum)
+    }
+
+    @inlinable @inline(always)
+    public func apply(_ accumulators: SIMD16<Int32>) -> SIMD16<Int32> {
+        apply(accumulators, saturating: saturates, shiftingLeft: shiftsLeft)
+    }
+
+    /// `apply` with the two flags given by the caller (constants in a loop that tests them once
+    /// outside); `saturating: true` is exact for every multiplier, `shiftingLeft: true` for every
+    /// shift.
+    @inlinable @inline(always)
+    public func apply(_ accumulators: SIMD16<Int32>, saturating: Bool, shiftingLeft: Bool) -> SIMD16<Int32> {
+        let x = shiftingLeft ? accumulators &<< leftShifts : accumulators
+        let product = saturating ? saturatingRoundingDoublingHighMul(x, multipliers) : roundingDoublingHighMul(x, multipliers)
+        let shifted = roundingDivideByPOT(product, rightShifts) &+ zeroPoint
+        // A lane loop, which LLVM makes one `vpmaxsd` and one `vpminsd`: `replacing(with:where:)`
+        // compiled to a compare and a masked move per bound, and `pointwiseMin` to a call.
+        var clamped = SIMD16<Int32>()
+        for lane in 0 ..< 16 { clamped[lane] = min(max(shifted[lane], minimum[lane]), maximum[lane]) }
+        return clamped
+    }
+}

@@ -171,17 +171,11 @@ final class IntegerGEMMTests: XCTestCase {
         var rng = KernelTestRandom(seed: 5)
         for (rows, depth, signed) in [(IntegerGEMM.rowBlock + 1, 70, false), (2 * IntegerGEMM.rowBlock + 37, 70, true),
                                       (40, 1100, true), (37, 2049, true)] {
-            let columns = 40, zeroPoint: Int32 = signed ? 5 : 250
-            let weights = (0 ..< columns * depth).map { _ in Int32.random(in: 0 ... 255, using: &rng) - 200 }
-            let bias = (0 ..< columns).map { _ in Int32.random(in: -1000 ... 1000, using: &rng) }
-            let a = (0 ..< rows * depth).map { _ in UInt8.random(in: 0 ... 255, using: &rng) }
-            let expected = IntegerGEMM.reference(a, rows: rows, rowStride: depth, columns: columns, depth: depth,
-                                                 activationZeroPoint: zeroPoint, signedActivations: signed,
-                                                 weight: { weights[$0 * depth + $1] }, bias: { bias[$0] })
+            let product = RandomProduct(rows: rows, columns: 40, depth: depth, zeroPoint: signed ? 5 : 250, signed: signed,
+                                        weights: -200 ... 55, biases: -1000 ... 1000, using: &rng)
             for layout in IntegerGEMM.Layout.allCases {
-                let gemm = IntegerGEMM(columns: columns, depth: depth, activationZeroPoint: zeroPoint, signedActivations: signed,
-                                       layout: layout, weight: { weights[$0 * depth + $1] }, bias: { bias[$0] })
-                XCTAssertEqual(accumulators(gemm, a, rows: rows, rowStride: depth), expected, "\(gemm.layout), rows \(rows)")
+                let gemm = product.packed(for: layout)
+                XCTAssertEqual(accumulators(gemm, product.a, rows: rows, rowStride: depth), product.expected, "\(gemm.layout), rows \(rows)")
             }
         }
     }
@@ -193,16 +187,11 @@ final class IntegerGEMMTests: XCTestCase {
     func testStageWithoutVNNIStoreMatchesReference() {
         var rng = KernelTestRandom(seed: 11)
         for (rows, columns, depth, signed) in [(37, 300, 70, true), (1, 1001, 33, false), (17, 257, 5, false), (40, 64, 130, true)] {
-            let zeroPoint: Int32 = signed ? -7 : 131
-            let weights = (0 ..< columns * depth).map { _ in Int32.random(in: -255 ... 255, using: &rng) }
-            let bias = (0 ..< columns).map { _ in Int32.random(in: -5000 ... 5000, using: &rng) }
-            let a = (0 ..< rows * depth).map { _ in UInt8.random(in: 0 ... 255, using: &rng) }
-            let expected = IntegerGEMM.reference(a, rows: rows, rowStride: depth, columns: columns, depth: depth,
-                                                 activationZeroPoint: zeroPoint, signedActivations: signed,
-                                                 weight: { weights[$0 * depth + $1] }, bias: { bias[$0] })
+            let product = RandomProduct(rows: rows, columns: columns, depth: depth, zeroPoint: signed ? -7 : 131, signed: signed,
+                                        weights: -255 ... 255, biases: -5000 ... 5000, using: &rng)
+            let (a, expected) = (product.a, product.expected)
             for layout in IntegerGEMM.Layout.allCases {
-                let gemm = IntegerGEMM(columns: columns, depth: depth, activationZeroPoint: zeroPoint, signedActivations: signed,
-                                       layout: layout, weight: { weights[$0 * depth + $1] }, bias: { bias[$0] })
+                let gemm = product.packed(for: layout)
                 let split = min(columns, 16 * (columns / 32))
                 for range in [0 ..< columns, 0 ..< split, split ..< columns] {
                     var actual = [Int32](repeating: -1, count: rows * columns)
@@ -277,6 +266,34 @@ final class IntegerGEMMTests: XCTestCase {
                     }
                 }
             }
+        }
+    }
+
+    /// A product of random weights, biases and activations (rows packed, `depth` apart) and its
+    /// reference result.
+    private struct RandomProduct {
+        let rows, columns, depth: Int
+        let zeroPoint: Int32
+        let signed: Bool
+        let weights, bias: [Int32]
+        let a: [UInt8]
+        let expected: [Int32]
+
+        init(rows: Int, columns: Int, depth: Int, zeroPoint: Int32, signed: Bool,
+             weights weightRange: ClosedRange<Int32>, biases: ClosedRange<Int32>, using rng: inout KernelTestRandom) {
+            (self.rows, self.columns, self.depth, self.zeroPoint, self.signed) = (rows, columns, depth, zeroPoint, signed)
+            let weights = (0 ..< columns * depth).map { _ in Int32.random(in: weightRange, using: &rng) }
+            let bias = (0 ..< columns).map { _ in Int32.random(in: biases, using: &rng) }
+            a = (0 ..< rows * depth).map { _ in UInt8.random(in: 0 ... 255, using: &rng) }
+            expected = IntegerGEMM.reference(a, rows: rows, rowStride: depth, columns: columns, depth: depth,
+                                             activationZeroPoint: zeroPoint, signedActivations: signed,
+                                             weight: { weights[$0 * depth + $1] }, bias: { bias[$0] })
+            (self.weights, self.bias) = (weights, bias)
+        }
+
+        func packed(for layout: IntegerGEMM.Layout) -> IntegerGEMM {
+            IntegerGEMM(columns: columns, depth: depth, activationZeroPoint: zeroPoint, signedActivations: signed,
+                        layout: layout, weight: { weights[$0 * depth + $1] }, bias: { bias[$0] })
         }
     }
 

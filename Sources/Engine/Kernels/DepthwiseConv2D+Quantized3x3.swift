@@ -42,20 +42,9 @@ struct DepthwiseConv2DInt8Filter3x3: TiledKernel {
     let requantization: ChannelRequantization
     /// Tap rows in each worker's ring.
     let ringRows: Int
-    /// The weights are tap quads for `vpdpbusd` (else int16 pairs for `vpmaddwd`).
+    /// The weights are tap quads for `vpdpbusd` (`KernelSelection.runsVNNI`; else int16 pairs
+    /// for `vpmaddwd`).
     let usesVNNI: Bool
-
-    /// Whether `vpdpbusd` runs here: the build targets VNNI, or its VNNI kernels (compiled
-    /// apart, see Package.swift) run on this machine.
-    static var machineRunsVNNI: Bool {
-        #if SWIFTLITE_AVX512VNNI
-        true
-        #elseif SWIFTLITE_AVX512VNNI_AT_RUN_TIME
-        RunTimeCPU.runsVNNIKernels
-        #else
-        false
-        #endif
-    }
 
     /// Whether the kernel computes this operator: int8 (symmetric filter), 3×3, multiplier 1.
     static func applies(to g: DepthwiseConv2D.Geometry, quantization: ConvolutionQuantization) -> Bool {
@@ -69,7 +58,7 @@ struct DepthwiseConv2DInt8Filter3x3: TiledKernel {
         var biasValues: UnsafeBufferPointer<Int32>?
         if quantization.hasBias { biasValues = try context.constant(DepthwiseConv2D.bias).elements(as: Int32.self) }
         let padded = (channels + 15) / 16 * 16
-        let vnni = Self.machineRunsVNNI
+        let vnni = KernelSelection.runsVNNI
         let weights = PackedBuffer<UInt32>(count: (vnni ? 3 : 6) * padded, initializedTo: 0)
         let bias = PackedBuffer<Int32>(count: padded, initializedTo: 0)
         let encodedZeroPoint = Int32(quantization.encoding.zeroPoint)
@@ -300,7 +289,7 @@ struct DepthwiseConv2DInt8Filter3x3: TiledKernel {
                     var acc = swiftlite_dpbusd_pairs(b, r0.loadUnaligned(fromByteOffset: offset, as: SIMD16<Int32>.self), e0, o0)
                     acc = swiftlite_dpbusd_pairs(acc, r1.loadUnaligned(fromByteOffset: offset, as: SIMD16<Int32>.self), e1, o1)
                     acc = swiftlite_dpbusd_pairs(acc, r2.loadUnaligned(fromByteOffset: offset, as: SIMD16<Int32>.self), e2, o2)
-                    storeLowBytes(stage.apply(acc, saturating: saturating), to: dst, count: count)
+                    storeLowBytes(stage.apply(acc, saturating: saturating, shiftingLeft: true), to: dst, count: count)
                     offset &+= cp &* 4
                     dst += channels
                 }

@@ -54,41 +54,15 @@ struct ChannelRequantization: Sendable {
     }
 
     /// The parameters of channels `channel ..< channel + 16` (a multiple of 16), loaded once for
-    /// a loop that requantizes many pixels of the same channels.
+    /// a loop that requantizes many pixels of the same channels; its `apply` gives exactly what
+    /// `apply(_:channel:)` gives for those channels.
     @inline(always)
-    func block(at channel: Int) -> Block {
-        Block(multipliers: UnsafeRawPointer(multipliers.pointer + channel).loadUnaligned(as: SIMD16<Int32>.self),
-              leftShifts: UnsafeRawPointer(leftShifts.pointer + channel).loadUnaligned(as: SIMD16<Int32>.self),
-              rightShifts: UnsafeRawPointer(rightShifts.pointer + channel).loadUnaligned(as: SIMD16<Int32>.self),
-              saturates: saturates, zeroPoint: SIMD16(repeating: zeroPoint),
-              minimum: SIMD16(repeating: minimum), maximum: SIMD16(repeating: maximum))
-    }
-
-    /// The output stage of sixteen channels, held in registers (`block(at:)`); `apply` gives
-    /// exactly what `ChannelRequantization.apply(_:channel:)` gives for those channels.
-    struct Block {
-        let multipliers, leftShifts, rightShifts: SIMD16<Int32>
-        let saturates: Bool
-        let zeroPoint, minimum, maximum: SIMD16<Int32>
-
-        @inline(always)
-        func apply(_ accumulators: SIMD16<Int32>) -> SIMD16<Int32> {
-            apply(accumulators, saturating: saturates)
-        }
-
-        /// `apply` with `saturates` given by the caller (a constant in a loop that tests it once
-        /// outside); `saturating: true` is exact for every multiplier.
-        @inline(always)
-        func apply(_ accumulators: SIMD16<Int32>, saturating: Bool) -> SIMD16<Int32> {
-            let x = accumulators &<< leftShifts
-            let product = saturating ? saturatingRoundingDoublingHighMul(x, multipliers) : roundingDoublingHighMul(x, multipliers)
-            let shifted = roundingDivideByPOT(product, rightShifts) &+ zeroPoint
-            // A lane loop, which LLVM makes one `vpmaxsd` and one `vpminsd`: `replacing(with:where:)`
-            // compiled to a compare and a masked move per bound, and `pointwiseMin` to a call.
-            var clamped = SIMD16<Int32>()
-            for lane in 0 ..< 16 { clamped[lane] = min(max(shifted[lane], minimum[lane]), maximum[lane]) }
-            return clamped
-        }
+    func block(at channel: Int) -> RequantizationBlock {
+        RequantizationBlock(multipliers: loadLanes(UnsafeRawPointer(multipliers.pointer + channel)),
+                            leftShifts: loadLanes(UnsafeRawPointer(leftShifts.pointer + channel)),
+                            rightShifts: loadLanes(UnsafeRawPointer(rightShifts.pointer + channel)),
+                            saturates: saturates, shiftsLeft: shiftsLeft,
+                            zeroPoint: zeroPoint, minimum: minimum, maximum: maximum)
     }
 
     /// The scalar output stage for one channel, through the scalar helpers: the reference the

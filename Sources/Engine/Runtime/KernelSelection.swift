@@ -1,3 +1,5 @@
+import Microkernels
+
 /// The kernel families this build runs on this machine. The same model's speed depends on them
 /// (see Package.swift and the README's Building section), so benchmark records name them.
 public enum KernelSelection {
@@ -11,6 +13,19 @@ public enum KernelSelection {
         "avx2"
         #else
         "portable"
+        #endif
+    }
+
+    /// Whether the integer kernels' `vpdpbusd` code runs here: the build targets AVX-512 VNNI, or
+    /// the code compiled apart for it (Microkernels, see Package.swift) runs on this machine.
+    /// The integer GEMM and the int8 3×3 depthwise kernel pack their weights for it then.
+    static var runsVNNI: Bool {
+        #if SWIFTLITE_AVX512VNNI
+        true
+        #elseif SWIFTLITE_AVX512VNNI_AT_RUN_TIME
+        RunTimeCPU.runsVNNIKernels
+        #else
+        false
         #endif
     }
 

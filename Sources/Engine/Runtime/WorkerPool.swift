@@ -313,7 +313,6 @@ protocol PoolJob {
     func run(task: Int, worker: Int)
 }
 
-
 /// How an operator's output is cut into tasks: `count` units (rows, pixels, elements) in parts
 /// of whole multiples of `granularity` (the last part takes the remainder), as even as that allows.
 struct WorkPartition {

@@ -62,11 +62,7 @@ struct IntegerGEMM: Sendable {
             #if SWIFTLITE_AVX2
             layouts.append(.avx2)
             #endif
-            #if SWIFTLITE_AVX512VNNI
-            layouts.append(.avx512vnni)
-            #elseif SWIFTLITE_AVX512VNNI_AT_RUN_TIME
-            if RunTimeCPU.runsVNNIKernels { layouts.append(.avx512vnni) }
-            #endif
+            if KernelSelection.runsVNNI { layouts.append(.avx512vnni) }
             return layouts
         }
 
@@ -357,9 +353,9 @@ enum VNNIStage {
 /// Requantizes each result with a per-column `ChannelRequantization` and stores bytes (the
 /// type is in Microkernels, where the `.avx512vnni` kernels store through it too).
 ///
-/// The stage's arithmetic is repeated here on plain pointers to its channel arrays: through
-/// `stage.apply`, every byte store (which may alias anything) made the kernels reload each
-/// array's address from its buffer object before the next block.
+/// It holds plain pointers to the stage's channel arrays: through `stage.apply`, every byte
+/// store (which may alias anything) made the kernels reload each array's address from its
+/// buffer object before the next block.
 extension RequantizedGEMMOutput: IntegerGEMMOutput {
     init(base: UnsafeMutablePointer<UInt8>, rowStride: Int, columns: Int, stage: ChannelRequantization) {
         self.init(base: base, rowStride: rowStride, columns: columns,
@@ -374,27 +370,13 @@ extension RequantizedGEMMOutput: IntegerGEMMOutput {
 
     @inline(always)
     func store(_ values: SIMD16<Int32>, row: Int, column: Int) {
-        let destination = base + row * rowStride + column
         let offset = column &* 4
-        let m = loadLanes(multipliers + offset)
-        let right = loadLanes(rightShifts + offset)
-        guard !saturates else {
-            let block = ChannelRequantization.Block(
-                multipliers: m, leftShifts: loadLanes(leftShifts + offset),
-                rightShifts: right, saturates: true, zeroPoint: SIMD16(repeating: zeroPoint),
-                minimum: SIMD16(repeating: minimum), maximum: SIMD16(repeating: maximum))
-            return storeLowBytes(block.apply(values), to: destination, count: columns - column)
-        }
-        // `ChannelRequantization.Block.apply` for multipliers other than Int32.min.
-        var x = values
-        if shiftsLeft { x &<<= loadLanes(leftShifts + offset) }
-        let scaled = roundingDivideByPOT(roundingDoublingHighMul(x, m), right)
-        let shifted = scaled &+ SIMD16(repeating: zeroPoint)
-        // A lane loop: one `vpmaxsd` and one `vpminsd` (`replacing(with:where:)` was a compare
-        // and a masked move per bound).
-        var clamped = SIMD16<Int32>()
-        for lane in 0 ..< 16 { clamped[lane] = min(max(shifted[lane], minimum), maximum) }
-        storeLowBytes(clamped, to: destination, count: columns - column)
+        // The left shifts are loaded only when some channel has one (most convolutions: none).
+        let block = RequantizationBlock(
+            multipliers: loadLanes(multipliers + offset), leftShifts: shiftsLeft ? loadLanes(leftShifts + offset) : SIMD16(),
+            rightShifts: loadLanes(rightShifts + offset), saturates: saturates, shiftsLeft: shiftsLeft,
+            zeroPoint: zeroPoint, minimum: minimum, maximum: maximum)
+        storeLowBytes(block.apply(values), to: base + row * rowStride + column, count: columns - column)
     }
 }
 
