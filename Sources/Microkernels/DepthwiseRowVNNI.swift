@@ -7,8 +7,9 @@ import CX86Intrinsics
 /// One output row of the int8 3×3 depthwise convolution from its three tap rows: for each
 /// output column and each block of 16 channels in `channels` (multiples of 16), one `vpdpbusd`
 /// per tap row — a lane holds one channel's three taps of that filter row as unsigned bytes, the
-/// weights the filter row as signed bytes `(w₀, w₁, w₂, 0)` — then the block's requantization,
-/// held in registers across the row, and a byte store of the channels below `stage.columns`.
+/// weights the filter row as signed bytes `(w₀, w₁, w₂, 0)` — then the stage's requantization
+/// (the wide form when the stage has it, else the two rounding steps, held in registers across
+/// the row) and a byte store of the channels below `stage.columns`.
 ///
 /// - Parameters:
 ///   - taps: the three tap rows, `width × paddedChannels` 32-bit lanes each.
@@ -28,26 +29,30 @@ public func depthwise3x3RowVNNI(taps: (UnsafeRawPointer, UnsafeRawPointer, Unsaf
         let w1 = swiftlite_load_dwords(weights + (cp + c) * 4)
         let w2 = swiftlite_load_dwords(weights + (2 * cp + c) * 4)
         let b = swiftlite_load_dwords(bias + c * 4)
-        let block = stage.requantization(at: c)
-        let count = min(stage.columns - c, 16)
-        // Copies of the pixel loop, so that neither flag is tested per pixel.
+        let block = stage.requantization(at: c), count = min(stage.columns - c, 16)
+        // Copies of the pixel loop, so that no form or flag is tested per pixel (closures here
+        // stayed calls).
         @inline(always)
-        func pixels(saturating: Bool, shiftingLeft: Bool) {
+        func pixels(wide: Bool, saturating: Bool, shiftingLeft: Bool) {
             var offset = c &* 4
-            var destination = stage.base + c
-            for _ in 0 ..< width {
+            for x in 0 ..< width {
                 var acc = swiftlite_dpbusd(b, swiftlite_load_dwords(r0 + offset), w0)
                 acc = swiftlite_dpbusd(acc, swiftlite_load_dwords(r1 + offset), w1)
                 acc = swiftlite_dpbusd(acc, swiftlite_load_dwords(r2 + offset), w2)
-                swiftlite_store_low_bytes(destination, block.apply(acc, saturating: saturating, shiftingLeft: shiftingLeft), count)
+                if wide {
+                    stage.store(acc, row: x, column: c)
+                } else {
+                    swiftlite_store_low_bytes(stage.base + x &* stage.rowStride + c,
+                                              block.apply(acc, saturating: saturating, shiftingLeft: shiftingLeft), count)
+                }
                 offset &+= cp &* 4
-                destination += stage.rowStride
             }
         }
-        switch (stage.saturates, stage.shiftsLeft) {
-        case (true, _): pixels(saturating: true, shiftingLeft: true)
-        case (false, true): pixels(saturating: false, shiftingLeft: true)
-        case (false, false): pixels(saturating: false, shiftingLeft: false)
+        switch (stage.wide != nil, stage.saturates, stage.shiftsLeft) {
+        case (true, _, _): pixels(wide: true, saturating: false, shiftingLeft: false)
+        case (false, true, _): pixels(wide: false, saturating: true, shiftingLeft: true)
+        case (false, false, true): pixels(wide: false, saturating: false, shiftingLeft: true)
+        case (false, false, false): pixels(wide: false, saturating: false, shiftingLeft: false)
         }
         c += 16
     }

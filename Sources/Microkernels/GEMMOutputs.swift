@@ -25,10 +25,15 @@ public struct RequantizedGEMMOutput {
     /// Some multiplier is `Int32.min`, whose square saturates: the saturating product is used.
     public let saturates: Bool
     public let zeroPoint: Int32, minimum: Int32, maximum: Int32
+    /// The channels' `WideRequantization` constants, which this module's kernels apply instead
+    /// of the two rounding steps: given only when every channel shifts right and no multiplier
+    /// is `Int32.min`. The GEMM kernels require them; without, the engine stores the products.
+    public let wide: UnsafeRawPointer?
 
     public init(base: UnsafeMutablePointer<UInt8>, rowStride: Int, columns: Int,
                 multipliers: UnsafeRawPointer, leftShifts: UnsafeRawPointer, rightShifts: UnsafeRawPointer,
-                shiftsLeft: Bool, saturates: Bool, zeroPoint: Int32, minimum: Int32, maximum: Int32) {
+                shiftsLeft: Bool, saturates: Bool, zeroPoint: Int32, minimum: Int32, maximum: Int32,
+                wide: UnsafeRawPointer?) {
         self.base = base
         self.rowStride = rowStride
         self.columns = columns
@@ -40,14 +45,18 @@ public struct RequantizedGEMMOutput {
         self.zeroPoint = zeroPoint
         self.minimum = minimum
         self.maximum = maximum
+        self.wide = wide
     }
 
-    /// The same stage for a product's columns from `offset` on, numbered from 0.
+    /// The same stage for a product's columns from `offset` (a multiple of 16) on, numbered from 0.
     public func dropping(columns offset: Int) -> RequantizedGEMMOutput {
-        RequantizedGEMMOutput(base: base + offset, rowStride: rowStride, columns: columns - offset,
-                              multipliers: multipliers + 4 * offset, leftShifts: leftShifts + 4 * offset,
-                              rightShifts: rightShifts + 4 * offset, shiftsLeft: shiftsLeft, saturates: saturates,
-                              zeroPoint: zeroPoint, minimum: minimum, maximum: maximum)
+        assert(offset % 16 == 0, "column ranges start at a block of 16 channels")
+        return RequantizedGEMMOutput(
+            base: base + offset, rowStride: rowStride, columns: columns - offset,
+            multipliers: multipliers + 4 * offset, leftShifts: leftShifts + 4 * offset,
+            rightShifts: rightShifts + 4 * offset, shiftsLeft: shiftsLeft, saturates: saturates,
+            zeroPoint: zeroPoint, minimum: minimum, maximum: maximum,
+            wide: wide.map { $0 + offset / 16 * WideRequantization.valuesPerBlock * 8 })
     }
 }
 
@@ -75,20 +84,79 @@ public struct AccumulatorGEMMOutput {
 /// Where this module's kernels put sixteen consecutive results of one row.
 protocol VNNIOutput {
     func store(_ values: SIMD16<Int32>, row: Int, column: Int)
+    /// `width` (2 or 4) blocks of 16 results of one row from `column` (`c0` first; those past
+    /// `width` are ignored).
+    func store(_ c0: SIMD16<Int32>, _ c1: SIMD16<Int32>, _ c2: SIMD16<Int32>, _ c3: SIMD16<Int32>,
+               row: Int, column: Int, width: Int)
+}
+
+extension VNNIOutput {
+    @inline(always)
+    func store(_ c0: SIMD16<Int32>, _ c1: SIMD16<Int32>, _ c2: SIMD16<Int32>, _ c3: SIMD16<Int32>,
+               row: Int, column: Int, width: Int) {
+        store(c0, row: row, column: column)
+        store(c1, row: row, column: column + 16)
+        if width == 4 {
+            store(c2, row: row, column: column + 32)
+            store(c3, row: row, column: column + 48)
+        }
+    }
 }
 
 extension RequantizedGEMMOutput: VNNIOutput {
-    /// The engine's `RequantizedGEMMOutput.store`, in this module's instructions.
+    /// What the engine's `RequantizedGEMMOutput.store` stores, in the wide form.
     @inline(always)
     func store(_ values: SIMD16<Int32>, row: Int, column: Int) {
         let destination = base + row * rowStride + column
-        let block = requantization(at: column)
+        let unclamped = requantized(values, column: column)
+        var clamped = SIMD16<Int32>()
+        // A lane loop, which LLVM makes one `vpmaxsd` and one `vpminsd` (see RequantizationBlock).
+        for lane in 0 ..< 16 { clamped[lane] = min(max(unclamped[lane], minimum), maximum) }
         // A constant 16 folds the store's mask away.
         if columns - column >= 16 {
-            swiftlite_store_low_bytes(destination, block.apply(values), 16)
+            swiftlite_store_low_bytes(destination, clamped, 16)
         } else {
-            swiftlite_store_low_bytes(destination, block.apply(values), columns - column)
+            swiftlite_store_low_bytes(destination, clamped, columns - column)
         }
+    }
+
+    /// `width` (2 or 4) blocks of 16 results of one row from `column`, packed to bytes together
+    /// (`swiftlite_store_clamped_bytes`) when the clamp range lies inside a byte's, else one
+    /// block at a time.
+    @inline(always)
+    func store(_ c0: SIMD16<Int32>, _ c1: SIMD16<Int32>, _ c2: SIMD16<Int32>, _ c3: SIMD16<Int32>,
+               row: Int, column: Int, width: Int) {
+        guard let unsignedBytes = packedBytesAreUnsigned else {
+            store(c0, row: row, column: column)
+            store(c1, row: row, column: column + 16)
+            if width == 4 {
+                store(c2, row: row, column: column + 32)
+                store(c3, row: row, column: column + 48)
+            }
+            return
+        }
+        let q0 = requantized(c0, column: column), q1 = requantized(c1, column: column + 16)
+        let q2 = width == 4 ? requantized(c2, column: column + 32) : q0
+        let q3 = width == 4 ? requantized(c3, column: column + 48) : q0
+        swiftlite_store_clamped_bytes(base + row * rowStride + column, q0, q1, q2, q3, width, unsignedBytes ? 1 : 0,
+                                      minimum, maximum, min(columns - column, 16 * width))
+    }
+
+    /// Whether the clamp range fits the unsigned (true) or the signed (false) bytes that the
+    /// packing instructions saturate to; nil when it fits neither (it is wider than a byte's).
+    @inline(always)
+    var packedBytesAreUnsigned: Bool? {
+        if minimum >= 0 && maximum <= 255 { return true }
+        if minimum >= -128 && maximum <= 127 { return false }
+        return nil
+    }
+
+    /// The stage of columns `column ..< column + 16`, zero point added, before the clamp, in
+    /// the wide form (`wide` must be given).
+    @inline(always)
+    func requantized(_ values: SIMD16<Int32>, column: Int) -> SIMD16<Int32> {
+        let constants = wide.unsafelyUnwrapped + (column >> 4) &* (WideRequantization.valuesPerBlock &* 8)
+        return swiftlite_requantize_wide(values, multipliers + column &* 4, constants) &+ SIMD16(repeating: zeroPoint)
     }
 
     /// The stage of columns `column ..< column + 16` in registers; the left shifts are loaded

@@ -55,10 +55,12 @@ public struct VNNIProduct {
     /// Bytes of scratch one `multiply` needs: a block of flipped `Int8` rows (none for `UInt8` rows).
     public var scratchBytes: Int { signedActivations ? blockRows * depth : 0 }
 
-    /// Rows `0 ..< rows` of the product (row `m` of `A` at `a + m · rowStride`), requantized to bytes.
-    /// `scratch` holds `scratchBytes` bytes (nil when that is 0).
+    /// Rows `0 ..< rows` of the product (row `m` of `A` at `a + m · rowStride`), requantized to bytes
+    /// in the wide form (`output.wide` must be given). `scratch` holds `scratchBytes` bytes (nil
+    /// when that is 0).
     public func multiply(_ a: UnsafePointer<UInt8>, rows: Int, rowStride: Int, scratch: UnsafeMutableRawPointer?,
                          into output: RequantizedGEMMOutput) {
+        precondition(output.wide != nil, "the VNNI kernels requantize in the wide form only")
         multiplyRows(a, rows: rows, rowStride: rowStride, scratch: scratch, into: output)
     }
 
@@ -277,11 +279,10 @@ public struct VNNIProduct {
     private func storeRow<Output: VNNIOutput>(_ c0: SIMD16<Int32>, _ c1: SIMD16<Int32>, _ c2: SIMD16<Int32>,
                                               _ c3: SIMD16<Int32>, row: Int, panel: Int, width: Int, _ output: Output) {
         let column = panel * Self.panelWidth
-        output.store(c0, row: row, column: column)
-        if width >= 2 { output.store(c1, row: row, column: column + Self.panelWidth) }
-        if width == 4 {
-            output.store(c2, row: row, column: column + 2 * Self.panelWidth)
-            output.store(c3, row: row, column: column + 3 * Self.panelWidth)
+        if width == 1 {
+            output.store(c0, row: row, column: column)
+        } else {
+            output.store(c0, c1, c2, c3, row: row, column: column, width: width)
         }
     }
 
@@ -381,15 +382,15 @@ public struct VNNIProduct {
             let k = groups * 4
             accumulate(groups) { partialQuad(r + ($0 &* s &+ k), count: tail) }
         }
-        let column = panel * Self.panelWidth, next = column + Self.panelWidth, o = block.firstRow + row
-        output.store(c00, row: o, column: column); output.store(c01, row: o, column: next)
-        output.store(c10, row: o + 1, column: column); output.store(c11, row: o + 1, column: next)
-        output.store(c20, row: o + 2, column: column); output.store(c21, row: o + 2, column: next)
-        output.store(c30, row: o + 3, column: column); output.store(c31, row: o + 3, column: next)
-        output.store(c40, row: o + 4, column: column); output.store(c41, row: o + 4, column: next)
-        output.store(c50, row: o + 5, column: column); output.store(c51, row: o + 5, column: next)
-        output.store(c60, row: o + 6, column: column); output.store(c61, row: o + 6, column: next)
-        output.store(c70, row: o + 7, column: column); output.store(c71, row: o + 7, column: next)
+        let column = panel * Self.panelWidth, o = block.firstRow + row
+        output.store(c00, c01, c00, c00, row: o, column: column, width: 2)
+        output.store(c10, c11, c10, c10, row: o + 1, column: column, width: 2)
+        output.store(c20, c21, c20, c20, row: o + 2, column: column, width: 2)
+        output.store(c30, c31, c30, c30, row: o + 3, column: column, width: 2)
+        output.store(c40, c41, c40, c40, row: o + 4, column: column, width: 2)
+        output.store(c50, c51, c50, c50, row: o + 5, column: column, width: 2)
+        output.store(c60, c61, c60, c60, row: o + 6, column: column, width: 2)
+        output.store(c70, c71, c70, c70, row: o + 7, column: column, width: 2)
     }
 
     /// `Σ_k A′[m, k]` of one row, the bytes as the kernels read them (unsigned): `vpdpbusd`

@@ -165,6 +165,30 @@ SWIFTLITE_INLINE swiftlite_i32x16 swiftlite_load_widened_bytes(const void *p, in
     return (swiftlite_i32x16)_mm512_cvtepu8_epi32(_mm512_castsi512_si128(_mm512_maskz_loadu_epi8(mask, p)));
 }
 
+/// Up to 64 `int32` lanes (`blocks` = 4, 2 or 1 vectors, `a` first) as bytes at `p`: packed with
+/// saturation (`vpackssdw`, then `vpacksswb`, or `vpackuswb` when `unsignedBytes`), put back in
+/// lane order (`vpermd`), clamped to `minimum ... maximum` byte by byte and stored, the first
+/// `count` (0...16 · blocks) of them. Exactly the bytes of each lane clamped as an `int32`: the
+/// clamp range lies inside the packs' range (−128...127, or 0...255 when `unsignedBytes`).
+/// The vectors past `blocks` are not read.
+SWIFTLITE_INLINE void swiftlite_store_clamped_bytes(void *p, swiftlite_i32x16 a, swiftlite_i32x16 b,
+                                                    swiftlite_i32x16 c, swiftlite_i32x16 d, intptr_t blocks,
+                                                    int unsignedBytes, int32_t minimum, int32_t maximum,
+                                                    intptr_t count) {
+    __m512i second = blocks >= 2 ? (__m512i)b : (__m512i)a;
+    __m512i low = _mm512_packs_epi32((__m512i)a, second);
+    __m512i high = blocks == 4 ? _mm512_packs_epi32((__m512i)c, (__m512i)d) : low;
+    // Dword 4i + j now holds elements 4i ... 4i + 3 of vector j (of each 128-bit lane's pack).
+    __m512i bytes = unsignedBytes ? _mm512_packus_epi16(low, high) : _mm512_packs_epi16(low, high);
+    const __m512i order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
+    bytes = _mm512_permutexvar_epi32(order, bytes);
+    __m512i lo = _mm512_set1_epi8((char)minimum), hi = _mm512_set1_epi8((char)maximum);
+    bytes = unsignedBytes ? _mm512_min_epu8(_mm512_max_epu8(bytes, lo), hi)
+                          : _mm512_min_epi8(_mm512_max_epi8(bytes, lo), hi);
+    __mmask64 mask = count >= 64 ? ~(__mmask64)0 : (((__mmask64)1 << count) - 1);
+    _mm512_mask_storeu_epi8(p, mask, bytes);
+}
+
 /// The low byte of the first `count` (0...16) lanes of `v`, stored at `p`; nothing is written
 /// past them (a masked `vpmovdb`).
 SWIFTLITE_INLINE void swiftlite_store_low_bytes(void *p, swiftlite_i32x16 v, intptr_t count) {
@@ -178,6 +202,31 @@ SWIFTLITE_INLINE void swiftlite_store_low_bytes(void *p, swiftlite_i32x16 v, int
 /// 32-bit arithmetic (the products and their sum cannot overflow 32 bits; only the add to `acc` wraps).
 SWIFTLITE_INLINE swiftlite_i32x16 swiftlite_dpbusd(swiftlite_i32x16 acc, swiftlite_i32x16 a, swiftlite_i32x16 b) {
     return (swiftlite_i32x16)_mm512_dpbusd_epi32((__m512i)acc, (__m512i)a, (__m512i)b);
+}
+
+/// TFLite's `MultiplyByQuantizedMultiplier` for sixteen channels that all shift right (e ≥ 1),
+/// as one rounding shift of each 64-bit product (Microkernels/WideRequantization.swift derives it
+/// and lays out `wide`): `((x·M + nudge − [x·M < 0]·2^31) >> 32) >> (e − 1)` per lane, with `M`
+/// from `multipliers` (16 `int32`). Even lanes are multiplied in the low halves of the 64-bit
+/// words (`vpmuldq`), odd lanes after a `vpshufd` that moves them there; `vpermt2d` gathers the
+/// words' high halves; one 32-bit shift finishes all sixteen. Only the multiplies and that shift
+/// need the port that 512-bit shifts, `vpmovq2m` and `vpdpbusd` share.
+SWIFTLITE_INLINE swiftlite_i32x16 swiftlite_requantize_wide(swiftlite_i32x16 x, const void *multipliers,
+                                                            const void *wide) {
+    const __m512i *w = (const __m512i *)wide;
+    __m512i even = _mm512_mul_epi32((__m512i)x, _mm512_loadu_si512(multipliers));
+    __m512i odd = _mm512_mul_epi32(_mm512_shuffle_epi32((__m512i)x, _MM_PERM_DDBB), _mm512_loadu_si512(w));
+    __m512i evenNudge = _mm512_loadu_si512(w + 1), oddNudge = _mm512_loadu_si512(w + 2);
+    even = _mm512_add_epi64(even, evenNudge);
+    odd = _mm512_add_epi64(odd, oddNudge);
+    // P < 0 tested as P + nudge < nudge (no overflow): a compare with zero LLVM turns into
+    // `vpmovq2m`.
+    const __m512i adjust = _mm512_set1_epi64(-((int64_t)1 << 31));
+    even = _mm512_mask_add_epi64(even, _mm512_cmplt_epi64_mask(even, evenNudge), even, adjust);
+    odd = _mm512_mask_add_epi64(odd, _mm512_cmplt_epi64_mask(odd, oddNudge), odd, adjust);
+    const __m512i high = _mm512_setr_epi32(1, 17, 3, 19, 5, 21, 7, 23, 9, 25, 11, 27, 13, 29, 15, 31);
+    return (swiftlite_i32x16)_mm512_srav_epi32(_mm512_permutex2var_epi32(even, high, odd),
+                                               _mm512_loadu_si512(w + 3));
 }
 
 #endif

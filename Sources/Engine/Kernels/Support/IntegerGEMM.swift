@@ -363,10 +363,12 @@ extension RequantizedGEMMOutput: IntegerGEMMOutput {
                   leftShifts: UnsafeRawPointer(stage.leftShifts.pointer),
                   rightShifts: UnsafeRawPointer(stage.rightShifts.pointer),
                   shiftsLeft: stage.shiftsLeft, saturates: stage.saturates,
-                  zeroPoint: stage.zeroPoint, minimum: stage.minimum, maximum: stage.maximum)
+                  zeroPoint: stage.zeroPoint, minimum: stage.minimum, maximum: stage.maximum,
+                  wide: stage.wideApplies ? UnsafeRawPointer(stage.wide.pointer) : nil)
     }
 
-    var vnniStage: VNNIStage? { .requantized(self) }
+    /// The `.avx512vnni` kernels requantize in the wide form only; other stages they hand on.
+    var vnniStage: VNNIStage? { wide == nil ? nil : .requantized(self) }
 
     @inline(always)
     func store(_ values: SIMD16<Int32>, row: Int, column: Int) {

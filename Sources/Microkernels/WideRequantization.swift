@@ -1,0 +1,79 @@
+// TFLite's per-channel output stage as one rounding shift of a 64-bit product, the form the
+// AVX-512 kernels apply to channels that all shift right (`swiftlite_requantize_wide` in
+// CX86Intrinsics): about half the instructions of the two rounding steps of
+// LaneArithmetic.swift, and a third of those on the port the products need, with the same
+// result for every accumulator.
+//
+// `MultiplyByQuantizedMultiplier(x, M, −e)` with e ≥ 1 (a real multiplier below ½) is two
+// roundings of the exact product `P = x · M`:
+//
+//     y = SaturatingRoundingDoublingHighMul(x, M) = ⌊(P + 2^30) / 2^31⌋     (M ≠ Int32.min)
+//     RoundingDivideByPOT(y, e) = ⌊(y + 2^(e−1) − [y < 0]) / 2^e⌋
+//
+// (the second line is the scalar helper's "add one when the remainder exceeds half, or half
+// plus one for negative y", as a floor). A floor division of a floor division by powers of two
+// is one floor division, `⌊(⌊u / a⌋ + c) / b⌋ = ⌊(u + c·a) / (a·b)⌋` for integer `c`, so
+//
+//     result = ⌊(P + 2^30 + 2^(30+e) − 2^31 · [y < 0]) / 2^(31+e)⌋
+//            = ((P + 2^30 + 2^(30+e) − 2^31 · [P < 0]) >> 32) >> (e − 1)
+//
+// `[y < 0]` may be tested on `P` instead: the two differ only for −2^30 ≤ P < 0, where y = 0 and
+// both forms give 0; and the shift by 31 + e ≥ 32 splits into the high half of the 64-bit word
+// and a 32-bit shift by the same nesting. Nothing overflows: |P| < 2^62 when M ≠ Int32.min, and
+// the nudge is below 2^62. A multiplier of Int32.min (whose square saturates), and channels with
+// e = 0 or a left shift, keep the two-step form.
+#if SWIFTLITE_AVX512VNNI
+import CX86Intrinsics
+#endif
+
+/// The per-channel constants of `swiftlite_requantize_wide`, one block of 16 channels after
+/// another: 4 vectors per block, 3 of 8 `Int64` — the odd lanes' multipliers (channels
+/// 16b + 2i + 1), then the even and odd lanes' nudges `2^30 + 2^(30+e)` — and one of 16 `Int32`,
+/// the shifts `e − 1`. The even lanes' multipliers are read from the 32-bit multiplier array
+/// itself (`vpmuldq` ignores the high halves of its words).
+public enum WideRequantization {
+    /// `Int64` values per block of 16 channels.
+    public static let valuesPerBlock = 32
+
+    /// The constants of `channels` (a multiple of 16) channels with multipliers `M` and right
+    /// shifts `e`, written to `destination` (`channels / 16 · valuesPerBlock` values). Channels
+    /// with `e` outside 1...31 get `e` = 1: their results are wrong, and the stage must not use
+    /// these constants for them (padding lanes are never stored).
+    public static func write(multipliers: UnsafePointer<Int32>, rightShifts: UnsafePointer<Int32>, channels: Int,
+                             to destination: UnsafeMutablePointer<Int64>) {
+        for block in 0 ..< channels / 16 {
+            let out = destination + block * valuesPerBlock
+            let shifts = UnsafeMutableRawPointer(out + 24).assumingMemoryBound(to: Int32.self)
+            for lane in 0 ..< 16 {
+                let channel = block * 16 + lane, i = lane / 2
+                let e = Int64(min(max(rightShifts[channel], 1), 31))
+                if lane % 2 == 1 { out[i] = Int64(multipliers[channel]) }
+                out[8 + 8 * (lane % 2) + i] = (1 << 30) + (1 << (30 + e))
+                shifts[lane] = Int32(e - 1)
+            }
+        }
+    }
+}
+
+extension WideRequantization {
+    /// `swiftlite_requantize_wide` of sixteen channels (for tests): `multipliers` their 16
+    /// `Int32` multipliers, `constants` their block of `write`'s output. Nil where this module's
+    /// AVX-512 code does not run.
+    public static func apply(_ x: SIMD16<Int32>, multipliers: UnsafeRawPointer, constants: UnsafeRawPointer)
+        -> SIMD16<Int32>? {
+        #if SWIFTLITE_AVX512VNNI
+        guard RunTimeCPU.runsVNNIKernels else { return nil }
+        return applyWide(x, multipliers: multipliers, constants: constants)
+        #else
+        return nil
+        #endif
+    }
+
+    #if SWIFTLITE_AVX512VNNI
+    @inline(never)
+    private static func applyWide(_ x: SIMD16<Int32>, multipliers: UnsafeRawPointer, constants: UnsafeRawPointer)
+        -> SIMD16<Int32> {
+        swiftlite_requantize_wide(x, multipliers, constants)
+    }
+    #endif
+}
