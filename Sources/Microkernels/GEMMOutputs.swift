@@ -26,8 +26,9 @@ public struct RequantizedGEMMOutput {
     public let saturates: Bool
     public let zeroPoint: Int32, minimum: Int32, maximum: Int32
     /// The channels' `WideRequantization` constants, which this module's kernels apply instead
-    /// of the two rounding steps: given only when every channel shifts right and no multiplier
-    /// is `Int32.min`. The GEMM kernels require them; without, the engine stores the products.
+    /// of the two rounding steps: given only when every channel's right shift is in
+    /// `WideRequantization.rightShifts` and no multiplier is `Int32.min`. The GEMM kernels
+    /// require them; without, the engine stores the products.
     public let wide: UnsafeRawPointer?
 
     public init(base: UnsafeMutablePointer<UInt8>, rowStride: Int, columns: Int,
@@ -156,7 +157,7 @@ extension RequantizedGEMMOutput: VNNIOutput {
     @inline(always)
     func requantized(_ values: SIMD16<Int32>, column: Int) -> SIMD16<Int32> {
         let constants = wide.unsafelyUnwrapped + (column >> 4) &* (WideRequantization.valuesPerBlock &* 8)
-        return swiftlite_requantize_wide(values, multipliers + column &* 4, constants) &+ SIMD16(repeating: zeroPoint)
+        return swiftlite_requantize_wide(values, multipliers + column &* 4, constants)
     }
 
     /// The stage of columns `column ..< column + 16` in registers; the left shifts are loaded
