@@ -40,7 +40,7 @@ public func depthwise3x3RowVNNI(taps: (UnsafeRawPointer, UnsafeRawPointer, Unsaf
                 acc = swiftlite_dpbusd(acc, swiftlite_load_dwords(r1 + offset), w1)
                 acc = swiftlite_dpbusd(acc, swiftlite_load_dwords(r2 + offset), w2)
                 if wide {
-                    stage.store(acc, row: x, column: c)
+                    RequantizingStore<WideForm>(stage: stage).store(acc, row: x, column: c)
                 } else {
                     swiftlite_store_low_bytes(stage.base + x &* stage.rowStride + c,
                                               block.apply(acc, saturating: saturating, shiftingLeft: shiftingLeft), count)

@@ -26,9 +26,8 @@ public struct RequantizedGEMMOutput {
     public let saturates: Bool
     public let zeroPoint: Int32, minimum: Int32, maximum: Int32
     /// The channels' `WideRequantization` constants, which this module's kernels apply instead
-    /// of the two rounding steps: given only when every channel's right shift is in
-    /// `WideRequantization.rightShifts` and no multiplier is `Int32.min`. The GEMM kernels
-    /// require them; without, the engine stores the products.
+    /// of the two rounding steps: given only when every channel shifts right and no multiplier
+    /// is `Int32.min` (else the kernels take the two steps).
     public let wide: UnsafeRawPointer?
 
     public init(base: UnsafeMutablePointer<UInt8>, rowStride: Int, columns: Int,
@@ -104,20 +103,48 @@ extension VNNIOutput {
     }
 }
 
-extension RequantizedGEMMOutput: VNNIOutput {
-    /// What the engine's `RequantizedGEMMOutput.store` stores, in the wide form.
+/// How a `RequantizingStore` computes the stage of sixteen columns: the result before or after
+/// the clamp (the store clamps again).
+protocol RequantizationForm {
+    static func requantized(_ values: SIMD16<Int32>, column: Int, of stage: RequantizedGEMMOutput) -> SIMD16<Int32>
+}
+
+/// The one-shift form (`WideRequantization`); the stage must have its constants.
+enum WideForm: RequantizationForm {
+    @inline(always)
+    static func requantized(_ values: SIMD16<Int32>, column: Int, of stage: RequantizedGEMMOutput) -> SIMD16<Int32> {
+        let constants = stage.wide.unsafelyUnwrapped + (column >> 4) &* (WideRequantization.valuesPerBlock &* 8)
+        return swiftlite_requantize_wide(values, stage.multipliers + column &* 4, constants)
+            &+ SIMD16(repeating: stage.zeroPoint)
+    }
+}
+
+/// The two rounding steps lane by lane (`RequantizationBlock`), for the stages the wide form
+/// does not cover.
+enum LaneForm: RequantizationForm {
+    @inline(always)
+    static func requantized(_ values: SIMD16<Int32>, column: Int, of stage: RequantizedGEMMOutput) -> SIMD16<Int32> {
+        stage.requantization(at: column).apply(values)
+    }
+}
+
+/// What the engine's `RequantizedGEMMOutput.store` stores, in this module's instructions and in
+/// the stage's `Form`: one block of 16 columns, or rows of 2 or 4 blocks packed to bytes at once.
+struct RequantizingStore<Form: RequantizationForm>: VNNIOutput {
+    let stage: RequantizedGEMMOutput
+
     @inline(always)
     func store(_ values: SIMD16<Int32>, row: Int, column: Int) {
-        let destination = base + row * rowStride + column
-        let unclamped = requantized(values, column: column)
+        let destination = stage.base + row * stage.rowStride + column
+        let unclamped = Form.requantized(values, column: column, of: stage)
         var clamped = SIMD16<Int32>()
         // A lane loop, which LLVM makes one `vpmaxsd` and one `vpminsd` (see RequantizationBlock).
-        for lane in 0 ..< 16 { clamped[lane] = min(max(unclamped[lane], minimum), maximum) }
+        for lane in 0 ..< 16 { clamped[lane] = min(max(unclamped[lane], stage.minimum), stage.maximum) }
         // A constant 16 folds the store's mask away.
-        if columns - column >= 16 {
+        if stage.columns - column >= 16 {
             swiftlite_store_low_bytes(destination, clamped, 16)
         } else {
-            swiftlite_store_low_bytes(destination, clamped, columns - column)
+            swiftlite_store_low_bytes(destination, clamped, stage.columns - column)
         }
     }
 
@@ -127,7 +154,7 @@ extension RequantizedGEMMOutput: VNNIOutput {
     @inline(always)
     func store(_ c0: SIMD16<Int32>, _ c1: SIMD16<Int32>, _ c2: SIMD16<Int32>, _ c3: SIMD16<Int32>,
                row: Int, column: Int, width: Int) {
-        guard let unsignedBytes = packedBytesAreUnsigned else {
+        guard let unsignedBytes = stage.packedBytesAreUnsigned else {
             store(c0, row: row, column: column)
             store(c1, row: row, column: column + 16)
             if width == 4 {
@@ -136,13 +163,16 @@ extension RequantizedGEMMOutput: VNNIOutput {
             }
             return
         }
-        let q0 = requantized(c0, column: column), q1 = requantized(c1, column: column + 16)
-        let q2 = width == 4 ? requantized(c2, column: column + 32) : q0
-        let q3 = width == 4 ? requantized(c3, column: column + 48) : q0
-        swiftlite_store_clamped_bytes(base + row * rowStride + column, q0, q1, q2, q3, width, unsignedBytes ? 1 : 0,
-                                      minimum, maximum, min(columns - column, 16 * width))
+        let q0 = Form.requantized(c0, column: column, of: stage), q1 = Form.requantized(c1, column: column + 16, of: stage)
+        let q2 = width == 4 ? Form.requantized(c2, column: column + 32, of: stage) : q0
+        let q3 = width == 4 ? Form.requantized(c3, column: column + 48, of: stage) : q0
+        swiftlite_store_clamped_bytes(stage.base + row * stage.rowStride + column, q0, q1, q2, q3, width,
+                                      unsignedBytes ? 1 : 0, stage.minimum, stage.maximum,
+                                      min(stage.columns - column, 16 * width))
     }
+}
 
+extension RequantizedGEMMOutput {
     /// Whether the clamp range fits the unsigned (true) or the signed (false) bytes that the
     /// packing instructions saturate to; nil when it fits neither (it is wider than a byte's).
     @inline(always)
@@ -150,14 +180,6 @@ extension RequantizedGEMMOutput: VNNIOutput {
         if minimum >= 0 && maximum <= 255 { return true }
         if minimum >= -128 && maximum <= 127 { return false }
         return nil
-    }
-
-    /// The stage of columns `column ..< column + 16`, zero point added, before the clamp, in
-    /// the wide form (`wide` must be given).
-    @inline(always)
-    func requantized(_ values: SIMD16<Int32>, column: Int) -> SIMD16<Int32> {
-        let constants = wide.unsafelyUnwrapped + (column >> 4) &* (WideRequantization.valuesPerBlock &* 8)
-        return swiftlite_requantize_wide(values, multipliers + column &* 4, constants)
     }
 
     /// The stage of columns `column ..< column + 16` in registers; the left shifts are loaded

@@ -56,12 +56,15 @@ public struct VNNIProduct {
     public var scratchBytes: Int { signedActivations ? blockRows * depth : 0 }
 
     /// Rows `0 ..< rows` of the product (row `m` of `A` at `a + m · rowStride`), requantized to bytes
-    /// in the wide form (`output.wide` must be given). `scratch` holds `scratchBytes` bytes (nil
-    /// when that is 0).
+    /// (in the wide form when `output` has its constants). `scratch` holds `scratchBytes` bytes
+    /// (nil when that is 0).
     public func multiply(_ a: UnsafePointer<UInt8>, rows: Int, rowStride: Int, scratch: UnsafeMutableRawPointer?,
                          into output: RequantizedGEMMOutput) {
-        precondition(output.wide != nil, "the VNNI kernels requantize in the wide form only")
-        multiplyRows(a, rows: rows, rowStride: rowStride, scratch: scratch, into: output)
+        if output.wide != nil {
+            multiplyRows(a, rows: rows, rowStride: rowStride, scratch: scratch, into: RequantizingStore<WideForm>(stage: output))
+        } else {
+            multiplyRows(a, rows: rows, rowStride: rowStride, scratch: scratch, into: RequantizingStore<LaneForm>(stage: output))
+        }
     }
 
     /// As above, the raw 32-bit results.

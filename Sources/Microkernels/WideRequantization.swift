@@ -19,44 +19,36 @@
 //
 // `[y < 0]` may be tested on `P` instead: the two differ only for −2^30 ≤ P < 0, where y = 0 and
 // both forms give 0; and the shift by 31 + e ≥ 32 splits into the high half of the 64-bit word
-// and a 32-bit shift by the same nesting. The output zero point `z` joins the nudge the same way
-// (`result + z` is the floor of the same sum plus `z · 2^(31+e)`), so the nudge is
-// `2^30 + 2^(30+e) + z · 2^(31+e)`. Nothing overflows for e ≤ 21 and |z| ≤ 255: |P| < 2^62 when
-// M ≠ Int32.min, and the nudge is below 2^61. Multipliers of Int32.min (whose square saturates),
-// and channels with e = 0, e > 21 (a real multiplier below 2^−22) or a left shift, keep the
-// two-step form.
+// and a 32-bit shift by the same nesting. Nothing overflows: |P| < 2^62 when M ≠ Int32.min, and
+// the nudge is below 2^62. A multiplier of Int32.min (whose square saturates), and channels with
+// e = 0 or a left shift, keep the two-step form.
 #if SWIFTLITE_AVX512VNNI
 import CX86Intrinsics
 #endif
 
 /// The per-channel constants of `swiftlite_requantize_wide`, one block of 16 channels after
 /// another: 4 vectors per block, 3 of 8 `Int64` — the odd lanes' multipliers (channels
-/// 16b + 2i + 1), then the even and odd lanes' nudges `2^30 + 2^(30+e) + z · 2^(31+e)` — and one
-/// of 16 `Int32`, the shifts `e − 1`. The even lanes' multipliers are read from the 32-bit
-/// multiplier array itself (`vpmuldq` ignores the high halves of its words).
+/// 16b + 2i + 1), then the even and odd lanes' nudges `2^30 + 2^(30+e)` — and one of 16 `Int32`,
+/// the shifts `e − 1`. The even lanes' multipliers are read from the 32-bit multiplier array
+/// itself (`vpmuldq` ignores the high halves of its words).
 public enum WideRequantization {
     /// `Int64` values per block of 16 channels.
     public static let valuesPerBlock = 32
 
-    /// The right shifts the form covers.
-    public static let rightShifts: ClosedRange<Int32> = 1 ... 21
-
-    /// The constants of `channels` (a multiple of 16) channels with multipliers `M`, right
-    /// shifts `e` and output zero point `zeroPoint` (−255...255), written to `destination`
-    /// (`channels / 16 · valuesPerBlock` values). Channels with `e` outside `rightShifts` get
-    /// `e` = 1: their results are wrong, and the stage must not use these constants for them
-    /// (padding lanes are never stored).
+    /// The constants of `channels` (a multiple of 16) channels with multipliers `M` and right
+    /// shifts `e`, written to `destination` (`channels / 16 · valuesPerBlock` values). Channels
+    /// with `e` outside 1...31 get `e` = 1: their results are wrong, and the stage must not use
+    /// these constants for them (padding lanes are never stored).
     public static func write(multipliers: UnsafePointer<Int32>, rightShifts: UnsafePointer<Int32>, channels: Int,
-                             zeroPoint: Int32, to destination: UnsafeMutablePointer<Int64>) {
-        precondition(abs(zeroPoint) <= 255, "zero points are bytes")
+                             to destination: UnsafeMutablePointer<Int64>) {
         for block in 0 ..< channels / 16 {
             let out = destination + block * valuesPerBlock
             let shifts = UnsafeMutableRawPointer(out + 24).assumingMemoryBound(to: Int32.self)
             for lane in 0 ..< 16 {
                 let channel = block * 16 + lane, i = lane / 2
-                let e = Int64(Self.rightShifts.contains(rightShifts[channel]) ? rightShifts[channel] : 1)
+                let e = Int64(min(max(rightShifts[channel], 1), 31))
                 if lane % 2 == 1 { out[i] = Int64(multipliers[channel]) }
-                out[8 + 8 * (lane % 2) + i] = (1 << 30) + (1 << (30 + e)) + Int64(zeroPoint) << (31 + e)
+                out[8 + 8 * (lane % 2) + i] = (1 << 30) + (1 << (30 + e))
                 shifts[lane] = Int32(e - 1)
             }
         }
@@ -64,9 +56,9 @@ public enum WideRequantization {
 }
 
 extension WideRequantization {
-    /// `swiftlite_requantize_wide` of sixteen channels, zero point added (for tests):
-    /// `multipliers` their 16 `Int32` multipliers, `constants` their block of `write`'s output.
-    /// Nil where this module's AVX-512 code does not run.
+    /// `swiftlite_requantize_wide` of sixteen channels (for tests): `multipliers` their 16
+    /// `Int32` multipliers, `constants` their block of `write`'s output. Nil where this module's
+    /// AVX-512 code does not run.
     public static func apply(_ x: SIMD16<Int32>, multipliers: UnsafeRawPointer, constants: UnsafeRawPointer)
         -> SIMD16<Int32>? {
         #if SWIFTLITE_AVX512VNNI

@@ -204,11 +204,10 @@ SWIFTLITE_INLINE swiftlite_i32x16 swiftlite_dpbusd(swiftlite_i32x16 acc, swiftli
     return (swiftlite_i32x16)_mm512_dpbusd_epi32((__m512i)acc, (__m512i)a, (__m512i)b);
 }
 
-/// TFLite's `MultiplyByQuantizedMultiplier` plus the output zero point, for sixteen channels
-/// that all shift right (1 ≤ e ≤ 21), as one rounding shift of each 64-bit product
-/// (Microkernels/WideRequantization.swift derives it and lays out `wide`):
-/// `((x·M + nudge − [x·M < 0]·2^31) >> 32) >> (e − 1)` per lane, with `M` from `multipliers`
-/// (16 `int32`) and the zero point in the nudge. Even lanes are multiplied in the low halves of the 64-bit
+/// TFLite's `MultiplyByQuantizedMultiplier` for sixteen channels that all shift right (e ≥ 1),
+/// as one rounding shift of each 64-bit product (Microkernels/WideRequantization.swift derives it
+/// and lays out `wide`): `((x·M + nudge − [x·M < 0]·2^31) >> 32) >> (e − 1)` per lane, with `M`
+/// from `multipliers` (16 `int32`). Even lanes are multiplied in the low halves of the 64-bit
 /// words (`vpmuldq`), odd lanes after a `vpshufd` that moves them there; `vpermt2d` gathers the
 /// words' high halves; one 32-bit shift finishes all sixteen. Only the multiplies and that shift
 /// need the port that 512-bit shifts, `vpmovq2m` and `vpdpbusd` share.

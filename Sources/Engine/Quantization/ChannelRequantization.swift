@@ -21,15 +21,16 @@ struct ChannelRequantization: Sendable {
     let saturates: Bool
     /// Some channel shifts left (a real multiplier of 1 or more; below 1 in most convolutions).
     let shiftsLeft: Bool
+    /// Every channel shifts right (a real multiplier below ½; most convolutions).
+    let shiftsRight: Bool
     let zeroPoint: Int32
     let minimum: Int32
     let maximum: Int32
     /// The same stage as `WideRequantization` constants, for the AVX-512 VNNI kernels; they apply
     /// only when `wideApplies`.
     let wide: PackedBuffer<Int64>
-    /// Every channel's right shift is one the wide form covers (none is 0, none shifts left) and
-    /// no multiplier saturates: the wide form is exact.
-    let wideApplies: Bool
+    /// Every channel shifts right and no multiplier saturates: the wide form is exact.
+    var wideApplies: Bool { shiftsRight && !saturates }
 
     init(_ quantized: [QuantizedMultiplier], zeroPoint: Int32, range: (min: Int32, max: Int32)) {
         channelCount = quantized.count
@@ -47,17 +48,13 @@ struct ChannelRequantization: Sendable {
         }
         saturates = quantized.contains { $0.multiplier == Int32.min }
         shiftsLeft = quantized.contains { max($0.shift, 0) & 31 != 0 }
+        shiftsRight = quantized.allSatisfy { $0.shift <= -1 }
         self.zeroPoint = zeroPoint
         minimum = range.min
         maximum = range.max
-        // Real multipliers in [2^−22, ½), most convolutions'; zero points of bytes.
-        wideApplies = !saturates && abs(Int(zeroPoint)) <= 255
-            && quantized.allSatisfy { WideRequantization.rightShifts.contains(Int32(clamping: -$0.shift)) }
         wide = PackedBuffer(count: padded / 16 * WideRequantization.valuesPerBlock, initializedTo: 0)
-        if wideApplies {
-            WideRequantization.write(multipliers: multipliers.pointer, rightShifts: rightShifts.pointer, channels: padded,
-                                     zeroPoint: zeroPoint, to: wide.pointer)
-        }
+        WideRequantization.write(multipliers: multipliers.pointer, rightShifts: rightShifts.pointer, channels: padded,
+                                 to: wide.pointer)
     }
 
     /// Requantizes the accumulators of channels `channel ..< channel + 16`; `channel` is a

@@ -367,8 +367,7 @@ extension RequantizedGEMMOutput: IntegerGEMMOutput {
                   wide: stage.wideApplies ? UnsafeRawPointer(stage.wide.pointer) : nil)
     }
 
-    /// The `.avx512vnni` kernels requantize in the wide form only; other stages they hand on.
-    var vnniStage: VNNIStage? { wide == nil ? nil : .requantized(self) }
+    var vnniStage: VNNIStage? { .requantized(self) }
 
     @inline(always)
     func store(_ values: SIMD16<Int32>, row: Int, column: Int) {
