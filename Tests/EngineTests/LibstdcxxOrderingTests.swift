@@ -73,6 +73,40 @@ final class LibstdcxxOrderingTests: XCTestCase {
         }
     }
 
+    /// The radix sort for values without NaN orders as libstdc++'s stable sort does: on the
+    /// recorded cases without NaN, and against the merge sort on random values drawn from few
+    /// (ties), both zeros, infinities, subnormals and negatives, over lengths that take every
+    /// byte pass.
+    func testStableSortOfNumbersMatchesLibstdcxx() {
+        func numbersOrder(_ values: [Float]) -> [Int32] {
+            var order = [Int32](repeating: -1, count: values.count), temp = order
+            var keys = [UInt32](repeating: 0, count: 2 * values.count)
+            values.withUnsafeBufferPointer { v in
+                LibstdcxxOrdering.stableSortDescending(&order, count: v.count, byNumbers: v.baseAddress!, temp: &temp, keys: &keys)
+            }
+            return order
+        }
+        for r in Self.recorded where !r.values.contains(where: \.isNaN) {
+            XCTAssertEqual(numbersOrder(r.values), r.stable, "\(r.values)")
+        }
+        var rng = KernelTestRandom(seed: 5)
+        let pool: [Float] = [0, -0, 1, -1, 0.5, 0.5000001, .infinity, -.infinity, .leastNonzeroMagnitude, -.leastNonzeroMagnitude,
+                             .greatestFiniteMagnitude, 3e-39, 0.75, 0.25]
+        for count in [1, 2, 7, 100, 2000] {
+            for trial in 0 ..< 4 {
+                let values = (0 ..< count).map { _ in
+                    trial % 2 == 0 ? pool[Int.random(in: 0 ..< pool.count, using: &rng)] : Float.random(in: -2 ... 2, using: &rng)
+                }
+                var expected = [Int32](repeating: -1, count: count), temp = expected
+                values.withUnsafeBufferPointer { v in
+                    LibstdcxxOrdering.stableSortDescending(&expected, count: count, by: v.baseAddress!, temp: &temp)
+                }
+                XCTAssertEqual(numbersOrder(values), expected, "count \(count), trial \(trial)")
+            }
+        }
+        XCTAssertEqual(numbersOrder([1, 3, 3, -0, 0]), [1, 2, 0, 3, 4])
+    }
+
     /// `std::inplace_merge` of `[5, 3, 3, 1]` (ids 0...3) and `[4, 3, 3, 1, 0]` (ids 10...14).
     func testMergeMatchesLibstdcxx() {
         var entries: [(score: Float, id: Int)] = [(5, 0), (3, 1), (3, 2), (1, 3), (4, 10), (3, 11), (3, 12), (1, 13), (0, 14)]

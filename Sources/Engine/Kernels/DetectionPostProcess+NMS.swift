@@ -27,6 +27,10 @@ struct DetectionPostProcessKernel: Kernel {
     struct Layout {
         var decodedBoxes = 0, dequantizedScores = 0
         var keepScores = 0, keepIndices = 0, order = 0, orderTemp = 0, active = 0, selected = 0
+        /// The kept boxes in score order, one array per coordinate and one of areas.
+        var sortedBoxes = 0
+        /// The radix sort's keys (two arrays).
+        var sortKeys = 0
         var anchorScores = 0, topClasses = 0, classOrder = 0
         var candidates = 0, candidatesTemp = 0
         var size = 0
@@ -69,7 +73,9 @@ struct DetectionPostProcessKernel: Kernel {
         l.keepIndices = l.reserve(Int32.self, n)
         l.order = l.reserve(Int32.self, n)
         l.orderTemp = l.reserve(Int32.self, n)
-        l.active = l.reserve(UInt8.self, n)
+        l.active = l.reserve(Int32.self, n)
+        l.sortedBoxes = l.reserve(Float.self, 5 * n)
+        l.sortKeys = l.reserve(UInt32.self, 2 * n)
         l.selected = l.reserve(Int32.self, n)
         l.anchorScores = l.reserve(Float.self, n)
         if options.useRegularNMS {
@@ -224,7 +230,7 @@ struct DetectionPostProcessKernel: Kernel {
         let keepIndices = memory.scratch(as: Int32.self, offset: layout.keepIndices)
         let order = memory.scratch(as: Int32.self, offset: layout.order)
         let orderTemp = memory.scratch(as: Int32.self, offset: layout.orderTemp)
-        let active = memory.scratch(as: UInt8.self, offset: layout.active)
+        let active = memory.scratch(as: Int32.self, offset: layout.active)
         let selected = memory.scratch(as: Int32.self, offset: layout.selected)
         let threshold = options.scoreThreshold, iouThreshold = options.iouThreshold
 
@@ -234,7 +240,20 @@ struct DetectionPostProcessKernel: Kernel {
             keepIndices[kept] = Int32(i)
             kept += 1
         }
-        LibstdcxxOrdering.stableSortDescending(order, count: kept, by: UnsafePointer(keepScores), temp: orderTemp)
+        // Kept scores are never NaN (they passed `>=`), so any stable sort orders them as TFLite's.
+        LibstdcxxOrdering.stableSortDescending(order, count: kept, byNumbers: UnsafePointer(keepScores), temp: orderTemp,
+                                               keys: memory.scratch(as: UInt32.self, offset: layout.sortKeys))
+
+        // The kept boxes in score order, a coordinate (or the area) per array, so that one box's
+        // overlaps with all later ones are a loop LLVM vectorises.
+        let sorted = memory.scratch(as: Float.self, offset: layout.sortedBoxes)
+        let yMins = sorted, xMins = sorted + boxCount, yMaxes = sorted + 2 * boxCount, xMaxes = sorted + 3 * boxCount
+        let areas = sorted + 4 * boxCount
+        for i in 0 ..< kept {
+            let box = boxes + 4 * Int(keepIndices[Int(order[i])])
+            (yMins[i], xMins[i], yMaxes[i], xMaxes[i]) = (box[0], box[1], box[2], box[3])
+            areas[i] = Self.area(box[0], box[1], box[2], box[3])
+        }
 
         let outputSize = min(kept, limit)
         var count = 0, remaining = kept
@@ -242,34 +261,45 @@ struct DetectionPostProcessKernel: Kernel {
         for i in 0 ..< kept {
             if remaining == 0 || count >= outputSize { break }
             guard active[i] == 1 else { continue }
-            let box = Int(keepIndices[Int(order[i])])
-            selected[count] = Int32(box)
+            selected[count] = keepIndices[Int(order[i])]
             count += 1
             active[i] = 0
             remaining -= 1
-            for j in (i + 1) ..< kept where active[j] == 1 {
-                if Self.intersectionOverUnion(boxes + 4 * box, boxes + 4 * Int(keepIndices[Int(order[j])])) > iouThreshold {
-                    active[j] = 0
-                    remaining -= 1
-                }
+            // Every later box that is still active and overlaps this one by more than the
+            // threshold is suppressed (branch-free, so LLVM vectorises it).
+            let a = (yMins[i], xMins[i], yMaxes[i], xMaxes[i], areas[i])
+            var suppressed: Int32 = 0
+            for j in (i + 1) ..< kept {
+                let iou = Self.intersectionOverUnion(a, (yMins[j], xMins[j], yMaxes[j], xMaxes[j], areas[j]))
+                let hit: Int32 = iou > iouThreshold ? active[j] : 0
+                active[j] &= ~hit
+                suppressed &+= hit
             }
+            remaining -= Int(suppressed)
         }
         return count
     }
 
     // MARK: - Helpers with TFLite's exact semantics
 
-    /// IoU of two `ymin, xmin, ymax, xmax` boxes; 0 when either has no area. `std::max`/`std::min`
-    /// are spelled out because they differ from Swift's for NaN.
+    /// IoU of two `ymin, xmin, ymax, xmax` boxes given with their `area`s; 0 when either has no
+    /// area. `std::max`/`std::min` are spelled out because they differ from Swift's for NaN.
+    /// Every term is computed (the quotient is discarded when an area is not positive), so a loop
+    /// over boxes has no branches.
     @inline(__always)
-    static func intersectionOverUnion(_ a: UnsafePointer<Float>, _ b: UnsafePointer<Float>) -> Float {
-        let areaA = (a[2] - a[0]) * (a[3] - a[1])
-        let areaB = (b[2] - b[0]) * (b[3] - b[1])
-        if areaA <= 0 || areaB <= 0 { return 0 }
-        let yMin = cxxMax(a[0], b[0]), xMin = cxxMax(a[1], b[1])
-        let yMax = cxxMin(a[2], b[2]), xMax = cxxMin(a[3], b[3])
+    static func intersectionOverUnion(_ a: (Float, Float, Float, Float, area: Float),
+                                      _ b: (Float, Float, Float, Float, area: Float)) -> Float {
+        let yMin = cxxMax(a.0, b.0), xMin = cxxMax(a.1, b.1)
+        let yMax = cxxMin(a.2, b.2), xMax = cxxMin(a.3, b.3)
         let intersection = cxxMax(yMax - yMin, 0) * cxxMax(xMax - xMin, 0)
-        return intersection / (areaA + areaB - intersection)
+        let quotient = intersection / (a.area + b.area - intersection)
+        return a.area <= 0 || b.area <= 0 ? 0 : quotient
+    }
+
+    /// The area of a `ymin, xmin, ymax, xmax` box, as TFLite computes it.
+    @inline(__always)
+    static func area(_ yMin: Float, _ xMin: Float, _ yMax: Float, _ xMax: Float) -> Float {
+        (yMax - yMin) * (xMax - xMin)
     }
 
     @inline(__always) static func cxxMax(_ a: Float, _ b: Float) -> Float { a < b ? b : a }
