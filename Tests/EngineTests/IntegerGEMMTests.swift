@@ -107,6 +107,40 @@ final class IntegerGEMMTests: XCTestCase {
         }
     }
 
+    /// A stage with `Int32.min` multipliers (whose square saturates) takes the two rounding
+    /// steps with the saturating product in every layout, on accumulators at their extremes
+    /// (biases of ±2^31), and gives the scalar stage's bytes; so does the same stage with
+    /// those channels' multipliers made ordinary, which the `.avx512vnni` kernels take in the
+    /// wide form.
+    func testRequantizedOutputWithExtremeAccumulators() {
+        var rng = KernelTestRandom(seed: 13)
+        let rows = 9, columns = 40, depth = 8
+        let a = (0 ..< rows * depth).map { _ in UInt8.random(in: 0 ... 255, using: &rng) }
+        let weights = (0 ..< columns * depth).map { _ in Int32.random(in: -255 ... 255, using: &rng) }
+        let bias = (0 ..< columns).map { c in c % 3 == 0 ? Int32.min : c % 3 == 1 ? Int32.max - 600_000 : Int32.random(in: -9 ... 9, using: &rng) }
+        let ordinary = (0 ..< columns).map { _ in QuantizedMultiplier(Double.random(in: 1e-9 ... 0.49, using: &rng)) }
+        var saturating = ordinary
+        saturating[0] = QuantizedMultiplier(multiplier: Int32.min, shift: 0)
+        saturating[17] = QuantizedMultiplier(multiplier: Int32.min, shift: -3)
+        for multipliers in [saturating, ordinary] {
+            let stage = ChannelRequantization(multipliers, zeroPoint: 5, range: (-128, 127))
+            let accumulators = IntegerGEMM.reference(a, rows: rows, rowStride: depth, columns: columns, depth: depth,
+                                                     activationZeroPoint: 131,
+                                                     weight: { weights[$0 * depth + $1] }, bias: { bias[$0] })
+            let expected = accumulators.enumerated().map { i, acc in UInt8(truncatingIfNeeded: stage.apply(acc, channel: i % columns)) }
+            for layout in IntegerGEMM.Layout.allCases {
+                let gemm = IntegerGEMM(columns: columns, depth: depth, activationZeroPoint: 131, layout: layout,
+                                       weight: { weights[$0 * depth + $1] }, bias: { bias[$0] })
+                var actual = [UInt8](repeating: 0xEE, count: rows * columns)
+                actual.withUnsafeMutableBufferPointer { out in
+                    gemm.multiply(a, rows: rows, rowStride: depth,
+                                  into: RequantizedGEMMOutput(base: out.baseAddress!, rowStride: columns, columns: columns, stage: stage))
+                }
+                XCTAssertEqual(actual, expected, "\(gemm.layout), saturating \(stage.saturates)")
+            }
+        }
+    }
+
     /// Every layout over edge sizes (rows 1…40, columns 1…80, depths 1…70 with every
     /// remainder modulo 4 and 16), for the three kinds of weights the kernels meet: int8 per
     /// channel (−128...127, no offset), uint8 minus a zero point at either extreme or between
