@@ -217,7 +217,7 @@ final class IntegerGEMMTests: XCTestCase {
     }
 
     /// A stage the `.avx512vnni` kernels have no `store` of their own for gets their results
-    /// through blocks of 16 rows × 256 columns of accumulators: products wider and taller than
+    /// through blocks of 4 rows × 64 columns of accumulators: products wider and taller than
     /// one block, and column ranges of them (as threads split a product), give every layout's
     /// results in the stage's own `store`.
     func testStageWithoutVNNIStoreMatchesReference() {

@@ -80,9 +80,10 @@ final class LibstdcxxOrderingTests: XCTestCase {
     func testStableSortOfNumbersMatchesLibstdcxx() {
         func numbersOrder(_ values: [Float]) -> [Int32] {
             var order = [Int32](repeating: -1, count: values.count), temp = order
-            var keys = [UInt32](repeating: 0, count: 2 * values.count)
+            var keys = [UInt32](repeating: 0, count: 2 * values.count), histogram = [Int](repeating: 0, count: 256)
             values.withUnsafeBufferPointer { v in
-                LibstdcxxOrdering.stableSortDescending(&order, count: v.count, byNumbers: v.baseAddress!, temp: &temp, keys: &keys)
+                LibstdcxxOrdering.stableSortDescending(&order, count: v.count, byNumbers: v.baseAddress!, temp: &temp, keys: &keys,
+                                                       histogram: &histogram)
             }
             return order
         }

@@ -29,8 +29,8 @@ struct DetectionPostProcessKernel: Kernel {
         var keepScores = 0, keepIndices = 0, order = 0, orderTemp = 0, active = 0, selected = 0
         /// The kept boxes in score order, one array per coordinate and one of areas.
         var sortedBoxes = 0
-        /// The radix sort's keys (two arrays).
-        var sortKeys = 0
+        /// The radix sort's keys (two arrays) and its histogram.
+        var sortKeys = 0, sortHistogram = 0
         var anchorScores = 0, topClasses = 0, classOrder = 0
         var candidates = 0, candidatesTemp = 0
         var size = 0
@@ -76,6 +76,7 @@ struct DetectionPostProcessKernel: Kernel {
         l.active = l.reserve(Int32.self, n)
         l.sortedBoxes = l.reserve(Float.self, 5 * n)
         l.sortKeys = l.reserve(UInt32.self, 2 * n)
+        l.sortHistogram = l.reserve(Int.self, 256)
         l.selected = l.reserve(Int32.self, n)
         l.anchorScores = l.reserve(Float.self, n)
         if options.useRegularNMS {
@@ -242,7 +243,8 @@ struct DetectionPostProcessKernel: Kernel {
         }
         // Kept scores are never NaN (they passed `>=`), so any stable sort orders them as TFLite's.
         LibstdcxxOrdering.stableSortDescending(order, count: kept, byNumbers: UnsafePointer(keepScores), temp: orderTemp,
-                                               keys: memory.scratch(as: UInt32.self, offset: layout.sortKeys))
+                                               keys: memory.scratch(as: UInt32.self, offset: layout.sortKeys),
+                                               histogram: memory.scratch(as: Int.self, offset: layout.sortHistogram))
 
         // The kept boxes in score order, a coordinate (or the area) per array, so that one box's
         // overlaps with all later ones are a loop LLVM vectorises.

@@ -26,8 +26,9 @@ extension IntegerGEMM {
     }
 
     /// Rows per block of accumulators handed on to a stage the kernels have no `store` for, and
-    /// panels per block: 16 × 256 results, 16 KiB on the stack.
-    private static let accumulatorBlock = (rows: 16, panels: 16)
+    /// panels per block: 4 × 64 results, 1 KiB, which `withUnsafeTemporaryAllocation` keeps on the
+    /// stack (at 16 KiB it went to the heap, an allocation in every FULLY_CONNECTED call).
+    private static let accumulatorBlock = (rows: 4, panels: 4)
 
     /// The `.avx512vnni` product (see `IntegerGEMM`).
     func multiplyVNNI<Output: IntegerGEMMOutput>(_ a: UnsafePointer<UInt8>, rows: Int, rowStride: Int,

@@ -52,11 +52,12 @@ enum LibstdcxxOrdering {
     /// sort (a stable counting pass per byte) of keys that order as the values do, descending:
     /// linear in `count`, where the merge sort's data-dependent branches cost about 100 ns per
     /// value on 1917 detector anchors. Both zeros get the key of +0 (they compare equal).
-    /// `keys` holds `2 · count` slots, `temp` `count`.
+    /// `keys` holds `2 · count` slots, `temp` `count`, `histogram` 256.
     ///
     /// Example: values `[1, 3, 3, −0, 0]` → order `[1, 2, 0, 3, 4]`.
     static func stableSortDescending(_ order: UnsafeMutablePointer<Int32>, count: Int, byNumbers values: UnsafePointer<Float>,
-                                     temp: UnsafeMutablePointer<Int32>, keys: UnsafeMutablePointer<UInt32>) {
+                                     temp: UnsafeMutablePointer<Int32>, keys: UnsafeMutablePointer<UInt32>,
+                                     histogram: UnsafeMutablePointer<Int>) {
         var sourceKeys = keys, targetKeys = keys + count
         var source = order, target = temp
         for i in 0 ..< count {
@@ -66,24 +67,22 @@ enum LibstdcxxOrdering {
             sourceKeys[i] = ~ascending
             order[i] = Int32(i)
         }
-        withUnsafeTemporaryAllocation(of: Int.self, capacity: 256) { histogram in
-            for shift in stride(from: 0, to: 32, by: 8) {
-                histogram.initialize(repeating: 0)
-                for i in 0 ..< count { histogram[Int(sourceKeys[i] >> UInt32(shift) & 0xFF)] += 1 }
-                // A byte every key shares leaves the order as it is.
-                if histogram.contains(count) { continue }
-                var start = 0
-                for digit in 0 ..< 256 { (histogram[digit], start) = (start, start + histogram[digit]) }
-                for i in 0 ..< count {
-                    let digit = Int(sourceKeys[i] >> UInt32(shift) & 0xFF)
-                    let slot = histogram[digit]
-                    histogram[digit] = slot + 1
-                    targetKeys[slot] = sourceKeys[i]
-                    target[slot] = source[i]
-                }
-                swap(&sourceKeys, &targetKeys)
-                swap(&source, &target)
+        for shift in stride(from: 0, to: 32, by: 8) {
+            histogram.update(repeating: 0, count: 256)
+            for i in 0 ..< count { histogram[Int(sourceKeys[i] >> UInt32(shift) & 0xFF)] += 1 }
+            // A byte every key shares leaves the order as it is.
+            if UnsafeBufferPointer(start: histogram, count: 256).contains(count) { continue }
+            var start = 0
+            for digit in 0 ..< 256 { (histogram[digit], start) = (start, start + histogram[digit]) }
+            for i in 0 ..< count {
+                let digit = Int(sourceKeys[i] >> UInt32(shift) & 0xFF)
+                let slot = histogram[digit]
+                histogram[digit] = slot + 1
+                targetKeys[slot] = sourceKeys[i]
+                target[slot] = source[i]
             }
+            swap(&sourceKeys, &targetKeys)
+            swap(&source, &target)
         }
         if source != order { order.update(from: source, count: count) }
     }
