@@ -94,6 +94,13 @@ extension VNNIOutput {
     @inline(always)
     func store(_ c0: SIMD16<Int32>, _ c1: SIMD16<Int32>, _ c2: SIMD16<Int32>, _ c3: SIMD16<Int32>,
                row: Int, column: Int, width: Int) {
+        storeBlocks(c0, c1, c2, c3, row: row, column: column, width: width)
+    }
+
+    /// The blocks of a row one at a time, through the one-block `store`.
+    @inline(always)
+    func storeBlocks(_ c0: SIMD16<Int32>, _ c1: SIMD16<Int32>, _ c2: SIMD16<Int32>, _ c3: SIMD16<Int32>,
+                     row: Int, column: Int, width: Int) {
         store(c0, row: row, column: column)
         store(c1, row: row, column: column + 16)
         if width == 4 {
@@ -155,13 +162,7 @@ struct RequantizingStore<Form: RequantizationForm>: VNNIOutput {
     func store(_ c0: SIMD16<Int32>, _ c1: SIMD16<Int32>, _ c2: SIMD16<Int32>, _ c3: SIMD16<Int32>,
                row: Int, column: Int, width: Int) {
         guard let unsignedBytes = stage.packedBytesAreUnsigned else {
-            store(c0, row: row, column: column)
-            store(c1, row: row, column: column + 16)
-            if width == 4 {
-                store(c2, row: row, column: column + 32)
-                store(c3, row: row, column: column + 48)
-            }
-            return
+            return storeBlocks(c0, c1, c2, c3, row: row, column: column, width: width)
         }
         let q0 = Form.requantized(c0, column: column, of: stage), q1 = Form.requantized(c1, column: column + 16, of: stage)
         let q2 = width == 4 ? Form.requantized(c2, column: column + 32, of: stage) : q0
