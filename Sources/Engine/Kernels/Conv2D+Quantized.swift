@@ -186,46 +186,83 @@ struct Conv2DQuantized: TiledKernel {
         // One filter row covers `span` bytes; without dilation they are contiguous in the input.
         let span = g.filterWidth * c
         let extra = patchStride - g.patchSize
+        let imageBytes = g.inputHeight * g.inputWidth * c
+        // Filter rows of at most 16 bytes (RGB inputs), undilated: the output pixels of a row
+        // whose windows lie inside the image are copied in a loop of their own, one 16-byte load
+        // and store per filter row (the bytes past the row are overwritten by what follows). In
+        // the general loop the geometry did not fit the registers: that was half the time of the
+        // first convolution of an RGB image.
+        let runs = span <= 16 && g.dilationHeight == 1 && g.dilationWidth == 1
         var dst = patches
-        let imageEnd = image + g.inputHeight * g.inputWidth * c
-        // Filter rows of at most 16 bytes (RGB inputs) are copied 16 bytes at a time, the bytes
-        // past the row overwritten by what follows it.
-        let shortSpans = span <= 16
         // The pixel's coordinates advance with it (a division per pixel cost as much as the copies).
         var oy = rows.lowerBound / g.outputWidth, ox = rows.lowerBound % g.outputWidth
-        for _ in rows {
-            defer {
-                ox += 1
-                if ox == g.outputWidth { ox = 0; oy += 1 }
-            }
+        var remaining = rows.count
+        while remaining > 0 {
             let y0 = oy * g.strideHeight - g.padTop, x0 = ox * g.strideWidth - g.padLeft
-            let rowInside = g.dilationWidth == 1 && x0 >= 0 && x0 + g.filterWidth <= g.inputWidth
-            for ky in 0 ..< g.filterHeight {
-                let iy = y0 + ky * g.dilationHeight
-                if iy < 0 || iy >= g.inputHeight {
-                    dst.update(repeating: zeroPoint, count: span)
-                } else if rowInside {
-                    let source = image + (iy * g.inputWidth + x0) * c
-                    if shortSpans && imageEnd - source >= 16 {
-                        copyShortSpan(source, to: dst)
-                    } else {
-                        copy(source, to: dst, count: span)
+            // The pixels from this one on whose windows lie inside the image and whose last
+            // 16-byte read ends inside it (none when this one's does not).
+            var run = 0
+            if runs && y0 >= 0 && y0 + g.filterHeight <= g.inputHeight && x0 >= 0 && x0 + g.filterWidth <= g.inputWidth {
+                let lastRead = (y0 + g.filterHeight - 1) * g.inputWidth * c + x0 * c + 16
+                if lastRead <= imageBytes {
+                    let inRow = (g.inputWidth - g.filterWidth - x0) / g.strideWidth + 1
+                    let inImage = (imageBytes - lastRead) / (g.strideWidth * c) + 1
+                    run = min(remaining, g.outputWidth - ox, inRow, inImage)
+                }
+            }
+            if run > 0 {
+                let rowBytes = g.inputWidth * c, step = g.strideWidth * c
+                var source = image + (y0 * g.inputWidth + x0) * c
+                for _ in 0 ..< run {
+                    var s = source, d = dst
+                    for _ in 0 ..< g.filterHeight {
+                        copyShortSpan(s, to: d)
+                        s += rowBytes
+                        d += span
                     }
-                } else {
-                    for kx in 0 ..< g.filterWidth {
-                        let ix = x0 + kx * g.dilationWidth
-                        if ix >= 0, ix < g.inputWidth {
-                            copy(image + (iy * g.inputWidth + ix) * c, to: dst + kx * c, count: c)
-                        } else {
-                            (dst + kx * c).update(repeating: zeroPoint, count: c)
-                        }
+                    for i in 0 ..< extra { d[i] = zeroPoint }
+                    source += step
+                    dst += patchStride
+                }
+            } else {
+                run = 1
+                im2colPixel(image, y0: y0, x0: x0, into: dst)
+                dst += patchStride
+            }
+            remaining -= run
+            ox += run
+            if ox == g.outputWidth { ox = 0; oy += 1 }
+        }
+    }
+
+    /// The patch of the output pixel whose window starts at input row `y0`, column `x0` (either
+    /// may lie in the padding), at `patch`.
+    private func im2colPixel(_ image: UnsafePointer<UInt8>, y0: Int, x0: Int, into patch: UnsafeMutablePointer<UInt8>) {
+        let g = geometry
+        let c = g.inputChannels
+        let zeroPoint = zeroPointByte ^ patchFlip
+        let span = g.filterWidth * c
+        var dst = patch
+        let rowInside = g.dilationWidth == 1 && x0 >= 0 && x0 + g.filterWidth <= g.inputWidth
+        for ky in 0 ..< g.filterHeight {
+            let iy = y0 + ky * g.dilationHeight
+            if iy < 0 || iy >= g.inputHeight {
+                dst.update(repeating: zeroPoint, count: span)
+            } else if rowInside {
+                copy(image + (iy * g.inputWidth + x0) * c, to: dst, count: span)
+            } else {
+                for kx in 0 ..< g.filterWidth {
+                    let ix = x0 + kx * g.dilationWidth
+                    if ix >= 0, ix < g.inputWidth {
+                        copy(image + (iy * g.inputWidth + ix) * c, to: dst + kx * c, count: c)
+                    } else {
+                        (dst + kx * c).update(repeating: zeroPoint, count: c)
                     }
                 }
-                dst += span
             }
-            for i in 0 ..< extra { dst[i] = zeroPoint }
-            dst += extra
+            dst += span
         }
+        for i in 0 ..< patchStride - g.patchSize { dst[i] = zeroPoint }
     }
 
     /// The 16 input bytes at `source`, `xor`ed with `patchFlip`, stored at `destination`: one
