@@ -219,10 +219,11 @@ public struct VNNIProduct {
             }
         }
         let r0 = block.a + row * block.rowStride
-        let r1 = r0 + block.rowStride, r2 = r1 + block.rowStride, r3 = r2 + block.rowStride
 
         @inline(always)
-        func accumulate(_ group: Int, _ x0: SIMD16<Int32>, _ x1: SIMD16<Int32>, _ x2: SIMD16<Int32>, _ x3: SIMD16<Int32>) {
+        func accumulate(_ group: Int, _ x: (Int) -> SIMD16<Int32>) {
+            let x0 = x(0)
+            let x1 = fourRows ? x(1) : x0, x2 = fourRows ? x(2) : x0, x3 = fourRows ? x(3) : x0
             let offset = group &* 64
             let v0 = swiftlite_load_dwords(w0 + offset)
             let v1 = width >= 2 ? swiftlite_load_dwords(w1 + offset) : v0
@@ -248,26 +249,7 @@ public struct VNNIProduct {
             }
         }
 
-        let groups = depth / 4, tail = depth % 4
-        for group in 0 ..< groups {
-            let k = group &* 4
-            let x0 = quad(r0 + k)
-            if fourRows {
-                accumulate(group, x0, quad(r1 + k), quad(r2 + k), quad(r3 + k))
-            } else {
-                accumulate(group, x0, x0, x0, x0)
-            }
-        }
-        if tail > 0 {
-            let k = groups * 4
-            let x0 = partialQuad(r0 + k, count: tail)
-            if fourRows {
-                accumulate(groups, x0, partialQuad(r1 + k, count: tail),
-                           partialQuad(r2 + k, count: tail), partialQuad(r3 + k, count: tail))
-            } else {
-                accumulate(groups, x0, x0, x0, x0)
-            }
-        }
+        forEachGroup(rows: r0, rowStride: block.rowStride, accumulate)
         let outputRow = block.firstRow + row
         storeRow(c00, c01, c02, c03, row: outputRow, panel: panel, width: width, output)
         if fourRows {
@@ -322,15 +304,7 @@ public struct VNNIProduct {
             c14 = swiftlite_dpbusd(c14, x(14), v); c15 = swiftlite_dpbusd(c15, x(15), v)
         }
 
-        let groups = depth / 4, tail = depth % 4
-        for group in 0 ..< groups {
-            let k = group &* 4
-            accumulate(group) { quad(r + ($0 &* s &+ k)) }
-        }
-        if tail > 0 {
-            let k = groups * 4
-            accumulate(groups) { partialQuad(r + ($0 &* s &+ k), count: tail) }
-        }
+        forEachGroup(rows: r, rowStride: s, accumulate)
         let column = panel * Self.panelWidth, o = block.firstRow + row
         output.store(c0, row: o, column: column); output.store(c1, row: o + 1, column: column)
         output.store(c2, row: o + 2, column: column); output.store(c3, row: o + 3, column: column)
@@ -376,15 +350,7 @@ public struct VNNIProduct {
             c70 = swiftlite_dpbusd(c70, x7, v0); c71 = swiftlite_dpbusd(c71, x7, v1)
         }
 
-        let groups = depth / 4, tail = depth % 4
-        for group in 0 ..< groups {
-            let k = group &* 4
-            accumulate(group) { quad(r + ($0 &* s &+ k)) }
-        }
-        if tail > 0 {
-            let k = groups * 4
-            accumulate(groups) { partialQuad(r + ($0 &* s &+ k), count: tail) }
-        }
+        forEachGroup(rows: r, rowStride: s, accumulate)
         let column = panel * Self.panelWidth, o = block.firstRow + row
         output.store(c00, c01, c00, c00, row: o, column: column, width: 2)
         output.store(c10, c11, c10, c10, row: o + 1, column: column, width: 2)
@@ -394,6 +360,23 @@ public struct VNNIProduct {
         output.store(c50, c51, c50, c50, row: o + 5, column: column, width: 2)
         output.store(c60, c61, c60, c60, row: o + 6, column: column, width: 2)
         output.store(c70, c71, c70, c70, row: o + 7, column: column, width: 2)
+    }
+
+    /// Calls `accumulate(g, x)` for every group `g` of 4 depths, the last of 1–3 depths when
+    /// `depth` is not a multiple of 4 (its missing bytes zero), where `x(i)` is row `i`'s bytes of
+    /// the group (rows `rowStride` apart from `rows`) in every lane. Inlined into each tile with
+    /// its own `accumulate`.
+    @inline(always)
+    private func forEachGroup(rows r: UnsafePointer<UInt8>, rowStride s: Int, _ accumulate: (Int, (Int) -> SIMD16<Int32>) -> Void) {
+        let groups = depth / 4, tail = depth % 4
+        for group in 0 ..< groups {
+            let k = group &* 4
+            accumulate(group) { quad(r + ($0 &* s &+ k)) }
+        }
+        if tail > 0 {
+            let k = groups &* 4
+            accumulate(groups) { partialQuad(r + ($0 &* s &+ k), count: tail) }
+        }
     }
 
     /// `Σ_k A′[m, k]` of one row, the bytes as the kernels read them (unsigned): `vpdpbusd`

@@ -58,37 +58,29 @@ final class LibstdcxxOrderingTests: XCTestCase {
         }
     }
 
+    /// `LibstdcxxOrdering.stableSortDescending` of `values`, with its working arrays.
+    private func stableOrder(_ values: [Float]) -> [Int32] {
+        var order = [Int32](repeating: -1, count: values.count), temp = order
+        var keys = [UInt32](repeating: 0, count: 2 * values.count), histogram = [Int](repeating: 0, count: 256)
+        values.withUnsafeBufferPointer { v in
+            LibstdcxxOrdering.stableSortDescending(&order, count: v.count, by: v.baseAddress!, temp: &temp, keys: &keys,
+                                                   histogram: &histogram)
+        }
+        return order
+    }
+
     func testStableSortMatchesLibstdcxx() {
         for r in Self.recorded {
-            var order = [Int32](repeating: -1, count: r.values.count)
-            var temp = order
-            r.values.withUnsafeBufferPointer { v in
-                order.withUnsafeMutableBufferPointer { o in
-                    temp.withUnsafeMutableBufferPointer { t in
-                        LibstdcxxOrdering.stableSortDescending(o.baseAddress!, count: v.count, by: v.baseAddress!, temp: t.baseAddress!)
-                    }
-                }
-            }
-            XCTAssertEqual(order, r.stable, "\(r.values)")
+            XCTAssertEqual(stableOrder(r.values), r.stable, "\(r.values)")
         }
     }
 
-    /// The radix sort for values without NaN orders as libstdc++'s stable sort does: on the
-    /// recorded cases without NaN, and against the merge sort on random values drawn from few
-    /// (ties), both zeros, infinities, subnormals and negatives, over lengths that take every
-    /// byte pass.
+    /// The radix sort orders as libstdc++'s stable sort does on the recorded cases, and as a
+    /// stable sort does on random values drawn from few (ties), both zeros, infinities,
+    /// subnormals and negatives, over lengths that take every byte pass.
     func testStableSortOfNumbersMatchesLibstdcxx() {
-        func numbersOrder(_ values: [Float]) -> [Int32] {
-            var order = [Int32](repeating: -1, count: values.count), temp = order
-            var keys = [UInt32](repeating: 0, count: 2 * values.count), histogram = [Int](repeating: 0, count: 256)
-            values.withUnsafeBufferPointer { v in
-                LibstdcxxOrdering.stableSortDescending(&order, count: v.count, byNumbers: v.baseAddress!, temp: &temp, keys: &keys,
-                                                       histogram: &histogram)
-            }
-            return order
-        }
         for r in Self.recorded where !r.values.contains(where: \.isNaN) {
-            XCTAssertEqual(numbersOrder(r.values), r.stable, "\(r.values)")
+            XCTAssertEqual(stableOrder(r.values), r.stable, "\(r.values)")
         }
         var rng = KernelTestRandom(seed: 5)
         let pool: [Float] = [0, -0, 1, -1, 0.5, 0.5000001, .infinity, -.infinity, .leastNonzeroMagnitude, -.leastNonzeroMagnitude,
@@ -98,14 +90,15 @@ final class LibstdcxxOrderingTests: XCTestCase {
                 let values = (0 ..< count).map { _ in
                     trial % 2 == 0 ? pool[Int.random(in: 0 ..< pool.count, using: &rng)] : Float.random(in: -2 ... 2, using: &rng)
                 }
-                var expected = [Int32](repeating: -1, count: count), temp = expected
-                values.withUnsafeBufferPointer { v in
-                    LibstdcxxOrdering.stableSortDescending(&expected, count: count, by: v.baseAddress!, temp: &temp)
+                // The stable order spelled out: decreasing values, equal ones by index.
+                let expected: [Int32] = (0 ..< Int32(count)).sorted { (a: Int32, b: Int32) -> Bool in
+                    let x = values[Int(a)], y = values[Int(b)]
+                    return x > y || (x == y && a < b)
                 }
-                XCTAssertEqual(numbersOrder(values), expected, "count \(count), trial \(trial)")
+                XCTAssertEqual(stableOrder(values), expected, "count \(count), trial \(trial)")
             }
         }
-        XCTAssertEqual(numbersOrder([1, 3, 3, -0, 0]), [1, 2, 0, 3, 4])
+        XCTAssertEqual(stableOrder([1, 3, 3, -0, 0]), [1, 2, 0, 3, 4])
     }
 
     /// `std::inplace_merge` of `[5, 3, 3, 1]` (ids 0...3) and `[4, 3, 3, 1, 0]` (ids 10...14).
@@ -124,13 +117,11 @@ final class LibstdcxxOrderingTests: XCTestCase {
     func testEmptyRuns() {
         var order: [Int32] = [7]
         var temp: [Int32] = [7]
+        var keys: [UInt32] = [0, 0], histogram = [Int](repeating: 0, count: 256)
         let values: [Float] = [1]
         values.withUnsafeBufferPointer { v in
-            order.withUnsafeMutableBufferPointer { o in
-                temp.withUnsafeMutableBufferPointer { t in
-                    LibstdcxxOrdering.stableSortDescending(o.baseAddress!, count: 0, by: v.baseAddress!, temp: t.baseAddress!)
-                }
-            }
+            LibstdcxxOrdering.stableSortDescending(&order, count: 0, by: v.baseAddress!, temp: &temp, keys: &keys,
+                                                   histogram: &histogram)
         }
         XCTAssertEqual(order, [7])
         var entries: [Float] = [3, 2]

@@ -241,8 +241,8 @@ struct DetectionPostProcessKernel: Kernel {
             keepIndices[kept] = Int32(i)
             kept += 1
         }
-        // Kept scores are never NaN (they passed `>=`), so any stable sort orders them as TFLite's.
-        LibstdcxxOrdering.stableSortDescending(order, count: kept, byNumbers: UnsafePointer(keepScores), temp: orderTemp,
+        // None of the kept scores is NaN: they passed `>=`.
+        LibstdcxxOrdering.stableSortDescending(order, count: kept, by: UnsafePointer(keepScores), temp: orderTemp,
                                                keys: memory.scratch(as: UInt32.self, offset: layout.sortKeys),
                                                histogram: memory.scratch(as: Int.self, offset: layout.sortHistogram))
 

@@ -21,16 +21,13 @@ struct ChannelRequantization: Sendable {
     let saturates: Bool
     /// Some channel shifts left (a real multiplier of 1 or more; below 1 in most convolutions).
     let shiftsLeft: Bool
-    /// Every channel shifts right (a real multiplier below ½; most convolutions).
-    let shiftsRight: Bool
     let zeroPoint: Int32
     let minimum: Int32
     let maximum: Int32
-    /// The same stage as `WideRequantization` constants, for the AVX-512 VNNI kernels; they apply
-    /// only when `wideApplies`.
-    let wide: PackedBuffer<Int64>
-    /// Every channel shifts right and no multiplier saturates: the wide form is exact.
-    var wideApplies: Bool { shiftsRight && !saturates }
+    /// The same stage as `WideRequantization` constants, for the AVX-512 VNNI kernels: only when
+    /// the wide form is exact, every channel shifting right (a real multiplier below ½; most
+    /// convolutions) and none saturating.
+    let wide: PackedBuffer<Int64>?
 
     init(_ quantized: [QuantizedMultiplier], zeroPoint: Int32, range: (min: Int32, max: Int32)) {
         channelCount = quantized.count
@@ -48,13 +45,17 @@ struct ChannelRequantization: Sendable {
         }
         saturates = quantized.contains { $0.multiplier == Int32.min }
         shiftsLeft = quantized.contains { max($0.shift, 0) & 31 != 0 }
-        shiftsRight = quantized.allSatisfy { $0.shift <= -1 }
         self.zeroPoint = zeroPoint
         minimum = range.min
         maximum = range.max
-        wide = PackedBuffer(count: padded / 16 * WideRequantization.valuesPerBlock, initializedTo: 0)
-        WideRequantization.write(multipliers: multipliers.pointer, rightShifts: rightShifts.pointer, channels: padded,
-                                 to: wide.pointer)
+        if !saturates && quantized.allSatisfy({ $0.shift <= -1 }) {
+            let wide = PackedBuffer<Int64>(count: padded / 16 * WideRequantization.valuesPerBlock, initializedTo: 0)
+            WideRequantization.write(multipliers: multipliers.pointer, rightShifts: rightShifts.pointer, channels: padded,
+                                     to: wide.pointer)
+            self.wide = wide
+        } else {
+            wide = nil
+        }
     }
 
     /// Requantizes the accumulators of channels `channel ..< channel + 16`; `channel` is a

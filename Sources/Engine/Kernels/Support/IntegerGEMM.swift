@@ -364,7 +364,7 @@ extension RequantizedGEMMOutput: IntegerGEMMOutput {
                   rightShifts: UnsafeRawPointer(stage.rightShifts.pointer),
                   shiftsLeft: stage.shiftsLeft, saturates: stage.saturates,
                   zeroPoint: stage.zeroPoint, minimum: stage.minimum, maximum: stage.maximum,
-                  wide: stage.wideApplies ? UnsafeRawPointer(stage.wide.pointer) : nil)
+                  wide: stage.wide.map { UnsafeRawPointer($0.pointer) })
     }
 
     var vnniStage: VNNIStage? { .requantized(self) }

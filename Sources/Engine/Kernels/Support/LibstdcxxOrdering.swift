@@ -3,8 +3,9 @@
 /// scores comes first decides which box a detector reports, so these reproduce the library's
 /// results for ties too, not only a sorted order:
 ///
-/// - `stableSortDescending`: `std::stable_sort` with `values[a] > values[b]`: any stable sort
-///   gives this order (equal values keep index order);
+/// - `stableSortDescending`: `std::stable_sort` with `values[a] > values[b]` on values without
+///   NaN (the scores that pass a `>=` threshold): any stable sort gives this order (equal values
+///   keep index order);
 /// - `mergeDescending`: `std::inplace_merge` with `a.score > b.score`: stable, first-run entries
 ///   ahead of equal second-run ones;
 /// - `partialSortDescending`: `std::partial_sort` with `values[a] > values[b]`: *not* stable; its
@@ -14,48 +15,16 @@
 /// `Tests/EngineTests/LibstdcxxOrderingTests.swift` checks all three against orderings printed
 /// by libstdc++ itself (`Tests/Goldens/make_libstdcxx_orderings.cpp`).
 enum LibstdcxxOrdering {
-    /// Writes `0..<count` to `order`, sorted by decreasing `values`; equal values keep index order
-    /// (the result of a stable sort). Bottom-up merge sort through `temp` (`count` slots).
+    /// Writes `0..<count` to `order`, sorted by decreasing `values`, none of which is NaN; equal
+    /// values keep index order (the result of a stable sort: `>` is a strict weak order on them,
+    /// so every stable sort gives this one). A least-significant-digit radix sort (a stable
+    /// counting pass per byte) of keys that order as the values do, descending: linear in
+    /// `count`, where a merge sort's data-dependent branches cost about 100 ns per value on 1917
+    /// detector anchors. Both zeros get the key of +0 (they compare equal). `temp` holds `count`
+    /// slots, `keys` `2 · count`, `histogram` 256.
     ///
-    /// Example: values `[1, 3, 3, 2]` → order `[1, 2, 3, 0]`.
+    /// Example: values `[1, 3, 3, −0, 0, 2]` → order `[1, 2, 5, 0, 3, 4]`.
     static func stableSortDescending(_ order: UnsafeMutablePointer<Int32>, count: Int, by values: UnsafePointer<Float>,
-                                     temp: UnsafeMutablePointer<Int32>) {
-        for i in 0 ..< count { order[i] = Int32(i) }
-        var source = order, target = temp
-        var width = 1
-        while width < count {
-            var start = 0
-            while start < count {
-                let mid = min(start + width, count), end = min(start + 2 * width, count)
-                var i = start, j = mid, out = start
-                while i < mid, j < end {
-                    // Take from the right run only when strictly greater: ties keep their order.
-                    if values[Int(source[j])] > values[Int(source[i])] {
-                        target[out] = source[j]; j += 1
-                    } else {
-                        target[out] = source[i]; i += 1
-                    }
-                    out += 1
-                }
-                while i < mid { target[out] = source[i]; i += 1; out += 1 }
-                while j < end { target[out] = source[j]; j += 1; out += 1 }
-                start = end
-            }
-            swap(&source, &target)
-            width *= 2
-        }
-        if source != order { order.update(from: source, count: count) }
-    }
-
-    /// What `stableSortDescending` writes, for values none of which is NaN: then `>` is a strict
-    /// weak order and every stable sort gives that one order. A least-significant-digit radix
-    /// sort (a stable counting pass per byte) of keys that order as the values do, descending:
-    /// linear in `count`, where the merge sort's data-dependent branches cost about 100 ns per
-    /// value on 1917 detector anchors. Both zeros get the key of +0 (they compare equal).
-    /// `keys` holds `2 · count` slots, `temp` `count`, `histogram` 256.
-    ///
-    /// Example: values `[1, 3, 3, −0, 0]` → order `[1, 2, 0, 3, 4]`.
-    static func stableSortDescending(_ order: UnsafeMutablePointer<Int32>, count: Int, byNumbers values: UnsafePointer<Float>,
                                      temp: UnsafeMutablePointer<Int32>, keys: UnsafeMutablePointer<UInt32>,
                                      histogram: UnsafeMutablePointer<Int>) {
         var sourceKeys = keys, targetKeys = keys + count
