@@ -47,4 +47,38 @@ final class FloatGEMMTests: XCTestCase {
         FloatGEMM.multiply(m: m, a: a, lda: k, weights: packed, range: 0 ... 6, c: &actual, ldc: n)
         assertClose(actual, expected, scale: expected.map { _ in Float(k) }, "m \(m) n \(n) k \(k)")
     }
+
+    /// Depths of more than two `depthSlice`s go in slices, the partial sums kept in C: every value
+    /// must still be the bias then one fused multiply-add per `p` in order, bit for bit, for
+    /// blocks of each width, blocks that overhang `n` (not sliced), and column parts.
+    func testSlicedDepthIsTheSameChainOfMultiplyAdds() {
+        var values = Values(state: 3)
+        let slice = FloatGEMM.depthSlice
+        for (m, n, k) in [(1, 32, 2 * slice + 1), (7, 8, 2 * slice + 5), (13, 16, 3 * slice), (49, 64, 12 * slice),
+                          (50, 100, 5 * slice + 7), (9, 40, 2 * slice), (20, 200, 3 * slice + 1)] {
+            let lda = k + 1, ldc = n + 3
+            let a = values.array(m * lda), w = values.array(n * k), bias = values.array(n)
+            let packed = w.withUnsafeBufferPointer { w in
+                bias.withUnsafeBufferPointer { FloatGEMM.PackedWeights(weights: w, bias: $0, n: n, k: k) }
+            }
+            var expected = [Float](repeating: 42, count: m * ldc)
+            for i in 0 ..< m {
+                for j in 0 ..< n {
+                    var sum = bias[j]
+                    for p in 0 ..< k { sum = sum.addingProduct(a[i * lda + p], w[j * k + p]) }
+                    expected[i * ldc + j] = min(max(sum, -1.5), 1.5)
+                }
+            }
+            var whole = [Float](repeating: 42, count: m * ldc)
+            FloatGEMM.multiply(m: m, a: a, lda: lda, weights: packed, range: -1.5 ... 1.5, c: &whole, ldc: ldc)
+            XCTAssertEqual(whole.map(\.bitPattern), expected.map(\.bitPattern), "m \(m) n \(n) k \(k)")
+            // Two column parts at a block boundary, as two threads would compute them.
+            let cut = FloatGEMM.columnGranularity
+            guard n > cut else { continue }
+            var parts = [Float](repeating: 42, count: m * ldc)
+            FloatGEMM.multiply(m: m, a: a, lda: lda, weights: packed, columns: 0 ..< cut, range: -1.5 ... 1.5, c: &parts, ldc: ldc)
+            FloatGEMM.multiply(m: m, a: a, lda: lda, weights: packed, columns: cut ..< n, range: -1.5 ... 1.5, c: &parts, ldc: ldc)
+            XCTAssertEqual(parts.map(\.bitPattern), expected.map(\.bitPattern), "m \(m) n \(n) k \(k), columns cut at \(cut)")
+        }
+    }
 }

@@ -1,3 +1,5 @@
+import CX86Intrinsics
+
 /// Float32 matrix product for convolutions: `C[m×n] = clamp(A[m×k] · Wᵀ + bias)`, where `W[n×k]`
 /// is a filter in TFLite's layout (one row of `k` weights per output channel), packed at prepare time.
 ///
@@ -26,8 +28,15 @@
 ///   not a multiple of 8 or ends 17–24 columns past a multiple of 32) is computed into a small
 ///   stack buffer and its valid columns copied out.
 /// - **Cache blocking.** Rows go in chunks whose `A` fits in L2 (`chunkBytes`); within a chunk, one
-///   block of `W` (`k × 32 × 4` bytes, L1 or L2) serves every tile. `k` is never split: each tile
-///   runs over all of it, so `C` is written exactly once, bias and activation applied.
+///   block of `W` (`k × 32 × 4` bytes) serves every tile. A block of more than two `depthSlice`s
+///   of `k` (contiguous rows of `A`, a block inside `n`) goes a slice at a time over the chunk's
+///   tiles, so that the slice stays in L1: each pass starts from the partial sums the last one
+///   stored in `C` (the bias for the first) and the last pass clamps. Every value is still the
+///   bias, then one FMA per `p` in order: stored and reloaded floats are exact, so the results
+///   are the same bytes as without slices.
+/// - **Prefetch.** While a block's tiles run, the next block's weights are requested into the
+///   outer caches a part per tile (`swiftlite_prefetch`): the late layers' weights (1152 × 192
+///   floats) come from L3 or memory, and their first tile waited on them.
 /// - **Rows of `A` in place.** `Runs` lets a row of `A` be several runs of adjacent values, so a
 ///   convolution reads its input directly instead of copying patches out (im2col).
 ///
@@ -45,6 +54,12 @@ enum FloatGEMM {
     #endif
     /// Target size of one chunk of `A`'s rows.
     static let chunkBytes = 128 * 1024
+    /// Steps of `p` per slice of a block whose `k` exceeds two slices: a 32-column slice of `W`
+    /// is 12 KiB, and with the slice of `A` of a 7 × 7 layer's 49 rows (19 KiB) it stays in a 32 KiB
+    /// L1 across the chunk's tiles, where a whole block (`k` = 1152: 147 KiB) came from L2 for
+    /// every tile. In EfficientNet-Lite0 f32's 7 × 7 layers (1 thread, min of 5 alternated
+    /// rounds) 1152 → 192 took 0.18 ms unsliced, 0.16 in slices of 96; 1152 → 320 0.32 → 0.27.
+    static let depthSlice = 96
 
     /// Width of the block of `W` that starts `remaining` columns before the end: 32 while more than
     /// 16 columns remain, then 16, then 8. So 24 columns (MobileNet's bottlenecks) are one 7 × 32
@@ -128,32 +143,58 @@ enum FloatGEMM {
                 let chunkEnd = min(m, chunkStart + chunkRows)
                 var column = columns.lowerBound
                 while column < columns.upperBound {
-                    let width = blockWidth(remaining: n - column), columns = min(width, n - column)
+                    let width = blockWidth(remaining: n - column), blockColumns = min(width, n - column)
                     let packed = UnsafeRawPointer(weights.blocks.pointer + column * k)
                     let bias = UnsafeRawPointer(weights.bias.pointer + column)
-                    var row = chunkStart
-                    while row < chunkEnd {
-                        let rows = min(tileRows, chunkEnd - row)
-                        let target = columns == width ? c + row * ldc + column : edge.baseAddress!
-                        let targetStride = columns == width ? ldc : width
-                        switch width {
-                        case 32: tile7x32(rows: rows, runs: runs, a: a + row * lda, lda: lda, packed: packed, bias: bias,
-                                          lower: lower, upper: upper, c: target, ldc: targetStride)
-                        case 16:
-                            #if SWIFTLITE_AVX2 && !SWIFTLITE_AVX512
-                            tile6x16(rows: rows, runs: runs, a: a + row * lda, lda: lda, packed: packed, bias: bias,
-                                     lower: lower, upper: upper, c: target, ldc: targetStride)
-                            #else
-                            tile7x16(rows: rows, runs: runs, a: a + row * lda, lda: lda, packed: packed, bias: bias,
-                                     lower: lower, upper: upper, c: target, ldc: targetStride)
-                            #endif
-                        default: tile7x8(rows: rows, runs: runs, a: a + row * lda, lda: lda, packed: packed, bias: bias,
-                                         lower: lower, upper: upper, c: target, ldc: targetStride)
+                    // A block too large for L1 goes in slices of `depthSlice` steps, each over every
+                    // tile of the chunk (partial sums kept in C), when it writes C directly.
+                    let slice = runs.count == 1 && blockColumns == width && k > 2 * depthSlice ? depthSlice : k
+                    let slices = (k + slice - 1) / slice
+                    // The next block's weights are fetched a part per tile while this block's
+                    // tiles compute from the inner cache, so that its first tile need not wait.
+                    let next = column + width < columns.upperBound ? packed + width * k * MemoryLayout<Float>.stride : nil
+                    let nextBytes = next == nil ? 0 : blockWidth(remaining: n - column - width) * k * MemoryLayout<Float>.stride
+                    let part = (nextBytes / (slices * ((chunkEnd - chunkStart + tileRows - 1) / tileRows)) + 63) & ~63
+                    var fetched = 0
+                    var depth = 0
+                    while depth < k {
+                        let depthEnd = min(k, depth + slice)
+                        let sliceRuns = slice == k ? runs : Runs.contiguous(depthEnd - depth)
+                        let slicePacked = packed + depth * width * MemoryLayout<Float>.stride
+                        let resume = depth > 0, finish = depthEnd == k
+                        var row = chunkStart
+                        while row < chunkEnd {
+                            let rows = min(tileRows, chunkEnd - row)
+                            if let next {
+                                let end = min(nextBytes, fetched + part)
+                                while fetched < end {
+                                    swiftlite_prefetch(next + fetched)
+                                    fetched += 64
+                                }
+                            }
+                            let a = a + row * lda + depth
+                            let target = blockColumns == width ? c + row * ldc + column : edge.baseAddress!
+                            let targetStride = blockColumns == width ? ldc : width
+                            switch width {
+                            case 32: tile7x32(rows: rows, runs: sliceRuns, a: a, lda: lda, packed: slicePacked, bias: bias, lower: lower,
+                                              upper: upper, c: target, ldc: targetStride, resume: resume, finish: finish)
+                            case 16:
+                                #if SWIFTLITE_AVX2 && !SWIFTLITE_AVX512
+                                tile6x16(rows: rows, runs: sliceRuns, a: a, lda: lda, packed: slicePacked, bias: bias, lower: lower,
+                                         upper: upper, c: target, ldc: targetStride, resume: resume, finish: finish)
+                                #else
+                                tile7x16(rows: rows, runs: sliceRuns, a: a, lda: lda, packed: slicePacked, bias: bias, lower: lower,
+                                         upper: upper, c: target, ldc: targetStride, resume: resume, finish: finish)
+                                #endif
+                            default: tile7x8(rows: rows, runs: sliceRuns, a: a, lda: lda, packed: slicePacked, bias: bias, lower: lower,
+                                             upper: upper, c: target, ldc: targetStride, resume: resume, finish: finish)
+                            }
+                            if blockColumns < width {
+                                for r in 0 ..< rows { (c + (row + r) * ldc + column).update(from: edge.baseAddress! + r * width, count: blockColumns) }
+                            }
+                            row += tileRows
                         }
-                        if columns < width {
-                            for r in 0 ..< rows { (c + (row + r) * ldc + column).update(from: edge.baseAddress! + r * width, count: columns) }
-                        }
-                        row += tileRows
+                        depth = depthEnd
                     }
                     column += width
                 }
@@ -180,6 +221,20 @@ enum FloatGEMM {
         return x
     }
 
+    /// A tile's accumulator at the start of a pass: the bias, or (`resume`) the partial sum the
+    /// previous slice of `k` left in C at `row`.
+    @inline(always)
+    static func initial<V: SIMD>(_ bias: V, _ row: UnsafeMutablePointer<Float>, _ resume: Bool) -> V where V.Scalar == Float {
+        resume ? UnsafeRawPointer(row).loadUnaligned(as: V.self) : bias
+    }
+
+    /// What a pass stores: the clamped result after the last slice of `k` (`finish`), else the partial sum.
+    @inline(always)
+    static func final(_ x: Lanes, _ lower: Float, _ upper: Float, _ finish: Bool) -> Lanes { finish ? clamp(x, lower, upper) : x }
+
+    @inline(always)
+    static func final(_ x: Half, _ lower: Float, _ upper: Float, _ finish: Bool) -> Half { finish ? clamp(x, lower, upper) : x }
+
     /// The first row of a tile at `first` and the next six `stride` apart; rows past `count` (1...7)
     /// repeat the last one, so a short tile recomputes and stores that row's values again.
     @inline(always)
@@ -196,11 +251,18 @@ enum FloatGEMM {
     /// The 7 × 32 micro-kernel (see the type's documentation); rows past `rows` repeat the last row.
     @inline(never)
     static func tile7x32(rows: Int, runs: Runs, a: UnsafePointer<Float>, lda: Int, packed: UnsafeRawPointer,
-                         bias: UnsafeRawPointer, lower: Float, upper: Float, c: UnsafeMutablePointer<Float>, ldc: Int) {
+                         bias: UnsafeRawPointer, lower: Float, upper: Float, c: UnsafeMutablePointer<Float>, ldc: Int,
+                         resume: Bool, finish: Bool) {
         let (a0, a1, a2, a3, a4, a5, a6) = rowPointers(a, stride: lda, count: rows)
+        let (r0, r1, r2, r3, r4, r5, r6) = rowPointers(c, stride: ldc, count: rows)
         let bias0 = bias.loadUnaligned(as: Lanes.self), bias1 = bias.loadUnaligned(fromByteOffset: 64, as: Lanes.self)
-        var c00 = bias0, c01 = bias1, c10 = bias0, c11 = bias1, c20 = bias0, c21 = bias1, c30 = bias0, c31 = bias1
-        var c40 = bias0, c41 = bias1, c50 = bias0, c51 = bias1, c60 = bias0, c61 = bias1
+        var c00 = initial(bias0, r0, resume), c01 = initial(bias1, r0 + 16, resume)
+        var c10 = initial(bias0, r1, resume), c11 = initial(bias1, r1 + 16, resume)
+        var c20 = initial(bias0, r2, resume), c21 = initial(bias1, r2 + 16, resume)
+        var c30 = initial(bias0, r3, resume), c31 = initial(bias1, r3 + 16, resume)
+        var c40 = initial(bias0, r4, resume), c41 = initial(bias1, r4 + 16, resume)
+        var c50 = initial(bias0, r5, resume), c51 = initial(bias1, r5 + 16, resume)
+        var c60 = initial(bias0, r6, resume), c61 = initial(bias1, r6 + 16, resume)
         var w = packed
         @inline(always)
         func accumulate(_ start: Int, _ end: Int) {
@@ -221,30 +283,33 @@ enum FloatGEMM {
         } else {
             for run in 0 ..< runs.count { accumulate(run * runs.stride, run * runs.stride + runs.length) }
         }
-        let (r0, r1, r2, r3, r4, r5, r6) = rowPointers(c, stride: ldc, count: rows)
-        UnsafeMutableRawPointer(r0).storeBytes(of: clamp(c00, lower, upper), as: Lanes.self)
-        UnsafeMutableRawPointer(r0 + 16).storeBytes(of: clamp(c01, lower, upper), as: Lanes.self)
-        UnsafeMutableRawPointer(r1).storeBytes(of: clamp(c10, lower, upper), as: Lanes.self)
-        UnsafeMutableRawPointer(r1 + 16).storeBytes(of: clamp(c11, lower, upper), as: Lanes.self)
-        UnsafeMutableRawPointer(r2).storeBytes(of: clamp(c20, lower, upper), as: Lanes.self)
-        UnsafeMutableRawPointer(r2 + 16).storeBytes(of: clamp(c21, lower, upper), as: Lanes.self)
-        UnsafeMutableRawPointer(r3).storeBytes(of: clamp(c30, lower, upper), as: Lanes.self)
-        UnsafeMutableRawPointer(r3 + 16).storeBytes(of: clamp(c31, lower, upper), as: Lanes.self)
-        UnsafeMutableRawPointer(r4).storeBytes(of: clamp(c40, lower, upper), as: Lanes.self)
-        UnsafeMutableRawPointer(r4 + 16).storeBytes(of: clamp(c41, lower, upper), as: Lanes.self)
-        UnsafeMutableRawPointer(r5).storeBytes(of: clamp(c50, lower, upper), as: Lanes.self)
-        UnsafeMutableRawPointer(r5 + 16).storeBytes(of: clamp(c51, lower, upper), as: Lanes.self)
-        UnsafeMutableRawPointer(r6).storeBytes(of: clamp(c60, lower, upper), as: Lanes.self)
-        UnsafeMutableRawPointer(r6 + 16).storeBytes(of: clamp(c61, lower, upper), as: Lanes.self)
+        UnsafeMutableRawPointer(r0).storeBytes(of: final(c00, lower, upper, finish), as: Lanes.self)
+        UnsafeMutableRawPointer(r0 + 16).storeBytes(of: final(c01, lower, upper, finish), as: Lanes.self)
+        UnsafeMutableRawPointer(r1).storeBytes(of: final(c10, lower, upper, finish), as: Lanes.self)
+        UnsafeMutableRawPointer(r1 + 16).storeBytes(of: final(c11, lower, upper, finish), as: Lanes.self)
+        UnsafeMutableRawPointer(r2).storeBytes(of: final(c20, lower, upper, finish), as: Lanes.self)
+        UnsafeMutableRawPointer(r2 + 16).storeBytes(of: final(c21, lower, upper, finish), as: Lanes.self)
+        UnsafeMutableRawPointer(r3).storeBytes(of: final(c30, lower, upper, finish), as: Lanes.self)
+        UnsafeMutableRawPointer(r3 + 16).storeBytes(of: final(c31, lower, upper, finish), as: Lanes.self)
+        UnsafeMutableRawPointer(r4).storeBytes(of: final(c40, lower, upper, finish), as: Lanes.self)
+        UnsafeMutableRawPointer(r4 + 16).storeBytes(of: final(c41, lower, upper, finish), as: Lanes.self)
+        UnsafeMutableRawPointer(r5).storeBytes(of: final(c50, lower, upper, finish), as: Lanes.self)
+        UnsafeMutableRawPointer(r5 + 16).storeBytes(of: final(c51, lower, upper, finish), as: Lanes.self)
+        UnsafeMutableRawPointer(r6).storeBytes(of: final(c60, lower, upper, finish), as: Lanes.self)
+        UnsafeMutableRawPointer(r6 + 16).storeBytes(of: final(c61, lower, upper, finish), as: Lanes.self)
     }
 
     /// The 7 × 16 micro-kernel, for a 16-column block.
     @inline(never)
     static func tile7x16(rows: Int, runs: Runs, a: UnsafePointer<Float>, lda: Int, packed: UnsafeRawPointer,
-                         bias: UnsafeRawPointer, lower: Float, upper: Float, c: UnsafeMutablePointer<Float>, ldc: Int) {
+                         bias: UnsafeRawPointer, lower: Float, upper: Float, c: UnsafeMutablePointer<Float>, ldc: Int,
+                         resume: Bool, finish: Bool) {
         let (a0, a1, a2, a3, a4, a5, a6) = rowPointers(a, stride: lda, count: rows)
+        let (r0, r1, r2, r3, r4, r5, r6) = rowPointers(c, stride: ldc, count: rows)
         let bias0 = bias.loadUnaligned(as: Lanes.self)
-        var c0 = bias0, c1 = bias0, c2 = bias0, c3 = bias0, c4 = bias0, c5 = bias0, c6 = bias0
+        var c0 = initial(bias0, r0, resume), c1 = initial(bias0, r1, resume), c2 = initial(bias0, r2, resume)
+        var c3 = initial(bias0, r3, resume), c4 = initial(bias0, r4, resume), c5 = initial(bias0, r5, resume)
+        var c6 = initial(bias0, r6, resume)
         var w = packed
         @inline(always)
         func accumulate(_ start: Int, _ end: Int) {
@@ -265,14 +330,13 @@ enum FloatGEMM {
         } else {
             for run in 0 ..< runs.count { accumulate(run * runs.stride, run * runs.stride + runs.length) }
         }
-        let (r0, r1, r2, r3, r4, r5, r6) = rowPointers(c, stride: ldc, count: rows)
-        UnsafeMutableRawPointer(r0).storeBytes(of: clamp(c0, lower, upper), as: Lanes.self)
-        UnsafeMutableRawPointer(r1).storeBytes(of: clamp(c1, lower, upper), as: Lanes.self)
-        UnsafeMutableRawPointer(r2).storeBytes(of: clamp(c2, lower, upper), as: Lanes.self)
-        UnsafeMutableRawPointer(r3).storeBytes(of: clamp(c3, lower, upper), as: Lanes.self)
-        UnsafeMutableRawPointer(r4).storeBytes(of: clamp(c4, lower, upper), as: Lanes.self)
-        UnsafeMutableRawPointer(r5).storeBytes(of: clamp(c5, lower, upper), as: Lanes.self)
-        UnsafeMutableRawPointer(r6).storeBytes(of: clamp(c6, lower, upper), as: Lanes.self)
+        UnsafeMutableRawPointer(r0).storeBytes(of: final(c0, lower, upper, finish), as: Lanes.self)
+        UnsafeMutableRawPointer(r1).storeBytes(of: final(c1, lower, upper, finish), as: Lanes.self)
+        UnsafeMutableRawPointer(r2).storeBytes(of: final(c2, lower, upper, finish), as: Lanes.self)
+        UnsafeMutableRawPointer(r3).storeBytes(of: final(c3, lower, upper, finish), as: Lanes.self)
+        UnsafeMutableRawPointer(r4).storeBytes(of: final(c4, lower, upper, finish), as: Lanes.self)
+        UnsafeMutableRawPointer(r5).storeBytes(of: final(c5, lower, upper, finish), as: Lanes.self)
+        UnsafeMutableRawPointer(r6).storeBytes(of: final(c6, lower, upper, finish), as: Lanes.self)
     }
 
     #if SWIFTLITE_AVX2 && !SWIFTLITE_AVX512
@@ -286,19 +350,21 @@ enum FloatGEMM {
     /// order, one FMA per `p`, so the results do not depend on the tile shape.
     @inline(never)
     static func tile6x16(rows: Int, runs: Runs, a: UnsafePointer<Float>, lda: Int, packed: UnsafeRawPointer,
-                         bias: UnsafeRawPointer, lower: Float, upper: Float, c: UnsafeMutablePointer<Float>, ldc: Int) {
+                         bias: UnsafeRawPointer, lower: Float, upper: Float, c: UnsafeMutablePointer<Float>, ldc: Int,
+                         resume: Bool, finish: Bool) {
         if rows > 4 {
-            band16(6, rows: rows, runs: runs, a: a, lda: lda, packed: packed, bias: bias, lower: lower, upper: upper, c: c, ldc: ldc)
+            band16(6, rows: rows, runs: runs, a: a, lda: lda, packed: packed, bias: bias, lower: lower, upper: upper, c: c, ldc: ldc, resume: resume, finish: finish)
         } else {
-            band4x16(rows: rows, runs: runs, a: a, lda: lda, packed: packed, bias: bias, lower: lower, upper: upper, c: c, ldc: ldc)
+            band4x16(rows: rows, runs: runs, a: a, lda: lda, packed: packed, bias: bias, lower: lower, upper: upper, c: c, ldc: ldc, resume: resume, finish: finish)
         }
     }
 
     /// A tile of at most 4 rows (`tile6x16`'s last ones).
     @inline(never)
     static func band4x16(rows: Int, runs: Runs, a: UnsafePointer<Float>, lda: Int, packed: UnsafeRawPointer,
-                         bias: UnsafeRawPointer, lower: Float, upper: Float, c: UnsafeMutablePointer<Float>, ldc: Int) {
-        band16(4, rows: rows, runs: runs, a: a, lda: lda, packed: packed, bias: bias, lower: lower, upper: upper, c: c, ldc: ldc)
+                         bias: UnsafeRawPointer, lower: Float, upper: Float, c: UnsafeMutablePointer<Float>, ldc: Int,
+                         resume: Bool, finish: Bool) {
+        band16(4, rows: rows, runs: runs, a: a, lda: lda, packed: packed, bias: bias, lower: lower, upper: upper, c: c, ldc: ldc, resume: resume, finish: finish)
     }
 
     /// `count` (4 or 6, a constant where inlined) rows × 16 columns in `Half` (`ymm`) vectors:
@@ -308,11 +374,17 @@ enum FloatGEMM {
     /// repeat the last row.
     @inline(always)
     static func band16(_ count: Int, rows: Int, runs: Runs, a: UnsafePointer<Float>, lda: Int, packed: UnsafeRawPointer,
-                       bias: UnsafeRawPointer, lower: Float, upper: Float, c: UnsafeMutablePointer<Float>, ldc: Int) {
+                       bias: UnsafeRawPointer, lower: Float, upper: Float, c: UnsafeMutablePointer<Float>, ldc: Int,
+                         resume: Bool, finish: Bool) {
         let (a0, a1, a2, a3, a4, a5, _) = rowPointers(a, stride: lda, count: rows)
+        let (r0, r1, r2, r3, r4, r5, _) = rowPointers(c, stride: ldc, count: rows)
         let bias0 = bias.loadUnaligned(as: Half.self), bias1 = bias.loadUnaligned(fromByteOffset: 32, as: Half.self)
-        var c00 = bias0, c01 = bias1, c10 = bias0, c11 = bias1, c20 = bias0, c21 = bias1, c30 = bias0, c31 = bias1
-        var c40 = bias0, c41 = bias1, c50 = bias0, c51 = bias1
+        var c00 = initial(bias0, r0, resume), c01 = initial(bias1, r0 + 8, resume)
+        var c10 = initial(bias0, r1, resume), c11 = initial(bias1, r1 + 8, resume)
+        var c20 = initial(bias0, r2, resume), c21 = initial(bias1, r2 + 8, resume)
+        var c30 = initial(bias0, r3, resume), c31 = initial(bias1, r3 + 8, resume)
+        var c40 = count > 4 ? initial(bias0, r4, resume) : bias0, c41 = count > 4 ? initial(bias1, r4 + 8, resume) : bias1
+        var c50 = count > 4 ? initial(bias0, r5, resume) : bias0, c51 = count > 4 ? initial(bias1, r5 + 8, resume) : bias1
         var w = packed
         @inline(always)
         func accumulate(_ start: Int, _ end: Int) {
@@ -337,20 +409,19 @@ enum FloatGEMM {
         } else {
             for run in 0 ..< runs.count { accumulate(run * runs.stride, run * runs.stride + runs.length) }
         }
-        let (r0, r1, r2, r3, r4, r5, _) = rowPointers(c, stride: ldc, count: rows)
-        UnsafeMutableRawPointer(r0).storeBytes(of: clamp(c00, lower, upper), as: Half.self)
-        UnsafeMutableRawPointer(r0 + 8).storeBytes(of: clamp(c01, lower, upper), as: Half.self)
-        UnsafeMutableRawPointer(r1).storeBytes(of: clamp(c10, lower, upper), as: Half.self)
-        UnsafeMutableRawPointer(r1 + 8).storeBytes(of: clamp(c11, lower, upper), as: Half.self)
-        UnsafeMutableRawPointer(r2).storeBytes(of: clamp(c20, lower, upper), as: Half.self)
-        UnsafeMutableRawPointer(r2 + 8).storeBytes(of: clamp(c21, lower, upper), as: Half.self)
-        UnsafeMutableRawPointer(r3).storeBytes(of: clamp(c30, lower, upper), as: Half.self)
-        UnsafeMutableRawPointer(r3 + 8).storeBytes(of: clamp(c31, lower, upper), as: Half.self)
+        UnsafeMutableRawPointer(r0).storeBytes(of: final(c00, lower, upper, finish), as: Half.self)
+        UnsafeMutableRawPointer(r0 + 8).storeBytes(of: final(c01, lower, upper, finish), as: Half.self)
+        UnsafeMutableRawPointer(r1).storeBytes(of: final(c10, lower, upper, finish), as: Half.self)
+        UnsafeMutableRawPointer(r1 + 8).storeBytes(of: final(c11, lower, upper, finish), as: Half.self)
+        UnsafeMutableRawPointer(r2).storeBytes(of: final(c20, lower, upper, finish), as: Half.self)
+        UnsafeMutableRawPointer(r2 + 8).storeBytes(of: final(c21, lower, upper, finish), as: Half.self)
+        UnsafeMutableRawPointer(r3).storeBytes(of: final(c30, lower, upper, finish), as: Half.self)
+        UnsafeMutableRawPointer(r3 + 8).storeBytes(of: final(c31, lower, upper, finish), as: Half.self)
         if count > 4 {
-            UnsafeMutableRawPointer(r4).storeBytes(of: clamp(c40, lower, upper), as: Half.self)
-            UnsafeMutableRawPointer(r4 + 8).storeBytes(of: clamp(c41, lower, upper), as: Half.self)
-            UnsafeMutableRawPointer(r5).storeBytes(of: clamp(c50, lower, upper), as: Half.self)
-            UnsafeMutableRawPointer(r5 + 8).storeBytes(of: clamp(c51, lower, upper), as: Half.self)
+            UnsafeMutableRawPointer(r4).storeBytes(of: final(c40, lower, upper, finish), as: Half.self)
+            UnsafeMutableRawPointer(r4 + 8).storeBytes(of: final(c41, lower, upper, finish), as: Half.self)
+            UnsafeMutableRawPointer(r5).storeBytes(of: final(c50, lower, upper, finish), as: Half.self)
+            UnsafeMutableRawPointer(r5 + 8).storeBytes(of: final(c51, lower, upper, finish), as: Half.self)
         }
     }
     #endif
@@ -358,10 +429,14 @@ enum FloatGEMM {
     /// The 7 × 8 micro-kernel (`SIMD8`, half-width registers), for an 8-column block.
     @inline(never)
     static func tile7x8(rows: Int, runs: Runs, a: UnsafePointer<Float>, lda: Int, packed: UnsafeRawPointer,
-                        bias: UnsafeRawPointer, lower: Float, upper: Float, c: UnsafeMutablePointer<Float>, ldc: Int) {
+                        bias: UnsafeRawPointer, lower: Float, upper: Float, c: UnsafeMutablePointer<Float>, ldc: Int,
+                         resume: Bool, finish: Bool) {
         let (a0, a1, a2, a3, a4, a5, a6) = rowPointers(a, stride: lda, count: rows)
+        let (r0, r1, r2, r3, r4, r5, r6) = rowPointers(c, stride: ldc, count: rows)
         let bias0 = bias.loadUnaligned(as: Half.self)
-        var c0 = bias0, c1 = bias0, c2 = bias0, c3 = bias0, c4 = bias0, c5 = bias0, c6 = bias0
+        var c0 = initial(bias0, r0, resume), c1 = initial(bias0, r1, resume), c2 = initial(bias0, r2, resume)
+        var c3 = initial(bias0, r3, resume), c4 = initial(bias0, r4, resume), c5 = initial(bias0, r5, resume)
+        var c6 = initial(bias0, r6, resume)
         var w = packed
         @inline(always)
         func accumulate(_ start: Int, _ end: Int) {
@@ -382,14 +457,13 @@ enum FloatGEMM {
         } else {
             for run in 0 ..< runs.count { accumulate(run * runs.stride, run * runs.stride + runs.length) }
         }
-        let (r0, r1, r2, r3, r4, r5, r6) = rowPointers(c, stride: ldc, count: rows)
-        UnsafeMutableRawPointer(r0).storeBytes(of: clamp(c0, lower, upper), as: Half.self)
-        UnsafeMutableRawPointer(r1).storeBytes(of: clamp(c1, lower, upper), as: Half.self)
-        UnsafeMutableRawPointer(r2).storeBytes(of: clamp(c2, lower, upper), as: Half.self)
-        UnsafeMutableRawPointer(r3).storeBytes(of: clamp(c3, lower, upper), as: Half.self)
-        UnsafeMutableRawPointer(r4).storeBytes(of: clamp(c4, lower, upper), as: Half.self)
-        UnsafeMutableRawPointer(r5).storeBytes(of: clamp(c5, lower, upper), as: Half.self)
-        UnsafeMutableRawPointer(r6).storeBytes(of: clamp(c6, lower, upper), as: Half.self)
+        UnsafeMutableRawPointer(r0).storeBytes(of: final(c0, lower, upper, finish), as: Half.self)
+        UnsafeMutableRawPointer(r1).storeBytes(of: final(c1, lower, upper, finish), as: Half.self)
+        UnsafeMutableRawPointer(r2).storeBytes(of: final(c2, lower, upper, finish), as: Half.self)
+        UnsafeMutableRawPointer(r3).storeBytes(of: final(c3, lower, upper, finish), as: Half.self)
+        UnsafeMutableRawPointer(r4).storeBytes(of: final(c4, lower, upper, finish), as: Half.self)
+        UnsafeMutableRawPointer(r5).storeBytes(of: final(c5, lower, upper, finish), as: Half.self)
+        UnsafeMutableRawPointer(r6).storeBytes(of: final(c6, lower, upper, finish), as: Half.self)
     }
 
     /// Plain scalar `C = clamp(A · Wᵀ + bias, range)` on the unpacked filter: the oracle for `multiply`.
