@@ -17,7 +17,7 @@ final class FloatTilingTests: XCTestCase {
         for tasks in [1, 2, 4, 8, 16] {
             for (rows, columns) in [(1, 8), (49, 1152), (100, 1280), (12544, 16), (7, 24), (3136, 144), (10, 40)] {
                 for (perRow, perColumn) in [(1, 1_000_000), (1_000_000, 1), (500, 500)] {
-                    let grid = TileGrid.cheapest(tasks: tasks, rows: rows, rowGranularity: 7, columns: columns, columnGranularity: 32,
+                    let grid = TileGrid.cheapest(tasks: tasks, threads: 2, rows: rows, rowGranularity: 7, columns: columns, columnGranularity: 32,
                                                  bytesPerRowPart: perRow, bytesPerColumnPart: perColumn)
                     let what = "tasks \(tasks) rows \(rows) columns \(columns) costs \(perRow)/\(perColumn)"
                     XCTAssertLessThanOrEqual(grid.count, tasks, what)
@@ -32,10 +32,10 @@ final class FloatTilingTests: XCTestCase {
                 }
             }
         }
-        let late = TileGrid.cheapest(tasks: 8, rows: 49, rowGranularity: 7, columns: 1152, columnGranularity: 32,
+        let late = TileGrid.cheapest(tasks: 8, threads: 2, rows: 49, rowGranularity: 7, columns: 1152, columnGranularity: 32,
                                      bytesPerRowPart: 1152 * 192 * 4, bytesPerColumnPart: 49 * 192 * 4)
         XCTAssertEqual(late.rows.parts, 1, "7×7 pixels, 1152 channels: split the channels")
-        let early = TileGrid.cheapest(tasks: 8, rows: 12544, rowGranularity: 7, columns: 16, columnGranularity: 32,
+        let early = TileGrid.cheapest(tasks: 8, threads: 2, rows: 12544, rowGranularity: 7, columns: 16, columnGranularity: 32,
                                       bytesPerRowPart: 16 * 32 * 4, bytesPerColumnPart: 12544 * 32 * 4)
         XCTAssertEqual(early.columns.parts, 1, "112×112 pixels, 16 channels: split the pixels")
     }

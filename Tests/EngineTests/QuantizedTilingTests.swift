@@ -145,7 +145,7 @@ final class QuantizedTilingTests: XCTestCase {
         let prepared = try PreparedQuantizedOperator(.fullyConnected, .fullyConnected(options), inputs: [x, weights, op.bias(1001, input: x, filter: weights)],
                                     output: op.output())
         defer { prepared.deallocate() }
-        let classifier = try XCTUnwrap(prepared.kernel as? FullyConnectedQuantized).grid(tasks: 8)
+        let classifier = try XCTUnwrap(prepared.kernel as? FullyConnectedQuantized).grid(tasks: 8, threadCount: 2)
         XCTAssertGreaterThan(classifier.columns.parts, 1)
     }
 }

@@ -150,6 +150,30 @@ final class ThreadingTests: XCTestCase {
         }
     }
 
+    /// `makespan` deals tasks as the pool does (a thread's own run from the front, then the
+    /// others' from the back); `balanced` cuts the channels only where the rows do not share out
+    /// within 1/8, so the 7-row late layers even out and 14, 19 or 56 rows stay whole row parts.
+    func testBalancedGridsShareTheWorkOut() {
+        let sevenRows = TileGrid(rows: WorkPartition(count: 7, granularity: 1, maxParts: 8),
+                                 columns: WorkPartition(count: 64, granularity: 64, maxParts: 1))
+        XCTAssertEqual(sevenRows.makespan(threads: 1), 7 * 64)
+        XCTAssertEqual(sevenRows.makespan(threads: 2), 4 * 64, "runs of 3 and 4 rows: one thread ends with 4")
+        XCTAssertEqual(sevenRows.makespan(threads: 7), 64)
+        let late = TileGrid.balanced(tasks: 8, threads: 2, rows: 7, rowGranularity: 1, columns: 1152, columnGranularity: 16)
+        XCTAssertEqual(late.rows.parts, 1)
+        XCTAssertEqual(late.makespan(threads: 2), 7 * 1152 / 2)
+        for rows in [14, 19, 28, 56] {
+            let grid = TileGrid.balanced(tasks: 8, threads: 2, rows: rows, rowGranularity: 1, columns: 384, columnGranularity: 16)
+            XCTAssertEqual(grid.columns.parts, 1, "\(rows) rows")
+            XCTAssertEqual(grid.rows.parts, 8, "\(rows) rows")
+        }
+        // A 7 × 7 GEMM whose weights and input cost alike to split: pixels in 2 parts (21 and 28)
+        // would leave one thread a third more, so the channels are cut.
+        let gemm = TileGrid.cheapest(tasks: 8, threads: 2, rows: 49, rowGranularity: 7, columns: 192, columnGranularity: 16,
+                                     bytesPerRowPart: 192 * 672 * 4, bytesPerColumnPart: 49 * 672 * 4)
+        XCTAssertEqual(gemm.makespan(threads: 2), 49 * 192 / 2)
+    }
+
     /// Every task of every dispatch runs exactly once, on a worker index in range, with no two
     /// concurrent tasks sharing a worker index.
     func testPoolRunsEveryTaskOnce() {

@@ -122,7 +122,7 @@ struct Conv2DQuantized: TiledKernel {
         let columnGranularity = IntegerGEMM.panelWidth * (g.outputChannels >= 512 ? 4 : 1)
         let copiesRows = !readsInputDirectly || gemm.scratchBytes > 0
         let patchBytes = rows * patchStride * (copiesRows ? 2 : 1)
-        return TileGrid.cheapest(tasks: tasks, rows: rows, rowGranularity: rowGranularity,
+        return TileGrid.cheapest(tasks: tasks, threads: threadCount, rows: rows, rowGranularity: rowGranularity,
                                  columns: g.outputChannels, columnGranularity: columnGranularity,
                                  bytesPerRowPart: weightBytes, bytesPerColumnPart: patchBytes)
     }

@@ -186,7 +186,7 @@ struct Conv2DFloat32: PartitionedKernel, TiledKernel {
             return TileGrid(rows: WorkPartition(count: rows, granularity: rowGranularity, maxParts: tasks),
                             columns: WorkPartition(count: g.outputChannels, granularity: g.outputChannels, maxParts: 1))
         }
-        return TileGrid.cheapest(tasks: tasks, rows: rows, rowGranularity: rowGranularity,
+        return TileGrid.cheapest(tasks: tasks, threads: memory.threadCount, rows: rows, rowGranularity: rowGranularity,
                                  columns: g.outputChannels, columnGranularity: FloatGEMM.columnGranularity,
                                  bytesPerRowPart: g.outputChannels * g.patchSize * floatSize,
                                  bytesPerColumnPart: pixels * g.patchSize * floatSize)

@@ -31,7 +31,7 @@ extension DepthwiseConv2D {
 /// the bias at prepare time; sixteen channels accumulate in `Int32` lanes and are requantized
 /// with their own multipliers. Four output pixels of a row are computed together, in
 /// independent accumulators that share each tap's weights.
-struct DepthwiseConv2DQuantized: PartitionedKernel {
+struct DepthwiseConv2DQuantized: PartitionedKernel, TiledKernel {
     let geometry: DepthwiseConv2D.Geometry
     let input: Int, output: Int
     let encoding: ActivationEncoding
@@ -87,22 +87,28 @@ struct DepthwiseConv2DQuantized: PartitionedKernel {
         let g = geometry
         let work = g.outputHeight * g.outputWidth * paddedChannels * g.filterHeight * g.filterWidth
         for n in 0 ..< g.batches {
-            // Threads fill rows of the padded copy, then compute whole output rows from it.
+            // Threads fill rows of the padded copy, then compute tiles of output rows and groups of
+            // 16 channels from it: whole rows where they share out evenly over the threads.
             memory.parallelize(self, step: 2 * n, count: paddedHeight, work: paddedHeight * paddedWidth * paddedChannels)
-            memory.parallelize(self, step: 2 * n + 1, count: g.outputHeight, work: work)
+            memory.parallelize(self, step: 2 * n + 1, grid: TileGrid.balanced(
+                tasks: memory.taskCount(work: work), threads: memory.threadCount, rows: g.outputHeight, rowGranularity: 1,
+                columns: g.outputChannels, columnGranularity: 16))
         }
     }
 
-    /// Step `2n`: rows of batch `n`'s padded copy; step `2n + 1`: output rows of batch `n`.
+    /// Step `2n`: rows of batch `n`'s padded copy.
     func evalPart(_ rows: Range<Int>, step: Int, worker: Int, memory: TensorMemory) {
         let g = geometry
-        let n = step / 2
-        let buffer = memory.scratch(as: UInt8.self)
-        if step % 2 == 0 {
-            pad(memory.input(input, as: UInt8.self) + n * g.inputHeight * g.inputWidth * g.inputChannels, into: buffer, rows: rows)
-        } else {
-            convolve(buffer, memory.output(output, as: UInt8.self) + n * g.outputHeight * g.outputWidth * g.outputChannels, rows: rows)
-        }
+        pad(memory.input(input, as: UInt8.self) + step / 2 * g.inputHeight * g.inputWidth * g.inputChannels,
+            into: memory.scratch(as: UInt8.self), rows: rows)
+    }
+
+    /// Step `2n + 1`: output rows `rows`, channels `channels` (bounds at multiples of 16, or
+    /// `outputChannels`) of batch `n`.
+    func evalTile(rows: Range<Int>, columns channels: Range<Int>, step: Int, worker: Int, memory: TensorMemory) {
+        let g = geometry
+        convolve(memory.scratch(as: UInt8.self), memory.output(output, as: UInt8.self) + step / 2 * g.outputHeight * g.outputWidth * g.outputChannels,
+                 rows: rows, channels: channels.lowerBound ..< min(paddedChannels, (channels.upperBound + 15) / 16 * 16))
     }
 
     /// Rows `rows` of the padded, encoded, channel-expanded copy of one image.
@@ -141,17 +147,17 @@ struct DepthwiseConv2DQuantized: PartitionedKernel {
         }
     }
 
-    /// Output rows `rows` of one image from its padded copy.
-    private func convolve(_ buffer: UnsafePointer<UInt8>, _ out: UnsafeMutablePointer<UInt8>, rows: Range<Int>) {
+    /// Output rows `rows`, padded channels `channels` (whole groups of 16) of one image from its padded copy.
+    private func convolve(_ buffer: UnsafePointer<UInt8>, _ out: UnsafeMutablePointer<UInt8>, rows: Range<Int>, channels: Range<Int>) {
         let g = geometry
         for oy in rows {
             var ox = 0
             while ox + 4 <= g.outputWidth {
-                convolveFourPixels(buffer, out, oy: oy, ox: ox)
+                convolveFourPixels(buffer, out, oy: oy, ox: ox, channels: channels)
                 ox += 4
             }
             while ox < g.outputWidth {
-                convolveOnePixel(buffer, out, oy: oy, ox: ox)
+                convolveOnePixel(buffer, out, oy: oy, ox: ox, channels: channels)
                 ox += 1
             }
         }
@@ -159,19 +165,20 @@ struct DepthwiseConv2DQuantized: PartitionedKernel {
 
     // Separate functions so that each stays small enough for the `loadUnaligned` calls to be inlined.
     @inline(never)
-    private func convolveFourPixels(_ buffer: UnsafePointer<UInt8>, _ out: UnsafeMutablePointer<UInt8>, oy: Int, ox: Int) {
-        convolvePixels(buffer, out, oy: oy, ox: ox, four: true)
+    private func convolveFourPixels(_ buffer: UnsafePointer<UInt8>, _ out: UnsafeMutablePointer<UInt8>, oy: Int, ox: Int, channels: Range<Int>) {
+        convolvePixels(buffer, out, oy: oy, ox: ox, channels: channels, four: true)
     }
 
     @inline(never)
-    private func convolveOnePixel(_ buffer: UnsafePointer<UInt8>, _ out: UnsafeMutablePointer<UInt8>, oy: Int, ox: Int) {
-        convolvePixels(buffer, out, oy: oy, ox: ox, four: false)
+    private func convolveOnePixel(_ buffer: UnsafePointer<UInt8>, _ out: UnsafeMutablePointer<UInt8>, oy: Int, ox: Int, channels: Range<Int>) {
+        convolvePixels(buffer, out, oy: oy, ox: ox, channels: channels, four: false)
     }
 
-    /// Output pixels `ox ..< ox + 4` (or just `ox`) of row `oy`, sixteen channels at a time: the
-    /// pixels share each tap's weights and accumulate in independent chains.
+    /// Output pixels `ox ..< ox + 4` (or just `ox`) of row `oy`, padded channels `channels` sixteen
+    /// at a time: the pixels share each tap's weights and accumulate in independent chains.
     @inline(always)
-    private func convolvePixels(_ buffer: UnsafePointer<UInt8>, _ out: UnsafeMutablePointer<UInt8>, oy: Int, ox: Int, four: Bool) {
+    private func convolvePixels(_ buffer: UnsafePointer<UInt8>, _ out: UnsafeMutablePointer<UInt8>, oy: Int, ox: Int,
+                                channels range: Range<Int>, four: Bool) {
         let g = geometry
         let cp = paddedChannels, channels = g.outputChannels
         let source = UnsafeRawPointer(buffer), filter = UnsafeRawPointer(weights.pointer)
@@ -180,8 +187,8 @@ struct DepthwiseConv2DQuantized: PartitionedKernel {
         let pixelStep = g.strideWidth * cp
         let origin = (oy * g.strideHeight * paddedWidth + ox * g.strideWidth) * cp
         let dst = out + (oy * g.outputWidth + ox) * channels
-        var ch = 0
-        while ch < cp {
+        var ch = range.lowerBound
+        while ch < range.upperBound {
             let b = biasRaw.loadUnaligned(fromByteOffset: ch &* 4, as: SIMD16<Int32>.self)
             var acc0 = b, acc1 = b, acc2 = b, acc3 = b
             var tap = ch

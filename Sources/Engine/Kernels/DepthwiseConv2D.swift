@@ -151,16 +151,13 @@ struct DepthwiseConv2DFloat32: TiledKernel {
         return g.outputHeight * g.outputWidth * g.outputChannels * g.filterHeight * g.filterWidth
     }
 
-    /// The tiles of one image: output rows down and, when there are too few rows for every task
-    /// to get two (the late layers: 7, 10 or 14 rows, hundreds of channels), groups of 16 channels
-    /// across, so that the tasks stay even.
+    /// The tiles of one image: output rows down and, where the rows do not share out evenly over
+    /// the threads (the late layers: 7 rows on 2 threads, hundreds of channels), groups of 16
+    /// channels across as well (`TileGrid.balanced`).
     private func grid(_ memory: TensorMemory) -> TileGrid {
         let g = geometry
-        let tasks = memory.taskCount(work: work)
-        let across = g.outputHeight >= 2 * tasks ? 1 : g.outputHeight >= tasks ? 2 : 4
-        let channels = WorkPartition(count: g.outputChannels, granularity: Lanes.scalarCount, maxParts: min(across, tasks))
-        return TileGrid(rows: WorkPartition(count: g.outputHeight, granularity: 1, maxParts: max(1, tasks / channels.parts)),
-                        columns: channels)
+        return TileGrid.balanced(tasks: memory.taskCount(work: work), threads: memory.threadCount, rows: g.outputHeight, rowGranularity: 1,
+                                 columns: g.outputChannels, columnGranularity: Lanes.scalarCount)
     }
 
     /// Output rows `rows`, channels `channels` of batch `step`.

@@ -92,15 +92,15 @@ struct FullyConnectedQuantized: TiledKernel {
     /// cut so that the threads read the least (`TileGrid.cheapest`): one batch, as in a classifier's last layer, splits the
     /// units, so each thread reads only its part of the weights.
     private func grid(_ memory: TensorMemory) -> TileGrid {
-        grid(tasks: memory.taskCount(work: shape.batches * shape.units * shape.inputDepth))
+        grid(tasks: memory.taskCount(work: shape.batches * shape.units * shape.inputDepth), threadCount: memory.threadCount)
     }
 
-    /// The grid for at most `tasks` tiles.
-    func grid(tasks: Int) -> TileGrid {
+    /// The grid for at most `tasks` tiles on `threadCount` threads.
+    func grid(tasks: Int, threadCount: Int) -> TileGrid {
         let s = shape
         guard tasks > 1 else { return TileGrid(rows: s.batches, columns: s.units) }
         let columnGranularity = IntegerGEMM.panelWidth * (s.units >= 512 ? 4 : 1)
-        return TileGrid.cheapest(tasks: tasks, rows: s.batches, rowGranularity: 1,
+        return TileGrid.cheapest(tasks: tasks, threads: threadCount, rows: s.batches, rowGranularity: 1,
                                  columns: s.units, columnGranularity: columnGranularity,
                                  bytesPerRowPart: gemm.panelCount * gemm.panelBytes,
                                  bytesPerColumnPart: s.batches * s.inputDepth)

@@ -111,15 +111,15 @@ struct FullyConnectedFloat32: TiledKernel {
     func eval(_ memory: TensorMemory) {
         let s = shape
         guard s.batches > 0, s.units > 0 else { return }
-        memory.parallelize(self, grid: grid(tasks: memory.taskCount(work: s.batches * s.units * s.inputDepth)))
+        memory.parallelize(self, grid: grid(tasks: memory.taskCount(work: s.batches * s.units * s.inputDepth), threadCount: memory.threadCount))
     }
 
-    /// The tiles for at most `tasks` tiles:
+    /// The tiles for at most `tasks` tiles on `threadCount` threads:
     /// batches down in multiples of FloatGEMM's tile rows, units across at whole blocks, cut so
     /// that the threads read the least.
-    func grid(tasks: Int) -> TileGrid {
+    func grid(tasks: Int, threadCount: Int) -> TileGrid {
         let s = shape, floatSize = MemoryLayout<Float>.stride
-        return TileGrid.cheapest(tasks: tasks, rows: s.batches, rowGranularity: FloatGEMM.tileRows,
+        return TileGrid.cheapest(tasks: tasks, threads: threadCount, rows: s.batches, rowGranularity: FloatGEMM.tileRows,
                                  columns: s.units, columnGranularity: FloatGEMM.columnGranularity,
                                  bytesPerRowPart: s.units * s.inputDepth * floatSize,
                                  bytesPerColumnPart: s.batches * s.inputDepth * floatSize)
