@@ -135,7 +135,11 @@ enum FloatGEMM {
         precondition(runs.count * runs.length == k, "runs do not cover k")
         precondition(columns.lowerBound % columnGranularity == 0 && columns.upperBound <= n
                      && (columns.upperBound == n || columns.upperBound % columnGranularity == 0), "columns \(columns) cut a block")
-        let chunkRows = max(tileRows, chunkBytes / max(1, k * MemoryLayout<Float>.stride) / tileRows * tileRows)
+        // Every chunk reads all of `W` again: up to twice `chunkBytes` of `A` stay one chunk (the
+        // late layers: 49 rows of 1152, and weights six times that).
+        let rowBytes = max(1, k * MemoryLayout<Float>.stride)
+        let chunkRows = m * rowBytes <= 2 * chunkBytes ? max(1, m) : max(tileRows, chunkBytes / rowBytes / tileRows * tileRows)
+        let sliced = runs.count == 1 && k > 2 * depthSlice
         let lower = range.lowerBound, upper = range.upperBound
         withUnsafeTemporaryAllocation(of: Float.self, capacity: tileRows * 32) { edge in
             var chunkStart = 0
@@ -148,7 +152,7 @@ enum FloatGEMM {
                     let bias = UnsafeRawPointer(weights.bias.pointer + column)
                     // A block too large for L1 goes in slices of `depthSlice` steps, each over every
                     // tile of the chunk (partial sums kept in C), when it writes C directly.
-                    let slice = runs.count == 1 && blockColumns == width && k > 2 * depthSlice ? depthSlice : k
+                    let slice = sliced && blockColumns == width ? depthSlice : k
                     let slices = (k + slice - 1) / slice
                     // The next block's weights are fetched a part per tile while this block's
                     // tiles compute from the inner cache, so that its first tile need not wait.
