@@ -12,8 +12,10 @@
 ///
 /// Every expanded value is the same `FloatGEMM` sum as in the separate operator, and every
 /// output the same depthwise sum of the same values, so the result is the separate operators'
-/// bit for bit, for any bands and tiles. Tiles are row parts (neighbouring parts compute the one
-/// or two expanded rows between them twice) times groups of channels, which never overlap.
+/// bit for bit, for any bands and tiles. Tiles are row parts times groups of channels, which
+/// never overlap. A part computes the one or two expanded rows above it again, unless its worker
+/// has just computed the part above: the pool hands each thread a contiguous run of parts, and
+/// the ring's state (`RingState`, in front of the ring) lets the next part go on from it.
 ///
 /// `Plan` fuses the pair (`init?(pointwise:depthwise:)`) unless tensors are preserved for
 /// inspection; the expanded tensor's memory is then never written. The int8 pair, fused the same
@@ -53,10 +55,22 @@ struct PointwiseDepthwiseFloat32: TiledKernel {
         ringRows = (bandRows - 1) * d.strideHeight + 3
     }
 
-    /// One worker's ring.
-    var workerScratchBytes: Int { ringRows * depthwise.geometry.inputWidth * depthwise.geometry.inputChannels * MemoryLayout<Float>.stride }
+    /// One worker's ring, after its `RingState`.
+    var workerScratchBytes: Int {
+        RingState.bytes + ringRows * depthwise.geometry.inputWidth * depthwise.geometry.inputChannels * MemoryLayout<Float>.stride
+    }
+
+    /// What a worker's ring holds after a part: expanded rows up to `computed` of image `image`,
+    /// channels `channels`, the part having ended at output row `nextRow` (−1: nothing this eval).
+    struct RingState {
+        var image: Int, channelsStart: Int, channelsEnd: Int, nextRow: Int, computed: Int
+        /// Its place in front of the ring (a cache line, so the ring stays aligned).
+        static let bytes = 64
+    }
 
     func eval(_ memory: TensorMemory) {
+        // No worker's ring holds anything of this evaluation yet.
+        for worker in 0 ..< memory.threadCount { memory.scratch(as: RingState.self, worker: worker).pointee.nextRow = -1 }
         let grid = grid(memory)
         for n in 0 ..< depthwise.geometry.batches { memory.parallelize(self, step: n, grid: grid) }
     }
@@ -86,20 +100,29 @@ struct PointwiseDepthwiseFloat32: TiledKernel {
 
     func evalTile(rows: Range<Int>, columns: Range<Int>, step n: Int, worker: Int, memory: TensorMemory) {
         let p = pointwise.geometry, d = depthwise.geometry
-        run(memory.input(pointwise.input, as: Float.self) + n * p.inputHeight * p.inputWidth * p.inputChannels,
-            memory.output(depthwise.output, as: Float.self) + n * d.outputHeight * d.outputWidth * d.outputChannels,
-            rows: rows, channels: columns, ring: memory.scratch(as: Float.self, worker: worker))
+        let state = memory.scratch(as: RingState.self, worker: worker)
+        let continues = state.pointee.nextRow == rows.lowerBound && state.pointee.image == n
+            && state.pointee.channelsStart == columns.lowerBound && state.pointee.channelsEnd == columns.upperBound
+        let computed = run(memory.input(pointwise.input, as: Float.self) + n * p.inputHeight * p.inputWidth * p.inputChannels,
+                           memory.output(depthwise.output, as: Float.self) + n * d.outputHeight * d.outputWidth * d.outputChannels,
+                           rows: rows, channels: columns, ring: memory.scratch(as: Float.self, worker: worker, offset: RingState.bytes),
+                           computed: continues ? state.pointee.computed : 0)
+        state.pointee = RingState(image: n, channelsStart: columns.lowerBound, channelsEnd: columns.upperBound, nextRow: rows.upperBound,
+                                  computed: computed)
     }
 
     /// Output rows `rows`, channels `channels` (bounds at multiples of `FloatGEMM.columnGranularity`,
-    /// or the channel count) of one image; `ring` holds `workerScratchBytes`.
+    /// or the channel count) of one image; `ring` holds `ringRows` expanded rows. `computed`: the
+    /// ring already holds these channels of the expanded rows up to there, as the part that
+    /// ended at `rows.lowerBound` left them (0 when it holds nothing). Returns the new `computed`.
+    @discardableResult
     func run(_ source: UnsafePointer<Float>, _ out: UnsafeMutablePointer<Float>, rows: Range<Int>, channels: Range<Int>,
-             ring: UnsafeMutablePointer<Float>) {
+             ring: UnsafeMutablePointer<Float>, computed alreadyComputed: Int = 0) -> Int {
         let d = depthwise.geometry
         let width = d.inputWidth, depth = pointwise.geometry.inputChannels, rowElements = d.inputWidth * d.inputChannels
         // Expanded rows below `computed` are in the ring (those the current band needs, at least):
         // row `y` at slot `y % ringRows`.
-        var computed = 0
+        var computed = alreadyComputed
         var band = rows.lowerBound
         while band < rows.upperBound {
             let end = min(rows.upperBound, band + bandRows)
@@ -117,5 +140,6 @@ struct PointwiseDepthwiseFloat32: TiledKernel {
             depthwise.convolve3x3(out, rows: band ..< end, channels: channels) { UnsafePointer(ring + $0 % ringRows * rowElements) }
             band = end
         }
+        return computed
     }
 }

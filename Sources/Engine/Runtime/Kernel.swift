@@ -266,7 +266,7 @@ struct TensorMemory {
 
     /// Worker `worker`'s own scratch (`PrepareContext.requestWorkerScratch`).
     @inline(__always)
-    func scratch<T>(as type: T.Type, worker: Int) -> UnsafeMutablePointer<T> {
-        (workerScratch + worker * workerScratchStride).assumingMemoryBound(to: T.self)
+    func scratch<T>(as type: T.Type, worker: Int, offset: Int = 0) -> UnsafeMutablePointer<T> {
+        (workerScratch + worker * workerScratchStride + offset).assumingMemoryBound(to: T.self)
     }
 }
