@@ -54,6 +54,8 @@ enum FloatGEMM {
     #endif
     /// Target size of one chunk of `A`'s rows.
     static let chunkBytes = 128 * 1024
+    /// The most of `A` kept as one chunk when `W` is much larger (a quarter of a 2 MiB L2).
+    static let maximumChunkBytes = 512 * 1024
     /// Steps of `p` per slice of a block whose `k` exceeds two slices: a 32-column slice of `W`
     /// is 12 KiB, and with the slice of `A` of a 7 × 7 layer's 49 rows (19 KiB) it stays in a 32 KiB
     /// L1 across the chunk's tiles, where a whole block (`k` = 1152: 147 KiB) came from L2 for
@@ -135,10 +137,13 @@ enum FloatGEMM {
         precondition(runs.count * runs.length == k, "runs do not cover k")
         precondition(columns.lowerBound % columnGranularity == 0 && columns.upperBound <= n
                      && (columns.upperBound == n || columns.upperBound % columnGranularity == 0), "columns \(columns) cut a block")
-        // Every chunk reads all of `W` again: up to twice `chunkBytes` of `A` stay one chunk (the
-        // late layers: 49 rows of 1152, and weights six times that).
+        // Every chunk reads all of `W` again: `A` stays one chunk while it is at most twice
+        // `chunkBytes`, or no larger than `W` (up to `maximumChunkBytes`): the late layers, 49 rows of
+        // 1152 and weights six times that, 100 rows of 1280 and weights 2.5 times that.
         let rowBytes = max(1, k * MemoryLayout<Float>.stride)
-        let chunkRows = m * rowBytes <= 2 * chunkBytes ? max(1, m) : max(tileRows, chunkBytes / rowBytes / tileRows * tileRows)
+        let weightBytes = n * rowBytes, aBytes = m * rowBytes
+        let chunkRows = aBytes <= 2 * chunkBytes || (aBytes <= weightBytes && aBytes <= maximumChunkBytes)
+            ? max(1, m) : max(tileRows, chunkBytes / rowBytes / tileRows * tileRows)
         let sliced = runs.count == 1 && k > 2 * depthSlice
         let lower = range.lowerBound, upper = range.upperBound
         withUnsafeTemporaryAllocation(of: Float.self, capacity: tileRows * 32) { edge in
