@@ -137,11 +137,11 @@ enum FloatGEMM {
         precondition(runs.count * runs.length == k, "runs do not cover k")
         precondition(columns.lowerBound % columnGranularity == 0 && columns.upperBound <= n
                      && (columns.upperBound == n || columns.upperBound % columnGranularity == 0), "columns \(columns) cut a block")
-        // Every chunk reads all of `W` again: `A` stays one chunk while it is at most twice
-        // `chunkBytes`, or no larger than `W` (up to `maximumChunkBytes`): the late layers, 49 rows of
-        // 1152 and weights six times that, 100 rows of 1280 and weights 2.5 times that.
+        // Every chunk reads all of `W`'s `columns` again: `A` stays one chunk while it is at most
+        // twice `chunkBytes`, or no larger than those weights (up to `maximumChunkBytes`): the late
+        // layers, 49 rows of 1152 and weights six times that, 100 rows of 1280 and weights 2.5 times that.
         let rowBytes = max(1, k * MemoryLayout<Float>.stride)
-        let weightBytes = n * rowBytes, aBytes = m * rowBytes
+        let weightBytes = columns.count * rowBytes, aBytes = m * rowBytes
         let chunkRows = aBytes <= 2 * chunkBytes || (aBytes <= weightBytes && aBytes <= maximumChunkBytes)
             ? max(1, m) : max(tileRows, chunkBytes / rowBytes / tileRows * tileRows)
         let sliced = runs.count == 1 && k > 2 * depthSlice
