@@ -159,6 +159,12 @@ final class ThreadingTests: XCTestCase {
         XCTAssertEqual(sevenRows.makespan(threads: 1), 7 * 64)
         XCTAssertEqual(sevenRows.makespan(threads: 2), 4 * 64, "runs of 3 and 4 rows: one thread ends with 4")
         XCTAssertEqual(sevenRows.makespan(threads: 7), 64)
+        // Beyond the simulated threads, the largest own run: 7 tasks on 9 threads, one each at most.
+        XCTAssertEqual(sevenRows.makespan(threads: 9), 64)
+        // Cells beyond Int32 (a batch of large images) neither trap nor wrap.
+        let huge = TileGrid(rows: WorkPartition(count: 1 << 24, granularity: 1, maxParts: 8),
+                            columns: WorkPartition(count: 1 << 12, granularity: 16, maxParts: 1))
+        XCTAssertEqual(huge.makespan(threads: 2), (1 << 36) / 2)
         let late = TileGrid.balanced(tasks: 8, threads: 2, rows: 7, rowGranularity: 1, columns: 1152, columnGranularity: 16)
         XCTAssertEqual(late.rows.parts, 1)
         XCTAssertEqual(late.makespan(threads: 2), 7 * 1152 / 2)

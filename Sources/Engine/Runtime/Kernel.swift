@@ -139,46 +139,60 @@ struct TileGrid {
 
     /// How long the slowest of `threads` equally fast threads takes over the tiles, in cells (a
     /// tile of r × c cells takes r · c): each takes its own run of tasks from the front, then the
-    /// others' from the back, as `WorkerPool.run` deals them.
+    /// others' from the back, as `WorkerPool.run` deals them. Beyond `simulatedThreads` threads,
+    /// the largest of the threads' own runs (the stealing is not followed: its cost grows with
+    /// threads × tasks, and this runs in eval).
     func makespan(threads: Int) -> Int {
-        let tasks = count, threads = max(1, min(threads, WorkerPool.maxThreadCount))
+        let tasks = count
         guard threads > 1, tasks > 1 else { return rows.count * columns.count }
-        // Per thread: its run's next task, the end of its run, and its clock (Int32, so that 64
-        // threads' state stays within the stack's temporary allocation).
-        return withUnsafeTemporaryAllocation(of: Int32.self, capacity: 3 * threads) { state in
+        func cells(_ task: Int) -> Int {
+            let (r, c) = tile(task)
+            return r.count * c.count
+        }
+        guard threads <= Self.simulatedThreads else {
+            var longest = 0
             for t in 0 ..< threads {
-                state[t] = Int32(t * tasks / threads)
-                state[threads + t] = Int32((t + 1) * tasks / threads)
+                var sum = 0
+                for task in t * tasks / threads ..< (t + 1) * tasks / threads { sum += cells(task) }
+                longest = max(longest, sum)
+            }
+            return longest
+        }
+        // Per thread: its run's next task, the end of its run, and its clock.
+        return withUnsafeTemporaryAllocation(of: Int.self, capacity: 3 * Self.simulatedThreads) { state in
+            for t in 0 ..< threads {
+                state[t] = t * tasks / threads
+                state[threads + t] = (t + 1) * tasks / threads
                 state[2 * threads + t] = 0
             }
-            var span: Int32 = 0
-            var left = tasks
-            while left > 0 {
+            var span = 0
+            for _ in 0 ..< tasks {
                 // The thread that is free first takes the next task.
                 var thread = 0
                 for t in 1 ..< threads where state[2 * threads + t] < state[2 * threads + thread] { thread = t }
-                var task = -1
+                var task = 0
                 if state[thread] < state[threads + thread] {
-                    task = Int(state[thread])
+                    task = state[thread]
                     state[thread] += 1
                 } else {
                     for offset in 1 ..< threads {
                         let other = (thread + offset) % threads
                         if state[other] < state[threads + other] {
                             state[threads + other] -= 1
-                            task = Int(state[threads + other])
+                            task = state[threads + other]
                             break
                         }
                     }
                 }
-                let (r, c) = tile(task)
-                state[2 * threads + thread] += Int32(clamping: r.count * c.count)
+                state[2 * threads + thread] += cells(task)
                 span = max(span, state[2 * threads + thread])
-                left -= 1
             }
-            return Int(span)
+            return span
         }
     }
+
+    /// The most threads `makespan` follows task by task (3 Ints each on the stack).
+    static let simulatedThreads = 8
 
     var count: Int { rows.parts * columns.parts }
 
