@@ -120,9 +120,10 @@ struct DepthwiseConv2DInt8Filter3x3: TiledKernel {
     /// of the tap rows; a part of the rows builds the two or three tap rows above its first
     /// output row again (at 7 or 14 rows in 8 row parts, that was most of the work).
     ///
-    /// Where the rows do not share out about evenly over the threads (by more than 1/8, as
-    /// `TileGrid.balanced` decides; 7 rows on 2 threads: 3 and 4), the channels alone are cut, in groups of 16 (a thread's neighbour then writes the other
-    /// lanes of one cache line per pixel at the one boundary between them).
+    /// Where the rows do not share out about evenly over the threads (`TileGrid.sharesOutEvenly`;
+    /// 7 rows on 2 threads: 3 and 4), the channels alone are cut, in groups of 16 (a thread's
+    /// neighbour then writes the other lanes of one cache line per pixel at the one boundary
+    /// between them).
     private func grid(_ memory: TensorMemory) -> TileGrid {
         let g = geometry
         let tasks = memory.taskCount(work: work), threads = memory.threadCount
@@ -132,8 +133,7 @@ struct DepthwiseConv2DInt8Filter3x3: TiledKernel {
                               columns: channels)
         let byChannels = TileGrid(rows: WorkPartition(count: g.outputHeight, granularity: 1, maxParts: 1),
                                   columns: WorkPartition(count: g.outputChannels, granularity: 16, maxParts: tasks))
-        let (rowSpan, channelSpan) = (byRows.makespan(threads: threads), byChannels.makespan(threads: threads))
-        return rowSpan > channelSpan + channelSpan / 8 ? byChannels : byRows
+        return TileGrid.sharesOutEvenly(byRows.makespan(threads: threads), comparedTo: byChannels.makespan(threads: threads)) ? byRows : byChannels
     }
 
     /// Output rows `rows`, channels `channels` (bounds at multiples of 16, or `outputChannels`)

@@ -63,9 +63,9 @@ struct PointwiseDepthwiseFloat32: TiledKernel {
     /// What a worker's ring holds after a part: expanded rows up to `computed` of image `image`,
     /// channels `channels`, the part having ended at output row `nextRow` (−1: nothing this eval).
     struct RingState {
-        var image: Int, channelsStart: Int, channelsEnd: Int, nextRow: Int, computed: Int
-        /// Its place in front of the ring (a cache line, so the ring stays aligned).
-        static let bytes = 64
+        var image: Int, channels: Range<Int>, nextRow: Int, computed: Int
+        /// Its place in front of the ring: whole cache lines, so the ring stays aligned.
+        static let bytes = (MemoryLayout<RingState>.size + 63) / 64 * 64
     }
 
     func eval(_ memory: TensorMemory) {
@@ -101,14 +101,12 @@ struct PointwiseDepthwiseFloat32: TiledKernel {
     func evalTile(rows: Range<Int>, columns: Range<Int>, step n: Int, worker: Int, memory: TensorMemory) {
         let p = pointwise.geometry, d = depthwise.geometry
         let state = memory.scratch(as: RingState.self, worker: worker)
-        let continues = state.pointee.nextRow == rows.lowerBound && state.pointee.image == n
-            && state.pointee.channelsStart == columns.lowerBound && state.pointee.channelsEnd == columns.upperBound
+        let continues = state.pointee.nextRow == rows.lowerBound && state.pointee.image == n && state.pointee.channels == columns
         let computed = run(memory.input(pointwise.input, as: Float.self) + n * p.inputHeight * p.inputWidth * p.inputChannels,
                            memory.output(depthwise.output, as: Float.self) + n * d.outputHeight * d.outputWidth * d.outputChannels,
                            rows: rows, channels: columns, ring: memory.scratch(as: Float.self, worker: worker, offset: RingState.bytes),
                            computed: continues ? state.pointee.computed : 0)
-        state.pointee = RingState(image: n, channelsStart: columns.lowerBound, channelsEnd: columns.upperBound, nextRow: rows.upperBound,
-                                  computed: computed)
+        state.pointee = RingState(image: n, channels: columns, nextRow: rows.upperBound, computed: computed)
     }
 
     /// Output rows `rows`, channels `channels` (bounds at multiples of `FloatGEMM.columnGranularity`,

@@ -70,71 +70,62 @@ struct TileGrid {
         self.columns = columns
     }
 
-    /// Among the splits into powers of two across (rows taking the rest of the `tasks`) that give
-    /// at least half as many tiles as the most of them and share the work out on `threads`
-    /// threads within 1/32 of the best of them (`makespan`), the one that reads the least: every
-    /// row part reads `bytesPerRowPart` that every other row part reads too (a GEMM's weights,
-    /// for its rows of pixels), every column part `bytesPerColumnPart` (its input rows); the cost
-    /// is `columnParts · bytesPerColumnPart + rowParts · bytesPerRowPart`.
+    /// Among the splits into powers of two across (`splits`) that give at least half as many tiles
+    /// as the most of them and share the work out on `threads` threads within 1/32 of the best of
+    /// them (`makespan`), the one that reads the least: every row part reads `bytesPerRowPart` that
+    /// every other row part reads too (a GEMM's weights, for its rows of pixels), every column part
+    /// `bytesPerColumnPart` (its input rows); the cost is
+    /// `columnParts · bytesPerColumnPart + rowParts · bytesPerRowPart`.
     static func cheapest(tasks: Int, threads: Int, rows: Int, rowGranularity: Int, columns: Int, columnGranularity: Int,
                          bytesPerRowPart: Int, bytesPerColumnPart: Int) -> TileGrid {
-        // Called in eval, so no array: one pass finds the most tiles and the shortest makespan,
-        // a second the cheapest grid.
-        func grid(across: Int) -> TileGrid {
-            let columnPartition = WorkPartition(count: columns, granularity: columnGranularity, maxParts: across)
-            let rowPartition = WorkPartition(count: rows, granularity: rowGranularity, maxParts: max(1, tasks / columnPartition.parts))
-            return TileGrid(rows: rowPartition, columns: columnPartition)
-        }
-        var most = 1, across = 1
-        while across <= tasks {
-            most = max(most, grid(across: across).count)
-            across *= 2
-        }
-        var shortest = Int.max
-        across = 1
-        while across <= tasks {
-            let candidate = grid(across: across)
-            if candidate.count * 2 >= most { shortest = min(shortest, candidate.makespan(threads: threads)) }
-            across *= 2
-        }
-        var best = TileGrid(rows: rows, columns: columns), bestCost = Int.max
-        across = 1
-        while across <= tasks {
-            let candidate = grid(across: across)
-            let cost = candidate.columns.parts * bytesPerColumnPart + candidate.rows.parts * bytesPerRowPart
-            if candidate.count * 2 >= most, candidate.makespan(threads: threads) <= shortest + shortest / 32, cost < bestCost {
-                (best, bestCost) = (candidate, cost)
+        splits(tasks: tasks, threads: threads, rows: rows, rowGranularity: rowGranularity, columns: columns,
+               columnGranularity: columnGranularity) { splits in
+            let most = splits.reduce(1) { max($0, $1.grid.count) }
+            let shortest = splits.reduce(Int.max) { $1.grid.count * 2 >= most ? min($0, $1.span) : $0 }
+            var best = TileGrid(rows: rows, columns: columns), bestCost = Int.max
+            for (grid, span) in splits where grid.count * 2 >= most && span <= shortest + shortest / 32 {
+                let cost = grid.columns.parts * bytesPerColumnPart + grid.rows.parts * bytesPerRowPart
+                if cost < bestCost { (best, bestCost) = (grid, cost) }
             }
-            across *= 2
+            return best
         }
-        return best
     }
 
-    /// The split into powers of two across (rows taking the rest of the `tasks`) with the fewest
-    /// column parts among those whose `makespan` on `threads` threads is within 1/8 of the
-    /// shortest: whole row parts per thread where the rows share out about evenly, since a thread
-    /// then reads the rows of input it wrote itself in the operator before; the channels cut as
-    /// well where they do not (7 rows on 2 threads: 3 and 4). At 19 rows (10 and 9), cutting the
-    /// channels 8 ways to even the threads out made the float person detector's depthwise layers
-    /// 60 % slower on 2 threads.
+    /// The split into powers of two across (`splits`) with the fewest column parts among those
+    /// that share the work out on `threads` threads about as evenly as the best of them
+    /// (`sharesOutEvenly`): whole row parts per thread where the rows share out about evenly, since
+    /// a thread then reads the rows of input it wrote itself in the operator before; the channels
+    /// cut as well where they do not (7 rows on 2 threads: 3 and 4).
     static func balanced(tasks: Int, threads: Int, rows: Int, rowGranularity: Int, columns: Int, columnGranularity: Int) -> TileGrid {
-        func grid(across: Int) -> TileGrid {
-            let columnPartition = WorkPartition(count: columns, granularity: columnGranularity, maxParts: across)
-            return TileGrid(rows: WorkPartition(count: rows, granularity: rowGranularity, maxParts: max(1, tasks / columnPartition.parts)),
-                            columns: columnPartition)
+        splits(tasks: tasks, threads: threads, rows: rows, rowGranularity: rowGranularity, columns: columns,
+               columnGranularity: columnGranularity) { splits in
+            let shortest = splits.reduce(Int.max) { min($0, $1.span) }
+            return splits.first { sharesOutEvenly($0.span, comparedTo: shortest) }!.grid
         }
-        var shortest = Int.max, across = 1
-        while across <= tasks {
-            shortest = min(shortest, grid(across: across).makespan(threads: threads))
-            across *= 2
+    }
+
+    /// Whether a split whose slowest thread takes `span` is near enough to the shortest `shortest`
+    /// that a kernel may keep it for its locality: within 1/8. At 19 rows (10 and 9), cutting the
+    /// channels 8 ways to even the threads out made the float person detector's depthwise layers
+    /// 60 % slower on 2 threads (the threads then read each other's rows).
+    static func sharesOutEvenly(_ span: Int, comparedTo shortest: Int) -> Bool { span <= shortest + shortest / 8 }
+
+    /// The grids of 1, 2, 4, … (up to `tasks`) column parts, rows taking the rest of the `tasks`,
+    /// each with its `makespan` on `threads` threads, in that order, handed to `body` from the
+    /// stack (grids are chosen in eval, which allocates nothing).
+    private static func splits<R>(tasks: Int, threads: Int, rows: Int, rowGranularity: Int, columns: Int, columnGranularity: Int,
+                                  _ body: (UnsafeBufferPointer<(grid: TileGrid, span: Int)>) -> R) -> R {
+        let count = Int.bitWidth - max(1, tasks).leadingZeroBitCount
+        return withUnsafeTemporaryAllocation(of: (grid: TileGrid, span: Int).self, capacity: count) { buffer in
+            for i in 0 ..< count {
+                let columnPartition = WorkPartition(count: columns, granularity: columnGranularity, maxParts: 1 << i)
+                let rowPartition = WorkPartition(count: rows, granularity: rowGranularity, maxParts: max(1, tasks / columnPartition.parts))
+                let grid = TileGrid(rows: rowPartition, columns: columnPartition)
+                (buffer.baseAddress! + i).initialize(to: (grid, grid.makespan(threads: threads)))
+            }
+            defer { buffer.baseAddress!.deinitialize(count: count) }
+            return body(UnsafeBufferPointer(buffer))
         }
-        across = 1
-        while across <= tasks {
-            let candidate = grid(across: across)
-            if candidate.makespan(threads: threads) <= shortest + shortest / 8 { return candidate }
-            across *= 2
-        }
-        return grid(across: 1)
     }
 
     /// How long the slowest of `threads` equally fast threads takes over the tiles, in cells (a
