@@ -83,7 +83,7 @@ struct Conv2DQuantized: TiledKernel {
     }
 
     func eval(_ memory: TensorMemory) {
-        memory.parallelize(self, grid: grid(memory))
+        memory.parallelize(self, grid: memory.grid { grid(memory) })
     }
 
     /// Multiply-adds of the whole convolution.

@@ -160,13 +160,13 @@ struct Conv2DFloat32: PartitionedKernel, TiledKernel {
         case .inPlace(padded: let padded?) where g.batches == 1:
             // The padded copy is shared by every thread: its rows first, then the tiles.
             memory.parallelize(self, step: Self.padding, count: padded.height, work: padded.height * padded.width * g.inputChannels)
-            memory.parallelize(self, step: Self.paddedRows, grid: grid(memory, step: Self.paddedRows))
+            memory.parallelize(self, step: Self.paddedRows, grid: memory.grid { grid(memory, step: Self.paddedRows) })
         case .inPlace(padded: .some):
             convolve(source, out, rows: 0 ..< pixels, columns: 0 ..< g.outputChannels, scratch: memory.scratch(as: Float.self), prepared: false)
         case .inPlace(padded: nil):
-            memory.parallelize(self, step: Self.imageRows, grid: grid(memory, step: Self.imageRows))
+            memory.parallelize(self, step: Self.imageRows, grid: memory.grid { grid(memory, step: Self.imageRows) })
         case .pointwise, .im2col:
-            memory.parallelize(self, step: Self.pixelBlocks, grid: grid(memory, step: Self.pixelBlocks))
+            memory.parallelize(self, step: Self.pixelBlocks, grid: memory.grid { grid(memory, step: Self.pixelBlocks) })
         }
     }
 

@@ -88,8 +88,10 @@ struct DepthwiseConv2DQuantized: PartitionedKernel, TiledKernel {
         let work = g.outputHeight * g.outputWidth * paddedChannels * g.filterHeight * g.filterWidth
         // Threads fill rows of each image's padded copy, then compute tiles of output rows and
         // groups of 16 channels from it: whole rows where they share out evenly over the threads.
-        let grid = TileGrid.balanced(tasks: memory.taskCount(work: work), threads: memory.threadCount, rows: g.outputHeight,
-                                     rowGranularity: 1, columns: g.outputChannels, columnGranularity: 16)
+        let grid = memory.grid {
+            TileGrid.balanced(tasks: memory.taskCount(work: work), threads: memory.threadCount, rows: g.outputHeight,
+                              rowGranularity: 1, columns: g.outputChannels, columnGranularity: 16)
+        }
         for n in 0 ..< g.batches {
             memory.parallelize(self, step: 2 * n, count: paddedHeight, work: paddedHeight * paddedWidth * paddedChannels)
             memory.parallelize(self, step: 2 * n + 1, grid: grid)

@@ -104,7 +104,7 @@ struct DepthwiseConv2DInt8Filter3x3: TiledKernel {
 
     func eval(_ memory: TensorMemory) {
         let g = geometry
-        let grid = grid(memory)
+        let grid = memory.grid { self.grid(memory) }
         for n in 0 ..< g.batches {
             memory.parallelize(self, step: n, grid: grid)
         }

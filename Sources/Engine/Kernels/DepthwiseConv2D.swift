@@ -128,7 +128,7 @@ struct DepthwiseConv2DFloat32: TiledKernel {
         let g = geometry
         let c = g.outputChannels
         let inputPlane = g.inputHeight * g.inputWidth
-        let grid = grid(memory)
+        let grid = memory.grid { self.grid(memory) }
         for n in 0 ..< g.batches {
             if g.depthMultiplier > 1 {
                 // Input channels repeated, so that the inner loop stays contiguous.

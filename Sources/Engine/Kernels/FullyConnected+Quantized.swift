@@ -85,7 +85,7 @@ struct FullyConnectedQuantized: TiledKernel {
     func eval(_ memory: TensorMemory) {
         let s = shape
         guard s.batches > 0, s.units > 0 else { return }
-        memory.parallelize(self, grid: grid(memory))
+        memory.parallelize(self, grid: memory.grid { grid(memory) })
     }
 
     /// The tiles the threads take: batches down, blocks of whole GEMM panels of units across,

@@ -111,7 +111,7 @@ struct FullyConnectedFloat32: TiledKernel {
     func eval(_ memory: TensorMemory) {
         let s = shape
         guard s.batches > 0, s.units > 0 else { return }
-        memory.parallelize(self, grid: grid(tasks: memory.taskCount(work: s.batches * s.units * s.inputDepth), threadCount: memory.threadCount))
+        memory.parallelize(self, grid: memory.grid { grid(tasks: memory.taskCount(work: s.batches * s.units * s.inputDepth), threadCount: memory.threadCount) })
     }
 
     /// The tiles for at most `tasks` tiles on `threadCount` threads:

@@ -71,7 +71,7 @@ struct PointwiseDepthwiseFloat32: TiledKernel {
     func eval(_ memory: TensorMemory) {
         // No worker's ring holds anything of this evaluation yet.
         for worker in 0 ..< memory.threadCount { memory.scratch(as: RingState.self, worker: worker).pointee.nextRow = -1 }
-        let grid = grid(memory)
+        let grid = memory.grid { self.grid(memory) }
         for n in 0 ..< depthwise.geometry.batches { memory.parallelize(self, step: n, grid: grid) }
     }
 

@@ -206,6 +206,10 @@ struct TensorMemory {
     let workerScratchStride: Int
     /// The session keeps its pool alive for as long as any `TensorMemory` of it is in use.
     unowned(unsafe) let pool: WorkerPool
+    /// The session's grids, one per step of its plan (`grid(_:)`); nil outside a session.
+    var grids: UnsafeMutablePointer<TileGrid?>? = nil
+    /// The step of the plan being evaluated: its place in `grids`.
+    var step = 0
 
     /// Operators smaller than this (multiply-adds or element operations) run on one thread: a
     /// dispatch costs a few microseconds (see `swiftlite bench --dispatch`), which such an
@@ -217,6 +221,20 @@ struct TensorMemory {
     static let partsPerThread = 4
 
     var threadCount: Int { pool.threadCount }
+
+    /// The tiles of the operator being evaluated: `choose()` at the session's first evaluation of
+    /// it, the same grid after that. A grid depends only on the operator's shapes and the
+    /// session's threads, and choosing one (`TileGrid.cheapest`, `balanced`: a makespan per
+    /// candidate) took 1–2 µs an operator in eval, during which the other threads wait. One grid
+    /// per operator: an operator must not choose two different grids in one evaluation.
+    @inline(__always)
+    func grid(_ choose: () -> TileGrid) -> TileGrid {
+        guard let grids else { return choose() }
+        if let grid = grids[step] { return grid }
+        let grid = choose()
+        grids[step] = grid
+        return grid
+    }
 
     /// How many tasks `parallelize` cuts an operator of `work` into at most: 1 when it runs it on
     /// the calling thread (one thread, or below the threshold).

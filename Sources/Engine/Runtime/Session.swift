@@ -22,6 +22,10 @@ public final class Session {
     private let workerScratchStride: Int
     private let addresses: UnsafeMutablePointer<UnsafeMutableRawPointer>
     private let pool: WorkerPool
+    /// Each step's tiles, chosen at its first evaluation (`TensorMemory.grid`): one slot per step,
+    /// then one per step for its first operator run alone (`invoke(stopAfter:)` between fused
+    /// operators).
+    private let grids: UnsafeMutablePointer<TileGrid?>
     private let trace = ProcessInfo.processInfo.environment["SWIFTLITE_TRACE"] != nil
 
     /// Threads that run each heavy operator (the calling thread and `threadCount − 1` workers).
@@ -51,6 +55,8 @@ public final class Session {
         workerScratch = .allocate(byteCount: max(workerScratchStride * threadCount, Plan.alignment), alignment: Plan.alignment)
         let threshold = ProcessInfo.processInfo.environment["SWIFTLITE_PARALLEL_THRESHOLD"].flatMap { Int($0) }
         pool = WorkerPool(threadCount: threadCount, minimumWork: max(0, threshold ?? TensorMemory.minimumParallelWork))
+        grids = .allocate(capacity: max(2 * plan.steps.count, 1))
+        grids.initialize(repeating: nil, count: max(2 * plan.steps.count, 1))
         addresses = .allocate(capacity: max(plan.tensors.count, 1))
         for t in plan.tensors {
             if let offset = plan.arenaOffsets[t.index] {
@@ -77,25 +83,29 @@ public final class Session {
         scratch.deallocate()
         workerScratch.deallocate()
         addresses.deallocate()
+        grids.deinitialize(count: max(2 * plan.steps.count, 1))
+        grids.deallocate()
     }
 
     private var memory: TensorMemory {
         TensorMemory(addresses: UnsafePointer(addresses), scratch: scratch, workerScratch: workerScratch,
-                     workerScratchStride: workerScratchStride, pool: pool)
+                     workerScratchStride: workerScratchStride, pool: pool, grids: grids)
     }
 
     /// Runs every operator in order.
     /// - Parameter stopAfter: run only operators `0...stopAfter` (for bisecting a mismatch).
     public func invoke(stopAfter: Int? = nil) {
-        let memory = self.memory
+        var memory = self.memory
         let last = stopAfter ?? Int.max
         // The steps are used in place (`for step in` copied each one, retaining its node's arrays
         // and its kernel).
         let steps = plan.steps
         for index in steps.indices {
             guard steps[index].node.index <= last else { return }
+            memory.step = index
             if let fused = steps[index].fused, fused.node.index > last {
                 // Stopping between the fused operators: the first alone, which writes its output.
+                memory.step = steps.count + index
                 fused.firstAlone.eval(memory)
                 return
             }
@@ -116,10 +126,11 @@ public final class Session {
     /// execution order. Of two fused operators (see `Plan.fusedOperators`) the first has the time
     /// of both, the second 0.
     public func invokeProfiled() -> [(node: Node, nanoseconds: UInt64)] {
-        let memory = self.memory
+        var memory = self.memory
         var times = [(node: Node, nanoseconds: UInt64)]()
         times.reserveCapacity(plan.graph.nodes.count)
-        for step in plan.steps {
+        for (index, step) in plan.steps.enumerated() {
+            memory.step = index
             let start = DispatchTime.now().uptimeNanoseconds
             step.kernel.eval(memory)
             times.append((step.node, DispatchTime.now().uptimeNanoseconds - start))
