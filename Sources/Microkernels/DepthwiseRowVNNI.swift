@@ -24,6 +24,43 @@ public func depthwise3x3RowVNNI(taps: (UnsafeRawPointer, UnsafeRawPointer, Unsaf
                                 weights: UnsafeRawPointer, bias: UnsafeRawPointer, stage: RequantizedGEMMOutput) {
     let (r0, r1, r2) = taps
     var c = range.lowerBound
+    // Four blocks at a time where the stage has the wide form and its clamp fits a byte: the
+    // 64 results of a pixel packed to bytes and stored at once (`vpackssdw`, `vpacksswb`, one
+    // store) instead of four `vpmovdb`s, and their clamp byte by byte.
+    if stage.wide != nil, let unsignedBytes = stage.packedBytesAreUnsigned {
+        while c + 64 <= range.upperBound {
+            let count = min(stage.columns - c, 64)
+            @inline(always)
+            func quads(_ row: Int) -> (SIMD16<Int32>, SIMD16<Int32>, SIMD16<Int32>, SIMD16<Int32>) {
+                let base = weights + (row * cp + c) * 4
+                return (swiftlite_load_dwords(base), swiftlite_load_dwords(base + 64), swiftlite_load_dwords(base + 128),
+                        swiftlite_load_dwords(base + 192))
+            }
+            let w0 = quads(0), w1 = quads(1), w2 = quads(2)
+            let b = (swiftlite_load_dwords(bias + c * 4), swiftlite_load_dwords(bias + c * 4 + 64),
+                     swiftlite_load_dwords(bias + c * 4 + 128), swiftlite_load_dwords(bias + c * 4 + 192))
+            var offset = c &* 4
+            for x in 0 ..< width {
+                @inline(always)
+                func block(_ bias: SIMD16<Int32>, _ w0: SIMD16<Int32>, _ w1: SIMD16<Int32>, _ w2: SIMD16<Int32>, _ at: Int) -> SIMD16<Int32> {
+                    let acc = swiftlite_dpbusd(bias, swiftlite_load_dwords(r0 + at), w0)
+                    return swiftlite_dpbusd(swiftlite_dpbusd(acc, swiftlite_load_dwords(r1 + at), w1), swiftlite_load_dwords(r2 + at), w2)
+                }
+                @inline(always)
+                func requantized(_ acc: SIMD16<Int32>, _ column: Int) -> SIMD16<Int32> {
+                    WideForm.requantized(acc, column: column, of: stage)
+                }
+                swiftlite_store_clamped_bytes(stage.base + x &* stage.rowStride + c,
+                                              requantized(block(b.0, w0.0, w1.0, w2.0, offset), c),
+                                              requantized(block(b.1, w0.1, w1.1, w2.1, offset &+ 64), c &+ 16),
+                                              requantized(block(b.2, w0.2, w1.2, w2.2, offset &+ 128), c &+ 32),
+                                              requantized(block(b.3, w0.3, w1.3, w2.3, offset &+ 192), c &+ 48),
+                                              4, unsignedBytes ? 1 : 0, stage.minimum, stage.maximum, count)
+                offset &+= cp &* 4
+            }
+            c += 64
+        }
+    }
     while c < range.upperBound {
         let w0 = swiftlite_load_dwords(weights + c * 4)
         let w1 = swiftlite_load_dwords(weights + (cp + c) * 4)
