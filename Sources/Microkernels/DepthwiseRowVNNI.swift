@@ -1,4 +1,4 @@
-// The AVX-512 VNNI row of the engine's int8 3×3 DEPTHWISE_CONV_2D (`DepthwiseConv2DInt8Filter3x3`),
+// The AVX-512 VNNI rows of the engine's int8 3×3 and 5×5 DEPTHWISE_CONV_2D (`DepthwiseConv2DInt8TapRows`),
 // compiled for AVX-512 VNNI whatever the engine's target (see Package.swift); the engine calls
 // it when the build targets VNNI or CPUID says the machine has it.
 #if SWIFTLITE_AVX512VNNI
@@ -83,6 +83,62 @@ public func depthwise3x3RowVNNI(taps: (UnsafeRawPointer, UnsafeRawPointer, Unsaf
                                               block.apply(acc, saturating: saturating, shiftingLeft: shiftingLeft), count)
                 }
                 offset &+= cp &* 4
+            }
+        }
+        switch (stage.wide != nil, stage.saturates, stage.shiftsLeft) {
+        case (true, _, _): pixels(wide: true, saturating: false, shiftingLeft: false)
+        case (false, true, _): pixels(wide: false, saturating: true, shiftingLeft: true)
+        case (false, false, true): pixels(wide: false, saturating: false, shiftingLeft: true)
+        case (false, false, false): pixels(wide: false, saturating: false, shiftingLeft: false)
+        }
+        c += 16
+    }
+}
+
+/// One output row of the int8 5×5 depthwise convolution from its five tap rows: as
+/// `depthwise3x3RowVNNI`, with two tap quads per output column and channel in each tap row —
+/// taps 0...3 of the filter row, then tap 4 and three zero bytes — so two `vpdpbusd` per filter
+/// row, ten per sixteen outputs.
+///
+/// - Parameters:
+///   - taps: the five tap rows, `width × 2 × paddedChannels` 32-bit lanes each (column `x`'s two
+///     quads of channel `c` at `(2x + q) · paddedChannels + c`).
+///   - weights: `[5, 2, paddedChannels]` weight quads `(w₀, w₁, w₂, w₃)`, `(w₄, 0, 0, 0)`.
+@inline(never)
+public func depthwise5x5RowVNNI(taps: (UnsafeRawPointer, UnsafeRawPointer, UnsafeRawPointer, UnsafeRawPointer, UnsafeRawPointer),
+                                width: Int, paddedChannels cp: Int, channels range: Range<Int>,
+                                weights: UnsafeRawPointer, bias: UnsafeRawPointer, stage: RequantizedGEMMOutput) {
+    let (r0, r1, r2, r3, r4) = taps
+    var c = range.lowerBound
+    while c < range.upperBound {
+        @inline(always)
+        func quad(_ row: Int, _ q: Int) -> SIMD16<Int32> { swiftlite_load_dwords(weights + ((row * 2 + q) * cp + c) * 4) }
+        let w00 = quad(0, 0), w01 = quad(0, 1), w10 = quad(1, 0), w11 = quad(1, 1), w20 = quad(2, 0)
+        let w21 = quad(2, 1), w30 = quad(3, 0), w31 = quad(3, 1), w40 = quad(4, 0), w41 = quad(4, 1)
+        let b = swiftlite_load_dwords(bias + c * 4)
+        let block = stage.requantization(at: c), count = min(stage.columns - c, 16)
+        @inline(always)
+        func pixels(wide: Bool, saturating: Bool, shiftingLeft: Bool) {
+            var offset = c &* 4
+            let next = cp &* 4
+            for x in 0 ..< width {
+                @inline(always)
+                func row(_ acc: SIMD16<Int32>, _ taps: UnsafeRawPointer, _ first: SIMD16<Int32>, _ second: SIMD16<Int32>) -> SIMD16<Int32> {
+                    swiftlite_dpbusd(swiftlite_dpbusd(acc, swiftlite_load_dwords(taps + offset), first),
+                                     swiftlite_load_dwords(taps + (offset &+ next)), second)
+                }
+                var acc = row(b, r0, w00, w01)
+                acc = row(acc, r1, w10, w11)
+                acc = row(acc, r2, w20, w21)
+                acc = row(acc, r3, w30, w31)
+                acc = row(acc, r4, w40, w41)
+                if wide {
+                    RequantizingStore<WideForm>(stage: stage).store(acc, row: x, column: c)
+                } else {
+                    swiftlite_store_low_bytes(stage.base + x &* stage.rowStride + c,
+                                              block.apply(acc, saturating: saturating, shiftingLeft: shiftingLeft), count)
+                }
+                offset &+= 2 &* next
             }
         }
         switch (stage.wide != nil, stage.saturates, stage.shiftsLeft) {

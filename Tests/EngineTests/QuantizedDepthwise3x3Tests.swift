@@ -2,8 +2,9 @@ import XCTest
 
 @testable import Engine
 
-/// The int8 3×3 DEPTHWISE_CONV_2D micro-kernel (`DepthwiseConv2DInt8Filter3x3`, AVX-512 VNNI
-/// and AVX2 builds; other builds run the generic kernel through the same tests) against a scalar
+/// The int8 3×3 and 5×5 DEPTHWISE_CONV_2D micro-kernel (`DepthwiseConv2DInt8TapRows`, AVX-512
+/// VNNI and AVX2 builds — 5×5 where the VNNI row runs; other builds and machines run the generic
+/// kernel through the same tests) against a scalar
 /// transcription of `reference_integer_ops::DepthwiseConvPerChannel`: channel counts below, at
 /// and above the 16-lane width, widths of one pixel, padding on every border, strides and
 /// dilations per axis, multipliers above one (left shifts), per-tensor and per-channel scales,
@@ -11,6 +12,7 @@ import XCTest
 final class QuantizedDepthwise3x3Tests: XCTestCase {
     private struct Case {
         var batches = 1, height: Int, width: Int, channels: Int
+        var filterSize = 3
         var stride: (h: Int, w: Int) = (1, 1), dilation: (h: Int, w: Int) = (1, 1)
         var padding = Padding.same
         var activation = FusedActivation.none
@@ -40,17 +42,31 @@ final class QuantizedDepthwise3x3Tests: XCTestCase {
             Case(height: 6, width: 6, channels: 19, outputScale: 0.0001),
             Case(height: 6, width: 5, channels: 32, stride: (2, 2), perChannel: false, outputScale: 0.00002),
         ]
+        // 5×5 (EfficientNet-Lite): windows wider than the input, both strides, dilation, the
+        // channel counts around 16.
+        for channels in [1, 16, 17, 33, 70] {
+            cases.append(Case(height: 7, width: 8, channels: channels, filterSize: 5))
+            cases.append(Case(height: 9, width: 9, channels: channels, filterSize: 5, stride: (2, 2), activation: .relu6))
+        }
+        cases += [
+            Case(height: 3, width: 2, channels: 20, filterSize: 5),
+            Case(height: 1, width: 1, channels: 16, filterSize: 5),
+            Case(height: 11, width: 10, channels: 24, filterSize: 5, dilation: (2, 2)),
+            Case(height: 9, width: 12, channels: 18, filterSize: 5, stride: (1, 2), padding: .valid),
+            Case(batches: 2, height: 6, width: 7, channels: 40, filterSize: 5, stride: (2, 2), perChannel: false),
+            Case(height: 6, width: 6, channels: 19, filterSize: 5, outputScale: 0.0001),
+        ]
         for c in cases {
             let op = QuantizedOperatorHarness(type: .int8, rng: &rng)
             let input = op.activation([c.batches, c.height, c.width, c.channels])
-            let filter = op.weights([1, 3, 3, c.channels], perChannel: c.perChannel, dimension: 3)
+            let filter = op.weights([1, c.filterSize, c.filterSize, c.channels], perChannel: c.perChannel, dimension: 3)
             let bias = op.bias(c.channels, input: input, filter: filter)
             var output = op.output()
             output.scales = [c.outputScale]
             let options = DepthwiseConv2DOptions(padding: c.padding, strideWidth: c.stride.w, strideHeight: c.stride.h,
                                                  dilationWidth: c.dilation.w, dilationHeight: c.dilation.h,
                                                  depthMultiplier: 1, activation: c.activation)
-            let label = "\(c.batches)×\(c.height)×\(c.width)×\(c.channels) stride \(c.stride) dilation \(c.dilation) \(c.padding) \(c.activation) perChannel \(c.perChannel) scale \(c.outputScale)"
+            let label = "\(c.filterSize)×\(c.filterSize) filter, \(c.batches)×\(c.height)×\(c.width)×\(c.channels) stride \(c.stride) dilation \(c.dilation) \(c.padding) \(c.activation) perChannel \(c.perChannel) scale \(c.outputScale)"
             let result = try op.run(.depthwiseConv2D, .depthwiseConv2D(options), inputs: [input, filter, bias], output: output)
             let expected = reference(op, input: input, filter: filter, bias: bias, output: output, options: options, outputShape: result.shape)
             XCTAssertEqual(result.bytes, expected, label)
@@ -65,25 +81,27 @@ final class QuantizedDepthwise3x3Tests: XCTestCase {
         var rng = KernelTestRandom(seed: 32)
         for (inputByte, filterByte) in [(UInt8(0x80), UInt8(0x80)), (0x7F, 0x80), (0x80, 0x7F), (0x7F, 0x7F)] {
             for zeroPoint in [-128, 127] {
-                let op = QuantizedOperatorHarness(type: .int8, rng: &rng)
-                var input = op.activation([1, 4, 5, 17])
-                input.bytes = Array(repeating: inputByte, count: input.bytes.count)
-                input.zeroPoints = [zeroPoint]
-                var filter = op.weights([1, 3, 3, 17], perChannel: true, dimension: 3)
-                filter.bytes = Array(repeating: filterByte, count: filter.bytes.count)
-                let bias = op.bias(17, input: input, filter: filter)
-                let output = op.output()
-                let options = DepthwiseConv2DOptions(padding: .same, strideWidth: 1, strideHeight: 1, dilationWidth: 1,
-                                                     dilationHeight: 1, depthMultiplier: 1, activation: .none)
-                let result = try op.run(.depthwiseConv2D, .depthwiseConv2D(options), inputs: [input, filter, bias], output: output)
-                let expected = reference(op, input: input, filter: filter, bias: bias, output: output, options: options, outputShape: result.shape)
-                XCTAssertEqual(result.bytes, expected, "input \(inputByte), filter \(filterByte), zero point \(zeroPoint)")
+                for k in [3, 5] {
+                    let op = QuantizedOperatorHarness(type: .int8, rng: &rng)
+                    var input = op.activation([1, 4, 5, 17])
+                    input.bytes = Array(repeating: inputByte, count: input.bytes.count)
+                    input.zeroPoints = [zeroPoint]
+                    var filter = op.weights([1, k, k, 17], perChannel: true, dimension: 3)
+                    filter.bytes = Array(repeating: filterByte, count: filter.bytes.count)
+                    let bias = op.bias(17, input: input, filter: filter)
+                    let output = op.output()
+                    let options = DepthwiseConv2DOptions(padding: .same, strideWidth: 1, strideHeight: 1, dilationWidth: 1,
+                                                         dilationHeight: 1, depthMultiplier: 1, activation: .none)
+                    let result = try op.run(.depthwiseConv2D, .depthwiseConv2D(options), inputs: [input, filter, bias], output: output)
+                    let expected = reference(op, input: input, filter: filter, bias: bias, output: output, options: options, outputShape: result.shape)
+                    XCTAssertEqual(result.bytes, expected, "\(k)×\(k), input \(inputByte), filter \(filterByte), zero point \(zeroPoint)")
+                }
             }
         }
     }
 
     /// Builds with AVX-512 VNNI or AVX2 prepare the micro-kernel for int8 3×3 filters with
-    /// multiplier 1 and the generic kernel otherwise.
+    /// multiplier 1 (and 5×5 ones where the VNNI row runs), the generic kernel otherwise.
     func testKernelSelection() throws {
         var rng = KernelTestRandom(seed: 33)
         func kernelName(type: DataType, multiplier: Int, k: Int) throws -> String {
@@ -99,9 +117,11 @@ final class QuantizedDepthwise3x3Tests: XCTestCase {
             return String(describing: Swift.type(of: prepared.kernel))
         }
         let fast = try kernelName(type: .int8, multiplier: 1, k: 3)
-        XCTAssertEqual(fast, DepthwiseConv2D.buildsInt8Filter3x3 ? "DepthwiseConv2DInt8Filter3x3" : "DepthwiseConv2DQuantized")
+        XCTAssertEqual(fast, DepthwiseConv2D.buildsInt8TapRows ? "DepthwiseConv2DInt8TapRows" : "DepthwiseConv2DQuantized")
         XCTAssertEqual(try kernelName(type: .int8, multiplier: 2, k: 3), "DepthwiseConv2DQuantized")
-        XCTAssertEqual(try kernelName(type: .int8, multiplier: 1, k: 5), "DepthwiseConv2DQuantized")
+        XCTAssertEqual(try kernelName(type: .int8, multiplier: 1, k: 5),
+                       DepthwiseConv2D.buildsInt8TapRows && KernelSelection.runsVNNI ? "DepthwiseConv2DInt8TapRows" : "DepthwiseConv2DQuantized")
+        XCTAssertEqual(try kernelName(type: .int8, multiplier: 1, k: 7), "DepthwiseConv2DQuantized")
         XCTAssertEqual(try kernelName(type: .uint8, multiplier: 1, k: 3), "DepthwiseConv2DQuantized")
     }
 
@@ -118,7 +138,7 @@ final class QuantizedDepthwise3x3Tests: XCTestCase {
         let kernel = prepared.kernel, shape = prepared.outputShape, workers = PreparedQuantizedOperator.workers
         return prepared.run { memory in
             #if SWIFTLITE_AVX512VNNI || SWIFTLITE_AVX2
-            guard let tiled = kernel as? DepthwiseConv2DInt8Filter3x3 else {
+            guard let tiled = kernel as? DepthwiseConv2DInt8TapRows else {
                 kernel.eval(memory)
                 return
             }
@@ -152,9 +172,10 @@ final class QuantizedDepthwise3x3Tests: XCTestCase {
                            output: QuantizedOperand, options: DepthwiseConv2DOptions, outputShape: [Int]) -> [UInt8] {
         let (n, h, w, channels) = (input.shape[0], input.shape[1], input.shape[2], input.shape[3])
         let (oh, ow) = (outputShape[1], outputShape[2])
-        let padTop = WindowGeometry(padding: options.padding, input: h, filter: 3, stride: options.strideHeight,
+        let k = filter.shape[1]
+        let padTop = WindowGeometry(padding: options.padding, input: h, filter: k, stride: options.strideHeight,
                                     dilation: options.dilationHeight).paddingBefore
-        let padLeft = WindowGeometry(padding: options.padding, input: w, filter: 3, stride: options.strideWidth,
+        let padLeft = WindowGeometry(padding: options.padding, input: w, filter: k, stride: options.strideWidth,
                                      dilation: options.dilationWidth).paddingBefore
         let multipliers = op.multipliers(input: input, filter: filter, output: output, channels: channels)
         let range = op.clampRange(options.activation, output: output)
@@ -164,13 +185,13 @@ final class QuantizedDepthwise3x3Tests: XCTestCase {
                 for ox in 0 ..< ow {
                     for c in 0 ..< channels {
                         var acc: Int32 = 0
-                        for ky in 0 ..< 3 {
-                            for kx in 0 ..< 3 {
+                        for ky in 0 ..< k {
+                            for kx in 0 ..< k {
                                 let iy = oy * options.strideHeight - padTop + ky * options.dilationHeight
                                 let ix = ox * options.strideWidth - padLeft + kx * options.dilationWidth
                                 guard iy >= 0, iy < h, ix >= 0, ix < w else { continue }
                                 let x = input.value(((b * h + iy) * w + ix) * channels + c) - input.zeroPoint
-                                acc &+= filter.value((ky * 3 + kx) * channels + c) &* x
+                                acc &+= filter.value((ky * k + kx) * channels + c) &* x
                             }
                         }
                         result.append(op.requantize(acc &+ bias.int32(c), multipliers[c], output: output, range: range))

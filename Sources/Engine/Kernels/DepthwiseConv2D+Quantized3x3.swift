@@ -2,8 +2,8 @@
 import CX86Intrinsics
 import Microkernels
 
-/// Int8 per-channel DEPTHWISE_CONV_2D with a 3×3 filter and depth multiplier 1, on AVX-512
-/// VNNI or on AVX2: byte-identical to `reference_integer_ops::DepthwiseConvPerChannel` (and to
+/// Int8 per-channel DEPTHWISE_CONV_2D with a 3×3 filter (AVX-512 VNNI or AVX2) or a 5×5 one
+/// (AVX-512 VNNI), depth multiplier 1: byte-identical to `reference_integer_ops::DepthwiseConvPerChannel` (and to
 /// `DepthwiseConv2DQuantized`, the generic kernel it is tested against), any stride, dilation
 /// and padding.
 ///
@@ -18,6 +18,10 @@ import Microkernels
 /// rows (all three at stride 1) is built once; workers need no barrier. Threads split the rows
 /// and the channels (see `grid`).
 ///
+/// A 5×5 filter (EfficientNet-Lite's) takes two quads per filter row: taps 0...3, then tap 4 and
+/// three zero bytes (zero weights), so two `vpdpbusd` per row; its tap rows hold both quads of
+/// each output column, and each worker's ring `4·dh + 1` rows.
+///
 /// The `128 · Σ w` and `x₀ · Σ w` terms are folded into the bias at prepare (as the generic
 /// kernel does); requantization runs in registers on the sixteen accumulators.
 ///
@@ -27,15 +31,20 @@ import Microkernels
 /// (`swiftlite_dpbusd_pairs`): the tap quad's even bytes `(t₀, t₂)` and odd bytes `(t₁, 0)`,
 /// zero-extended to halfwords, against the filter row as int16 pairs `(w₀, w₂)` and `(w₁, 0)`,
 /// which prepare stores as two rows per filter row. Tap rows and results are the same.
-struct DepthwiseConv2DInt8Filter3x3: TiledKernel {
+struct DepthwiseConv2DInt8TapRows: TiledKernel {
     let geometry: DepthwiseConv2D.Geometry
+    /// The filter's height and width: 3 or 5.
+    let filterSize: Int
+    /// Tap quads per output column and channel in a tap row: 1 (3×3) or 2 (5×5).
+    let quads: Int
     let input: Int, output: Int
     /// Channels rounded up to a multiple of 16.
     let paddedChannels: Int
     /// The input zero point as stored (a signed byte's bit pattern).
     let inputZeroPoint: UInt8
-    /// Filter rows as tap quads `(w₀, w₁, w₂, 0)`, `[3, paddedChannels]` 32-bit lanes; on AVX2
-    /// as int16 pairs `(w₀, w₂)`, `(w₁, 0)`, `[3, 2, paddedChannels]` 32-bit lanes.
+    /// Filter rows as tap quads `(w₀, w₁, w₂, 0)`, `[3, paddedChannels]` 32-bit lanes (5×5:
+    /// `(w₀ … w₃)`, `(w₄, 0, 0, 0)`, `[5, 2, paddedChannels]`); on AVX2 as int16 pairs
+    /// `(w₀, w₂)`, `(w₁, 0)`, `[3, 2, paddedChannels]` 32-bit lanes.
     let weights: PackedBuffer<UInt32>
     /// `bias − (x₀ + 128) · Σ_taps w`, per padded channel.
     let bias: PackedBuffer<Int32>
@@ -46,10 +55,12 @@ struct DepthwiseConv2DInt8Filter3x3: TiledKernel {
     /// for `vpmaddwd`).
     let usesVNNI: Bool
 
-    /// Whether the kernel computes this operator: int8 (symmetric filter), 3×3, multiplier 1.
+    /// Whether the kernel computes this operator: int8 (symmetric filter), 3×3 (or 5×5 where
+    /// the VNNI row runs), multiplier 1.
     static func applies(to g: DepthwiseConv2D.Geometry, quantization: ConvolutionQuantization) -> Bool {
         quantization.encoding.isSigned && quantization.filter.isSigned && quantization.filter.zeroPoint == 0
-            && g.filterHeight == 3 && g.filterWidth == 3 && g.depthMultiplier == 1
+            && g.filterHeight == g.filterWidth && (g.filterHeight == 3 || g.filterHeight == 5 && KernelSelection.runsVNNI)
+            && g.depthMultiplier == 1
     }
 
     init(_ context: inout PrepareContext, geometry g: DepthwiseConv2D.Geometry, quantization: ConvolutionQuantization) throws(ModelError) {
@@ -59,20 +70,23 @@ struct DepthwiseConv2DInt8Filter3x3: TiledKernel {
         if quantization.hasBias { biasValues = try context.constant(DepthwiseConv2D.bias).elements(as: Int32.self) }
         let padded = (channels + 15) / 16 * 16
         let vnni = KernelSelection.runsVNNI
-        let weights = PackedBuffer<UInt32>(count: (vnni ? 3 : 6) * padded, initializedTo: 0)
+        let k = g.filterHeight, quads = (k + 3) / 4
+        let weights = PackedBuffer<UInt32>(count: (vnni ? k * quads : 6) * padded, initializedTo: 0)
         let bias = PackedBuffer<Int32>(count: padded, initializedTo: 0)
         let encodedZeroPoint = Int32(quantization.encoding.zeroPoint)
         for c in 0 ..< channels {
             var sum: Int32 = 0
-            for ky in 0 ..< 3 {
+            for ky in 0 ..< k {
                 if vnni {
-                    var quad: UInt32 = 0
-                    for kx in 0 ..< 3 {
-                        let byte = filterBytes[(ky * 3 + kx) * channels + c]
-                        quad |= UInt32(byte) << (8 * kx)
-                        sum &+= Int32(Int8(bitPattern: byte))
+                    for q in 0 ..< quads {
+                        var quad: UInt32 = 0
+                        for kx in 4 * q ..< min(k, 4 * q + 4) {
+                            let byte = filterBytes[(ky * k + kx) * channels + c]
+                            quad |= UInt32(byte) << (8 * (kx - 4 * q))
+                            sum &+= Int32(Int8(bitPattern: byte))
+                        }
+                        weights.pointer[(ky * quads + q) * padded + c] = quad
                     }
-                    weights.pointer[ky * padded + c] = quad
                 } else {
                     // Tap `kx` of this row as a sign-extended halfword's bit pattern.
                     func tap(_ kx: Int) -> UInt32 {
@@ -93,11 +107,13 @@ struct DepthwiseConv2DInt8Filter3x3: TiledKernel {
         requantization = quantization.requantization
         inputZeroPoint = quantization.encoding.rawZeroPoint
         paddedChannels = padded
-        ringRows = 2 * g.dilationHeight + 1
+        filterSize = k
+        self.quads = quads
+        ringRows = (k - 1) * g.dilationHeight + 1
         geometry = g
         input = context.node.inputs[DepthwiseConv2D.input]
         output = context.node.outputs[DepthwiseConv2D.output]
-        context.requestWorkerScratch(bytes: ringRows * g.outputWidth * padded * 4)
+        context.requestWorkerScratch(bytes: ringRows * g.outputWidth * quads * padded * 4)
         context.markPacked(DepthwiseConv2D.filter)
         if quantization.hasBias { context.markPacked(DepthwiseConv2D.bias) }
     }
@@ -111,7 +127,7 @@ struct DepthwiseConv2DInt8Filter3x3: TiledKernel {
     }
 
     /// Multiply-adds of one image.
-    private var work: Int { geometry.outputHeight * geometry.outputWidth * paddedChannels * 9 }
+    private var work: Int { geometry.outputHeight * geometry.outputWidth * paddedChannels * filterSize * filterSize }
 
     /// The tiles of one image: at least one part of the rows per thread (the pool keeps a
     /// thread on the same rows from operator to operator, and so on input in its own cache),
@@ -143,43 +159,39 @@ struct DepthwiseConv2DInt8Filter3x3: TiledKernel {
         let image = memory.input(input, as: UInt8.self) + n * g.inputHeight * g.inputWidth * g.inputChannels
         let out = memory.output(output, as: UInt8.self) + n * g.outputHeight * g.outputWidth * g.outputChannels
         let ring = memory.scratch(as: UInt32.self, worker: worker)
-        let rowLanes = g.outputWidth * paddedChannels
+        let rowLanes = g.outputWidth * quads * paddedChannels
         // Whole groups of 16 (the last one padded).
         let channels = channelRange.lowerBound ..< min(paddedChannels, (channelRange.upperBound + 15) / 16 * 16)
-        // The padded row each ring slot holds (-1: none yet). Slots are `py mod ringRows`; the
-        // three rows of one output row are `dh` apart, so they never share a slot.
-        // On the stack (`ringRows` is a few slots): `invoke` allocates nothing.
-        withUnsafeTemporaryAllocation(of: Int.self, capacity: ringRows) { held in
+        // The padded row each ring slot holds (-1: none yet), then the tap rows of the output
+        // row. Slots are `py mod ringRows`; the rows of one output row are `dh` apart, so they
+        // never share a slot. On the stack (a few slots): `invoke` allocates nothing.
+        withUnsafeTemporaryAllocation(of: Int.self, capacity: ringRows + filterSize) { slots in
+            let held = UnsafeMutableBufferPointer(rebasing: slots[0 ..< ringRows])
+            let taps = UnsafeMutableBufferPointer(rebasing: slots[ringRows...])
             held.initialize(repeating: -1)
             for oy in rows {
-                var taps: (UnsafePointer<UInt32>, UnsafePointer<UInt32>, UnsafePointer<UInt32>)
-                taps.0 = UnsafePointer(ring)
-                taps.1 = taps.0
-                taps.2 = taps.0
-                for ky in 0 ..< 3 {
+                for ky in 0 ..< filterSize {
                     let py = oy * g.strideHeight + ky * g.dilationHeight
                     let slot = py % ringRows
-                    let row = ring + slot * rowLanes
                     if held[slot] != py {
-                        buildTapRow(image, paddedRow: py, channels: channels, into: row)
+                        buildTapRow(image, paddedRow: py, channels: channels, into: ring + slot * rowLanes)
                         held[slot] = py
                     }
-                    switch ky {
-                    case 0: taps.0 = UnsafePointer(row)
-                    case 1: taps.1 = UnsafePointer(row)
-                    default: taps.2 = UnsafePointer(row)
-                    }
+                    taps[ky] = slot * rowLanes
                 }
-                convolveRow(taps, channels: channels, out + oy * g.outputWidth * g.outputChannels)
+                func row(_ ky: Int) -> UnsafeRawPointer { UnsafeRawPointer(ring + taps[ky]) }
+                convolveRow(filterSize == 3 ? (row(0), row(1), row(2), row(2), row(2)) : (row(0), row(1), row(2), row(3), row(4)),
+                            channels: channels, out + oy * g.outputWidth * g.outputChannels)
             }
         }
     }
 
     /// Tap row `py`: for each output column and each channel of `channels` (whole groups of
-    /// 16), the encoded bytes of the three taps.
+    /// 16), the encoded bytes of the three taps (of the five, in two quads).
     @inline(never)
     private func buildTapRow(_ image: UnsafePointer<UInt8>, paddedRow py: Int, channels range: Range<Int>,
                              into row: UnsafeMutablePointer<UInt32>) {
+        if filterSize == 5 { return buildTapRow5(image, paddedRow: py, channels: range, into: row) }
         let g = geometry
         let cp = paddedChannels, channels = g.inputChannels
         let encode = SIMD16<UInt32>(repeating: 0x0080_8080)
@@ -255,20 +267,59 @@ struct DepthwiseConv2DInt8Filter3x3: TiledKernel {
         }
     }
 
+    /// `buildTapRow` for a 5×5 filter: column `ox`'s quads `(t₀, t₁, t₂, t₃)` and `(t₄, 0, 0, 0)`,
+    /// each tap the input byte encoded `x + 128` (the zero point where the window leaves the
+    /// input), the zero bytes left zero (their weights are zero).
+    private func buildTapRow5(_ image: UnsafePointer<UInt8>, paddedRow py: Int, channels range: Range<Int>,
+                              into row: UnsafeMutablePointer<UInt32>) {
+        let g = geometry
+        let cp = paddedChannels, channels = g.inputChannels
+        let iy = py - g.padTop
+        let destination = UnsafeMutableRawPointer(row)
+        let zero = SIMD16<UInt32>(repeating: UInt32(inputZeroPoint))
+        let sw = g.strideWidth, dw = g.dilationWidth
+        let source = UnsafeRawPointer(image + max(0, min(iy, g.inputHeight - 1)) * g.inputWidth * channels)
+        let rowInside = iy >= 0 && iy < g.inputHeight
+        var c = range.lowerBound
+        while c < range.upperBound {
+            let count = channels - c
+            for ox in 0 ..< g.outputWidth {
+                let x0 = ox * sw - g.padLeft
+                @inline(always)
+                func tap(_ kx: Int) -> SIMD16<UInt32> {
+                    let ix = x0 + kx * dw
+                    return rowInside && ix >= 0 && ix < g.inputWidth ? load(source + ix * channels + c, count: count) : zero
+                }
+                let first = (tap(0) | tap(1) &<< 8 | tap(2) &<< 16 | tap(3) &<< 24) ^ SIMD16(repeating: 0x8080_8080)
+                let second = tap(4) ^ SIMD16(repeating: 0x80)
+                destination.storeBytes(of: first, toByteOffset: (2 * ox * cp + c) * 4, as: SIMD16<UInt32>.self)
+                destination.storeBytes(of: second, toByteOffset: ((2 * ox + 1) * cp + c) * 4, as: SIMD16<UInt32>.self)
+            }
+            c += 16
+        }
+    }
+
     /// Sixteen bytes zero-extended to 32-bit lanes; only the first `count` are read when fewer.
     @inline(always)
     private func load(_ p: UnsafeRawPointer, count: Int) -> SIMD16<UInt32> {
         unsafeBitCast(swiftlite_load_widened_bytes(p, count), to: SIMD16<UInt32>.self)
     }
 
-    /// One output row from its three tap rows, sixteen channels at a time across the row (the
-    /// block's weights, bias and requantization stay in registers).
+    /// One output row from its tap rows (five; a 3×3 filter reads the first three), sixteen
+    /// channels at a time across the row (the block's weights, bias and requantization stay in
+    /// registers).
     @inline(never)
-    private func convolveRow(_ taps: (UnsafePointer<UInt32>, UnsafePointer<UInt32>, UnsafePointer<UInt32>),
+    private func convolveRow(_ taps: (UnsafeRawPointer, UnsafeRawPointer, UnsafeRawPointer, UnsafeRawPointer, UnsafeRawPointer),
                              channels range: Range<Int>, _ out: UnsafeMutablePointer<UInt8>) {
         let g = geometry
         let filter = UnsafeRawPointer(weights.pointer), biasRaw = UnsafeRawPointer(bias.pointer)
-        let r0 = UnsafeRawPointer(taps.0), r1 = UnsafeRawPointer(taps.1), r2 = UnsafeRawPointer(taps.2)
+        let (r0, r1, r2) = (taps.0, taps.1, taps.2)
+        if usesVNNI && filterSize == 5 {
+            return depthwise5x5RowVNNI(taps: taps, width: g.outputWidth, paddedChannels: paddedChannels,
+                                       channels: range, weights: filter, bias: biasRaw,
+                                       stage: RequantizedGEMMOutput(base: out, rowStride: g.outputChannels,
+                                                                    columns: g.outputChannels, stage: requantization))
+        }
         if usesVNNI {
             return depthwise3x3RowVNNI(taps: (r0, r1, r2), width: g.outputWidth, paddedChannels: paddedChannels,
                                        channels: range, weights: filter, bias: biasRaw,
