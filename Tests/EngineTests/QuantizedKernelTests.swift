@@ -99,8 +99,21 @@ final class QuantizedKernelTests: XCTestCase {
         }
     }
 
+    /// The vector path against the table path for every pair of operand bytes (65 536 elements),
+    /// over random scales, zero points and clamp ranges, equal scales among them.
+    func testAdditiveElementwiseMatchesTablePathForEveryPair() {
+        var rng = KernelTestRandom(seed: 29)
+        for trial in 0 ..< 6 {
+            let subtract = trial % 3 == 2, equal = trial % 3 == 1
+            checkAdditiveElementwise(Int8.self, count: 1 << 16, subtract: subtract, equalScales: equal, everyPair: true, rng: &rng)
+            checkAdditiveElementwise(UInt8.self, count: 1 << 16, subtract: subtract, equalScales: equal, everyPair: true, rng: &rng)
+        }
+    }
+
+    /// `everyPair`: element `i` adds byte `i & 255` to byte `i >> 8` (with `count` 65 536: every
+    /// pair once); otherwise random bytes.
     private func checkAdditiveElementwise<T: FixedWidthInteger & Sendable>(_: T.Type, count: Int, subtract: Bool, equalScales: Bool,
-                                                                           rng: inout KernelTestRandom) {
+                                                                           everyPair: Bool = false, rng: inout KernelTestRandom) {
         // AdditiveQuantized.prepare's derivation of the three multipliers.
         let lhsScale = Float(Double.random(in: 0.001 ... 0.2, using: &rng))
         let rhsScale = equalScales ? lhsScale : Float(Double.random(in: 0.001 ... 0.2, using: &rng))
@@ -116,8 +129,8 @@ final class QuantizedKernelTests: XCTestCase {
                                                 lhsZeroPoint: randomValue(), lhsMultiplier: lhsMultiplier,
                                                 rhsZeroPoint: randomValue(), rhsMultiplier: rhsMultiplier, subtract: subtract,
                                                 outputMultiplier: outputMultiplier, outputZeroPoint: randomValue(), range: range)
-        let x = (0 ..< count).map { _ in T(truncatingIfNeeded: rng.next()) }
-        let y = (0 ..< count).map { _ in T(truncatingIfNeeded: rng.next()) }
+        let x = (0 ..< count).map { everyPair ? T(truncatingIfNeeded: $0 & 255) : T(truncatingIfNeeded: rng.next()) }
+        let y = (0 ..< count).map { everyPair ? T(truncatingIfNeeded: $0 >> 8) : T(truncatingIfNeeded: rng.next()) }
         var z = [T](repeating: 0, count: count)
         x.withUnsafeBufferPointer { xs in
             y.withUnsafeBufferPointer { ys in

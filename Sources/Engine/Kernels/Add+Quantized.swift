@@ -1,4 +1,7 @@
 import Microkernels
+#if SWIFTLITE_AVX512VNNI
+import CX86Intrinsics
+#endif
 
 extension Add {
     /// Quantized ADD (uint8, int8), as TFLite's reference kernels: both operands are moved to a
@@ -58,6 +61,12 @@ struct AdditiveQuantizedKernel<T: FixedWidthInteger & Sendable>: PartitionedKern
     let outputMultiplier: QuantizedMultiplier
     let outputZeroPoint: Int32
     let range: ClosedRange<Int32>
+    /// The rescalings as 16 equal channels each, for the one-shift form (`WideRequantization`,
+    /// exact for every value where the multiplier shifts right by 1...31 and is not `Int32.min`).
+    /// An operand's is nil where its multiplier is exactly ½ (`2^30`, no shift: the operand of
+    /// the larger scale), whose rescaling of `(x − zp) · 2^20` is `(x − zp) · 2^19` exactly. Nil
+    /// as a whole unless every rescaling takes one of the two.
+    let wide: (lhs: ChannelRequantization?, rhs: ChannelRequantization?, output: ChannelRequantization)?
 
     init(lhs: Int, rhs: Int, output: Int, broadcast: Broadcast,
          lhsZeroPoint: Int32, lhsMultiplier: QuantizedMultiplier, rhsZeroPoint: Int32, rhsMultiplier: QuantizedMultiplier,
@@ -72,6 +81,17 @@ struct AdditiveQuantizedKernel<T: FixedWidthInteger & Sendable>: PartitionedKern
             return subtract ? -scaled : scaled
         }
         (self.outputMultiplier, self.outputZeroPoint, self.range) = (outputMultiplier, outputZeroPoint, range)
+        func lanes(_ m: QuantizedMultiplier) -> ChannelRequantization? {
+            let stage = ChannelRequantization(Array(repeating: m, count: 16), zeroPoint: 0, range: (Int32.min, Int32.max))
+            return stage.wide != nil ? stage : nil
+        }
+        func isHalf(_ m: QuantizedMultiplier) -> Bool { m.multiplier == 1 << 30 && m.shift == 0 }
+        if let o = lanes(outputMultiplier), isHalf(lhsMultiplier) || lanes(lhsMultiplier) != nil,
+           isHalf(rhsMultiplier) || lanes(rhsMultiplier) != nil {
+            wide = (isHalf(lhsMultiplier) ? nil : lanes(lhsMultiplier), isHalf(rhsMultiplier) ? nil : lanes(rhsMultiplier), o)
+        } else {
+            wide = nil
+        }
     }
 
     /// One operand moved to the common scale: `(x − zp) · 2^20`, times its multiplier.
@@ -138,6 +158,31 @@ struct AdditiveQuantizedKernel<T: FixedWidthInteger & Sendable>: PartitionedKern
         let negate = SIMD16<Int32>(repeating: subtract ? -1 : 0)
         let end = count & ~15
         var i = 0
+        #if SWIFTLITE_AVX512VNNI
+        if let wide {
+            // The three rescalings in the one-shift form: a third fewer instructions.
+            @inline(always)
+            func rescaled(_ x: SIMD16<Int32>, _ r: ChannelRequantization) -> SIMD16<Int32> {
+                swiftlite_requantize_wide(x, UnsafeRawPointer(r.multipliers.pointer), UnsafeRawPointer(r.wide.unsafelyUnwrapped.pointer))
+            }
+            @inline(always)
+            func operand(_ d: SIMD16<Int32>, _ r: ChannelRequantization?) -> SIMD16<Int32> {
+                guard let r else { return d &<< (shift - 1) }
+                return rescaled(d &<< shift, r)
+            }
+            while i < end {
+                let u = T.isSigned ? widened(a.loadUnaligned(fromByteOffset: i, as: SIMD16<Int8>.self))
+                                   : widened(a.loadUnaligned(fromByteOffset: i, as: SIMD16<UInt8>.self))
+                let v = T.isSigned ? widened(b.loadUnaligned(fromByteOffset: i, as: SIMD16<Int8>.self))
+                                   : widened(b.loadUnaligned(fromByteOffset: i, as: SIMD16<UInt8>.self))
+                let su = operand(u &- lhsOffset, wide.lhs)
+                let sv = operand(v &- rhsOffset, wide.rhs)
+                let q = rescaled(su &+ ((sv ^ negate) &- negate), wide.output) &+ outOffset
+                storeLowBytes(q.replacing(with: low, where: q .< low).replacing(with: high, where: q .> high), to: out + i, count: 16)
+                i &+= 16
+            }
+        }
+        #endif
         while i < end {
             let u = T.isSigned ? widened(a.loadUnaligned(fromByteOffset: i, as: SIMD16<Int8>.self))
                                : widened(a.loadUnaligned(fromByteOffset: i, as: SIMD16<UInt8>.self))
