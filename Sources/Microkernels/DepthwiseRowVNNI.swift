@@ -66,32 +66,40 @@ public func depthwise3x3RowVNNI(taps: (UnsafeRawPointer, UnsafeRawPointer, Unsaf
         let w1 = swiftlite_load_dwords(weights + (cp + c) * 4)
         let w2 = swiftlite_load_dwords(weights + (2 * cp + c) * 4)
         let b = swiftlite_load_dwords(bias + c * 4)
-        let block = stage.requantization(at: c), count = min(stage.columns - c, 16)
-        // Copies of the pixel loop, so that no form or flag is tested per pixel (closures here
-        // stayed calls).
-        @inline(always)
-        func pixels(wide: Bool, saturating: Bool, shiftingLeft: Bool) {
-            var offset = c &* 4
-            for x in 0 ..< width {
-                var acc = swiftlite_dpbusd(b, swiftlite_load_dwords(r0 + offset), w0)
-                acc = swiftlite_dpbusd(acc, swiftlite_load_dwords(r1 + offset), w1)
-                acc = swiftlite_dpbusd(acc, swiftlite_load_dwords(r2 + offset), w2)
-                if wide {
-                    RequantizingStore<WideForm>(stage: stage).store(acc, row: x, column: c)
-                } else {
-                    swiftlite_store_low_bytes(stage.base + x &* stage.rowStride + c,
-                                              block.apply(acc, saturating: saturating, shiftingLeft: shiftingLeft), count)
-                }
-                offset &+= cp &* 4
-            }
-        }
-        switch (stage.wide != nil, stage.saturates, stage.shiftsLeft) {
-        case (true, _, _): pixels(wide: true, saturating: false, shiftingLeft: false)
-        case (false, true, _): pixels(wide: false, saturating: true, shiftingLeft: true)
-        case (false, false, true): pixels(wide: false, saturating: false, shiftingLeft: true)
-        case (false, false, false): pixels(wide: false, saturating: false, shiftingLeft: false)
+        storeRow(stage, column: c, width: width) { x in
+            let offset = (x &* cp &+ c) &* 4
+            let acc = swiftlite_dpbusd(b, swiftlite_load_dwords(r0 + offset), w0)
+            return swiftlite_dpbusd(swiftlite_dpbusd(acc, swiftlite_load_dwords(r1 + offset), w1), swiftlite_load_dwords(r2 + offset), w2)
         }
         c += 16
+    }
+}
+
+/// The pixels `0 ..< width` of one block of 16 channels at `column`: each pixel's sums
+/// (`accumulators(x)`) requantized in the stage's form (the wide one when the stage has it, else
+/// the two rounding steps, held in registers across the row) and stored as bytes, the channels
+/// below `stage.columns`. One copy of the pixel loop per form, so that no form or flag is tested
+/// per pixel.
+@inline(always)
+func storeRow(_ stage: RequantizedGEMMOutput, column c: Int, width: Int, _ accumulators: (Int) -> SIMD16<Int32>) {
+    let block = stage.requantization(at: c), count = min(stage.columns - c, 16)
+    @inline(always)
+    func pixels(wide: Bool, saturating: Bool, shiftingLeft: Bool) {
+        for x in 0 ..< width {
+            let acc = accumulators(x)
+            if wide {
+                RequantizingStore<WideForm>(stage: stage).store(acc, row: x, column: c)
+            } else {
+                swiftlite_store_low_bytes(stage.base + x &* stage.rowStride + c,
+                                          block.apply(acc, saturating: saturating, shiftingLeft: shiftingLeft), count)
+            }
+        }
+    }
+    switch (stage.wide != nil, stage.saturates, stage.shiftsLeft) {
+    case (true, _, _): pixels(wide: true, saturating: false, shiftingLeft: false)
+    case (false, true, _): pixels(wide: false, saturating: true, shiftingLeft: true)
+    case (false, false, true): pixels(wide: false, saturating: false, shiftingLeft: true)
+    case (false, false, false): pixels(wide: false, saturating: false, shiftingLeft: false)
     }
 }
 
@@ -116,36 +124,15 @@ public func depthwise5x5RowVNNI(taps: (UnsafeRawPointer, UnsafeRawPointer, Unsaf
         let w00 = quad(0, 0), w01 = quad(0, 1), w10 = quad(1, 0), w11 = quad(1, 1), w20 = quad(2, 0)
         let w21 = quad(2, 1), w30 = quad(3, 0), w31 = quad(3, 1), w40 = quad(4, 0), w41 = quad(4, 1)
         let b = swiftlite_load_dwords(bias + c * 4)
-        let block = stage.requantization(at: c), count = min(stage.columns - c, 16)
-        @inline(always)
-        func pixels(wide: Bool, saturating: Bool, shiftingLeft: Bool) {
-            var offset = c &* 4
-            let next = cp &* 4
-            for x in 0 ..< width {
-                @inline(always)
-                func row(_ acc: SIMD16<Int32>, _ taps: UnsafeRawPointer, _ first: SIMD16<Int32>, _ second: SIMD16<Int32>) -> SIMD16<Int32> {
-                    swiftlite_dpbusd(swiftlite_dpbusd(acc, swiftlite_load_dwords(taps + offset), first),
-                                     swiftlite_load_dwords(taps + (offset &+ next)), second)
-                }
-                var acc = row(b, r0, w00, w01)
-                acc = row(acc, r1, w10, w11)
-                acc = row(acc, r2, w20, w21)
-                acc = row(acc, r3, w30, w31)
-                acc = row(acc, r4, w40, w41)
-                if wide {
-                    RequantizingStore<WideForm>(stage: stage).store(acc, row: x, column: c)
-                } else {
-                    swiftlite_store_low_bytes(stage.base + x &* stage.rowStride + c,
-                                              block.apply(acc, saturating: saturating, shiftingLeft: shiftingLeft), count)
-                }
-                offset &+= 2 &* next
+        storeRow(stage, column: c, width: width) { x in
+            // Column `x`'s two quads of this block.
+            let offset = (2 &* x &* cp &+ c) &* 4, next = cp &* 4
+            @inline(always)
+            func row(_ acc: SIMD16<Int32>, _ taps: UnsafeRawPointer, _ first: SIMD16<Int32>, _ second: SIMD16<Int32>) -> SIMD16<Int32> {
+                swiftlite_dpbusd(swiftlite_dpbusd(acc, swiftlite_load_dwords(taps + offset), first),
+                                 swiftlite_load_dwords(taps + (offset &+ next)), second)
             }
-        }
-        switch (stage.wide != nil, stage.saturates, stage.shiftsLeft) {
-        case (true, _, _): pixels(wide: true, saturating: false, shiftingLeft: false)
-        case (false, true, _): pixels(wide: false, saturating: true, shiftingLeft: true)
-        case (false, false, true): pixels(wide: false, saturating: false, shiftingLeft: true)
-        case (false, false, false): pixels(wide: false, saturating: false, shiftingLeft: false)
+            return row(row(row(row(row(b, r0, w00, w01), r1, w10, w11), r2, w20, w21), r3, w30, w31), r4, w40, w41)
         }
         c += 16
     }

@@ -112,7 +112,8 @@ struct TileGrid {
 
     /// The grids of 1, 2, 4, … (up to `tasks`) column parts, rows taking the rest of the `tasks`,
     /// each with its `makespan` on `threads` threads, in that order, handed to `body` from the
-    /// stack (grids are chosen in eval, which allocates nothing).
+    /// stack (grids are chosen at a session's first evaluation of an operator, which allocates
+    /// nothing).
     private static func splits<R>(tasks: Int, threads: Int, rows: Int, rowGranularity: Int, columns: Int, columnGranularity: Int,
                                   _ body: (UnsafeBufferPointer<(grid: TileGrid, span: Int)>) -> R) -> R {
         let count = Int.bitWidth - max(1, tasks).leadingZeroBitCount
@@ -132,7 +133,7 @@ struct TileGrid {
     /// tile of r × c cells takes r · c): each takes its own run of tasks from the front, then the
     /// others' from the back, as `WorkerPool.run` deals them. Beyond `simulatedThreads` threads,
     /// the largest of the threads' own runs (the stealing is not followed: its cost grows with
-    /// threads × tasks, and this runs in eval).
+    /// threads × tasks, and this runs in eval, once per operator and session).
     func makespan(threads: Int) -> Int {
         let tasks = count
         guard threads > 1, tasks > 1 else { return rows.count * columns.count }

@@ -384,7 +384,7 @@ enum FloatGEMM {
     @inline(always)
     static func band16(_ count: Int, rows: Int, runs: Runs, a: UnsafePointer<Float>, lda: Int, packed: UnsafeRawPointer,
                        bias: UnsafeRawPointer, lower: Float, upper: Float, c: UnsafeMutablePointer<Float>, ldc: Int,
-                         resume: Bool, finish: Bool) {
+                       resume: Bool, finish: Bool) {
         let (a0, a1, a2, a3, a4, a5, _) = rowPointers(a, stride: lda, count: rows)
         let (r0, r1, r2, r3, r4, r5, _) = rowPointers(c, stride: ldc, count: rows)
         let bias0 = bias.loadUnaligned(as: Half.self), bias1 = bias.loadUnaligned(fromByteOffset: 32, as: Half.self)
@@ -439,7 +439,7 @@ enum FloatGEMM {
     @inline(never)
     static func tile7x8(rows: Int, runs: Runs, a: UnsafePointer<Float>, lda: Int, packed: UnsafeRawPointer,
                         bias: UnsafeRawPointer, lower: Float, upper: Float, c: UnsafeMutablePointer<Float>, ldc: Int,
-                         resume: Bool, finish: Bool) {
+                        resume: Bool, finish: Bool) {
         let (a0, a1, a2, a3, a4, a5, a6) = rowPointers(a, stride: lda, count: rows)
         let (r0, r1, r2, r3, r4, r5, r6) = rowPointers(c, stride: ldc, count: rows)
         let bias0 = bias.loadUnaligned(as: Half.self)
