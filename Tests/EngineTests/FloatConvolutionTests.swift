@@ -52,7 +52,7 @@ final class FloatConvolutionTests: XCTestCase {
 
     /// One depthwise convolution through `DepthwiseConv2DFloat32.convolve` and its scalar reference.
     private func checkDepthwise(input: (Int, Int), channels: Int, filter: (Int, Int) = (3, 3), stride: (Int, Int),
-                                dilation: (Int, Int) = (1, 1), padding: Padding,
+                                dilation: (Int, Int) = (1, 1), padding: Padding, range: ClosedRange<Float> = -1 ... 1,
                                 file: StaticString = #filePath, line: UInt = #line) {
         let g = DepthwiseConv2D.Geometry.oneImage(input: input, channels: channels, filter: filter, stride: stride,
                                                   dilation: dilation, padding: padding)
@@ -60,11 +60,14 @@ final class FloatConvolutionTests: XCTestCase {
         let source = values.array(input.0 * input.1 * channels)
         let weights = values.array(filter.0 * filter.1 * channels), bias = values.array(channels)
         let kernel = weights.withUnsafeBufferPointer { w in
-            bias.withUnsafeBufferPointer { DepthwiseConv2DFloat32(geometry: g, filter: w, bias: $0, range: -1 ... 1) }
+            bias.withUnsafeBufferPointer { DepthwiseConv2DFloat32(geometry: g, filter: w, bias: $0, range: range) }
         }
         var expected = [Float](repeating: 0, count: g.outputHeight * g.outputWidth * channels), actual = expected
         kernel.reference(source, &expected)
         kernel.convolve(source, &actual)
+        if filter == (5, 5), dilation == (1, 1), stride.1 <= 2, channels >= 16, g.outputWidth * stride.1 <= 40 {
+            XCTAssertNotNil(kernel.planes, "5×5 windows in short rows take the planes path", file: file, line: line)
+        }
         assertClose(actual, expected, scale: expected.map { _ in Float(filter.0 * filter.1) },
                     "depthwise \(input)×\(channels) filter \(filter) stride \(stride) dilation \(dilation) \(padding)",
                     file: file, line: line)
@@ -82,10 +85,75 @@ final class FloatConvolutionTests: XCTestCase {
             }
         }
         // Shapes the 3×3 fast path leaves to the general one.
-        checkDepthwise(input: (8, 9), channels: 24, filter: (5, 5), stride: (1, 1), padding: .same)
         checkDepthwise(input: (8, 9), channels: 24, filter: (3, 3), stride: (1, 1), dilation: (2, 2), padding: .same)
         checkDepthwise(input: (6, 10), channels: 17, filter: (1, 3), stride: (1, 2), padding: .valid)
         checkDepthwise(input: (1, 1), channels: 16, stride: (1, 1), padding: .same)
+    }
+
+    /// 5×5 windows (`convolvePlanes`): rows of 1 to 8 pixels a step and of several steps, the last
+    /// moved back; windows past every edge (rows narrower and shorter than the window); groups
+    /// in one ring pass and in several (70 channels in 14-pixel rows: two groups a pass, and the
+    /// 6 channels past the last group); strides across and down; a wide range so that sums are
+    /// not clamped.
+    func testDepthwise5x5MatchesReference() {
+        for channels in [16, 24, 32, 70] {
+            for stride in [(1, 1), (2, 2), (2, 1), (1, 2)] {
+                for padding in [Padding.same, .valid] {
+                    for size in [(1, 1), (3, 4), (5, 5), (7, 7), (9, 14), (14, 14), (6, 31)]
+                    where padding == .same || min(size.0, size.1) >= 5 {
+                        checkDepthwise(input: size, channels: channels, filter: (5, 5), stride: stride, padding: padding,
+                                       range: -1000 ... 1000)
+                    }
+                }
+            }
+        }
+        // Clamped outputs (a fused activation) and a 3×3 window at stride 3, which stays general.
+        checkDepthwise(input: (14, 14), channels: 40, filter: (5, 5), stride: (1, 1), padding: .same, range: 0 ... 0.5)
+        checkDepthwise(input: (9, 9), channels: 16, filter: (5, 5), stride: (3, 3), padding: .same)
+        // Rows too wide for the ring stay on the general path.
+        checkDepthwise(input: (6, 60), channels: 16, filter: (5, 5), stride: (2, 2), padding: .same)
+        XCTAssertNil(DepthwiseConv2DFloat32.Planes(.oneImage(input: (6, 60), channels: 16, filter: (5, 5), stride: (2, 2),
+                                                             dilation: (1, 1), padding: .same)))
+    }
+
+    /// The planes path in tiles (row ranges and groups of channels, as on worker threads, each
+    /// with its own ring) gives the same bytes as in one piece.
+    func testDepthwise5x5TilesMatchWhole() {
+        let g = DepthwiseConv2D.Geometry.oneImage(input: (14, 14), channels: 70, filter: (5, 5), stride: (1, 1),
+                                                  dilation: (1, 1), padding: .same)
+        var values = SeededFloats(state: 55)
+        let source = values.array(14 * 14 * 70), weights = values.array(25 * 70), bias = values.array(70)
+        let kernel = weights.withUnsafeBufferPointer { w in
+            bias.withUnsafeBufferPointer { DepthwiseConv2DFloat32(geometry: g, filter: w, bias: $0, range: -1000 ... 1000) }
+        }
+        XCTAssertEqual(kernel.planes?.groups, 2, "16 KiB hold two groups of 18-pixel rows")
+        var whole = [Float](repeating: 0, count: 14 * 14 * 70), tiled = whole
+        kernel.convolve(source, &whole)
+        let ring = UnsafeMutablePointer<Float>.allocate(capacity: kernel.planes!.bytes / 4)
+        defer { ring.deallocate() }
+        for rows in [0 ..< 3, 3 ..< 4, 4 ..< 11, 11 ..< 14] {
+            for channels in [0 ..< 16, 16 ..< 64, 64 ..< 70] {
+                // Whatever the ring held before (another tile's rows) must not leak into this one.
+                ring.initialize(repeating: .nan, count: kernel.planes!.bytes / 4)
+                tiled.withUnsafeMutableBufferPointer { out in
+                    source.withUnsafeBufferPointer { kernel.convolve($0.baseAddress!, out.baseAddress!, rows: rows, channels: channels, ring: ring) }
+                }
+            }
+        }
+        XCTAssertEqual(whole, tiled)
+    }
+
+    /// Steps of at most `widest` pixels, as few as possible and as equal as they go.
+    func testPixelsPerStep() {
+        let widest = DepthwiseConv2DFloat32.widest
+        for width in 1 ... 200 {
+            let pixels = DepthwiseConv2DFloat32.pixelsPerStep(width: width)
+            let steps = (width + pixels - 1) / pixels
+            XCTAssertLessThanOrEqual(pixels, widest)
+            XCTAssertEqual(steps, (width + widest - 1) / widest, "fewest steps for \(width)")
+            XCTAssertLessThan(steps * pixels - width, steps, "at most one pixel per step recomputed for \(width)")
+        }
+        XCTAssertEqual(DepthwiseConv2DFloat32.pixelsPerStep(width: 14), min(7, widest))
     }
 }
 

@@ -76,7 +76,7 @@ final class FloatTilingTests: XCTestCase {
     }
 
     /// Depthwise tiles (rows × groups of 16 channels) write exactly the bytes of the whole image,
-    /// on the 3×3 path and the general one.
+    /// on the 3×3 path and the 5×5 one (one ring for all the tiles, as on a worker).
     func testDepthwiseInTilesIsIdentical() {
         for filter in [(3, 3), (5, 5)] {
             for stride in [(1, 1), (2, 2)] {
@@ -90,10 +90,13 @@ final class FloatTilingTests: XCTestCase {
                         let grid = TileGrid(rows: WorkPartition(count: g.outputHeight, granularity: 1, maxParts: rowParts),
                                             columns: WorkPartition(count: channels, granularity: 16, maxParts: channelParts))
                         var tiled = [Float](repeating: .nan, count: whole.count)
+                        var ring = [Float](repeating: .nan, count: (kernel.planes?.bytes ?? 0) / 4)
                         tiled.withUnsafeMutableBufferPointer { out in
-                            for t in 0 ..< grid.count {
-                                let (rows, part) = grid.tile(t)
-                                kernel.convolve(source, out.baseAddress!, rows: rows, channels: part)
+                            ring.withUnsafeMutableBufferPointer { ring in
+                                for t in 0 ..< grid.count {
+                                    let (rows, part) = grid.tile(t)
+                                    kernel.convolve(source, out.baseAddress!, rows: rows, channels: part, ring: ring.baseAddress!)
+                                }
                             }
                         }
                         XCTAssertEqual(bits(tiled), bits(whole), "filter \(filter) stride \(stride) channels \(channels) grid \(rowParts)×\(channelParts)")
@@ -103,8 +106,10 @@ final class FloatTilingTests: XCTestCase {
         }
     }
 
-    /// The general path (eight or four pixels at once) adds the same products in the same order
-    /// as `convolvePixel`: byte-identical, and close to the scalar reference.
+    /// The general path (eight or four pixels at once) and the 5×5 planes path add the same
+    /// products in the same order as `convolvePixel` (the planes path adds products with zero
+    /// too, for the columns outside the input, which leaves a nonzero sum's bits as they are):
+    /// byte-identical, and close to the scalar reference.
     func testGeneralDepthwiseMatchesPixelPath() {
         let shapes: [(input: (Int, Int), channels: Int, filter: (Int, Int), stride: (Int, Int), dilation: (Int, Int), padding: Padding)] = [
             ((14, 14), 32, (5, 5), (1, 1), (1, 1), .same), ((28, 29), 40, (5, 5), (2, 2), (1, 1), .same),

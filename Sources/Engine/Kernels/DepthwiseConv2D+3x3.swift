@@ -46,7 +46,7 @@ extension DepthwiseConv2DFloat32 {
             @inline(always)
             func forEachGroup(_ body: (UnsafeRawPointer, UnsafeRawPointer, UnsafeRawPointer, UnsafeRawPointer, UnsafeMutableRawPointer) -> Void) {
                 var r0 = UnsafeRawPointer(rows.0 + first), r1 = UnsafeRawPointer(rows.1 + first), r2 = UnsafeRawPointer(rows.2 + first)
-                var filter = UnsafeRawPointer(packed3x3!.pointer + firstGroup * 10 * Lanes.scalarCount), dst = UnsafeMutableRawPointer(out + x * c)
+                var filter = UnsafeRawPointer(packedTaps!.pointer + firstGroup * 10 * Lanes.scalarCount), dst = UnsafeMutableRawPointer(out + x * c)
                 for _ in 0 ..< groups {
                     body(r0, r1, r2, filter, dst)
                     r0 += vector
@@ -115,7 +115,7 @@ extension DepthwiseConv2DFloat32 {
         let t5 = tap(rows.1, 2), t6 = tap(rows.2, 0), t7 = tap(rows.2, 1), t8 = tap(rows.2, 2)
         let lower = range.lowerBound, upper = range.upperBound
         let vector = MemoryLayout<Lanes>.stride
-        var filter = UnsafeRawPointer(packed3x3!.pointer + channels.lowerBound / Lanes.scalarCount * 10 * Lanes.scalarCount)
+        var filter = UnsafeRawPointer(packedTaps!.pointer + channels.lowerBound / Lanes.scalarCount * 10 * Lanes.scalarCount)
         var offset = channels.lowerBound * MemoryLayout<Float>.stride
         for _ in 0 ..< (min(channels.upperBound, c - c % Lanes.scalarCount) - channels.lowerBound) / Lanes.scalarCount {
             func w(_ k: Int) -> Lanes { filter.loadUnaligned(fromByteOffset: k * vector, as: Lanes.self) }

@@ -57,11 +57,13 @@ enum DepthwiseConv2D {
 /// row reads three input rows, a row of zeros standing in for any above or below the input. Pixels
 /// whose window lies inside the input across go eight at a time at stride 1, four at stride 2
 /// (where eight would wait on input loads): per group of 16 channels, the bias and 9 taps are
-/// loaded once (`packed3x3`) for 72 (36) FMAs in eight (four) independent chains. One pixel's 9-FMA
+/// loaded once (`packedTaps`) for 72 (36) FMAs in eight (four) independent chains. One pixel's 9-FMA
 /// chain would leave the FMA units waiting on its latency; neighbours at stride 1 also share input
 /// column loads. The pixels at the left and right edges read zeros for taps outside the input.
-/// The 3×3 micro-kernels are in `DepthwiseConv2D+3x3.swift`. Other shapes (EfficientNet's 5×5,
-/// dilated windows) go through `convolveWindows` (`DepthwiseConv2D+Windows.swift`): several pixels
+/// The 3×3 micro-kernels are in `DepthwiseConv2D+3x3.swift`. 5×5 windows (EfficientNet-Lite's)
+/// go through `convolvePlanes` (`DepthwiseConv2D+Planes.swift`), which copies each group of 16
+/// channels into a ring of contiguous rows first. Other shapes (dilated windows) go through
+/// `convolveWindows` (`DepthwiseConv2D+Windows.swift`): several pixels
 /// at a time, each adding the same products in the same order as `convolvePixel`, which clips one
 /// pixel's window. `reference` is the plain scalar definition all are tested against.
 struct DepthwiseConv2DFloat32: TiledKernel {
@@ -73,11 +75,13 @@ struct DepthwiseConv2DFloat32: TiledKernel {
     let weights: PackedBuffer<Float>
     let bias: PackedBuffer<Float>
     let range: ClosedRange<Float>
-    /// For the 3×3 fast path (nil when the shape does not take it): per group of 16 channels, the
-    /// bias then the 9 taps, `[groups][10][16]`.
-    let packed3x3: PackedBuffer<Float>?
+    /// For 3×3 and 5×5 windows (nil for others): per group of 16 channels, the bias then the
+    /// k·k taps, `[groups][1 + k·k][16]`.
+    let packedTaps: PackedBuffer<Float>?
     /// One input row of zeros, for the 3×3 fast path's rows and taps outside the input.
     let zeroRow: PackedBuffer<Float>?
+    /// The ring of `convolvePlanes`, for the windows it takes.
+    let planes: Planes?
 
     init(_ context: inout PrepareContext, geometry g: DepthwiseConv2D.Geometry, activation: FusedActivation) throws(ModelError) {
         try context.expect(try context.input(DepthwiseConv2D.filter), is: .float32, role: "filter")
@@ -96,6 +100,7 @@ struct DepthwiseConv2DFloat32: TiledKernel {
             // Input channels are repeated `depthMultiplier` times so the inner loop stays contiguous.
             context.requestScratch(bytes: g.inputHeight * g.inputWidth * g.outputChannels * MemoryLayout<Float>.stride)
         }
+        if let planes { context.requestWorkerScratch(bytes: planes.bytes) }
     }
 
     /// A kernel on the given constants; tests leave it unbound to tensors and call `convolve`.
@@ -108,20 +113,23 @@ struct DepthwiseConv2DFloat32: TiledKernel {
         self.bias = bias.map { PackedBuffer($0) } ?? PackedBuffer(count: g.outputChannels, initializedTo: 0)
         self.range = range
         let c = g.outputChannels, groups = c / Lanes.scalarCount
-        guard g.filterHeight == 3, g.filterWidth == 3, g.dilationHeight == 1, g.dilationWidth == 1,
-              g.strideWidth == 1 || g.strideWidth == 2, groups > 0 else {
-            packed3x3 = nil
+        let fast3x3 = g.filterHeight == 3 && g.filterWidth == 3 && g.dilationHeight == 1 && g.dilationWidth == 1
+            && (g.strideWidth == 1 || g.strideWidth == 2) && groups > 0
+        planes = Planes(g)
+        guard fast3x3 || planes != nil else {
+            packedTaps = nil
             zeroRow = nil
             return
         }
-        let packed = PackedBuffer<Float>(count: groups * 10 * Lanes.scalarCount, initializedTo: 0)
+        let taps = g.filterHeight * g.filterWidth
+        let packed = PackedBuffer<Float>(count: groups * (taps + 1) * Lanes.scalarCount, initializedTo: 0)
         for channel in 0 ..< groups * Lanes.scalarCount {
-            let base = channel / Lanes.scalarCount * 10 * Lanes.scalarCount + channel % Lanes.scalarCount
+            let base = channel / Lanes.scalarCount * (taps + 1) * Lanes.scalarCount + channel % Lanes.scalarCount
             packed.pointer[base] = self.bias.pointer[channel]
-            for tap in 0 ..< 9 { packed.pointer[base + (tap + 1) * Lanes.scalarCount] = filter[tap * c + channel] }
+            for tap in 0 ..< taps { packed.pointer[base + (tap + 1) * Lanes.scalarCount] = filter[tap * c + channel] }
         }
-        packed3x3 = packed
-        zeroRow = PackedBuffer(count: g.inputWidth * c, initializedTo: 0)
+        packedTaps = packed
+        zeroRow = fast3x3 ? PackedBuffer(count: g.inputWidth * c, initializedTo: 0) : nil
     }
 
     func eval(_ memory: TensorMemory) {
@@ -166,16 +174,24 @@ struct DepthwiseConv2DFloat32: TiledKernel {
         let source = g.depthMultiplier > 1 ? UnsafePointer(memory.scratch(as: Float.self))
             : memory.input(input, as: Float.self) + n * g.inputHeight * g.inputWidth * g.inputChannels
         convolve(source, memory.output(output, as: Float.self) + n * g.outputHeight * g.outputWidth * g.outputChannels,
-                 rows: rows, channels: channels)
+                 rows: rows, channels: channels, ring: memory.scratch(as: Float.self, worker: worker))
     }
 
     /// One image: `source` has `outputChannels` channels per pixel (already expanded for depth multipliers).
     func convolve(_ source: UnsafePointer<Float>, _ out: UnsafeMutablePointer<Float>) {
-        convolve(source, out, rows: 0 ..< geometry.outputHeight, channels: 0 ..< geometry.outputChannels)
+        let ring = UnsafeMutablePointer<Float>.allocate(capacity: (planes?.bytes ?? 0) / MemoryLayout<Float>.stride)
+        defer { ring.deallocate() }
+        convolve(source, out, rows: 0 ..< geometry.outputHeight, channels: 0 ..< geometry.outputChannels, ring: ring)
     }
 
-    /// Output rows `rows`, channels `channels` (bounds at multiples of 16, or `outputChannels`) of one image.
-    func convolve(_ source: UnsafePointer<Float>, _ out: UnsafeMutablePointer<Float>, rows outputRows: Range<Int>, channels: Range<Int>) {
+    /// Output rows `rows`, channels `channels` (bounds at multiples of 16, or `outputChannels`) of
+    /// one image; `ring` has `planes.bytes` for `convolvePlanes`.
+    func convolve(_ source: UnsafePointer<Float>, _ out: UnsafeMutablePointer<Float>, rows outputRows: Range<Int>, channels: Range<Int>,
+                  ring: UnsafeMutablePointer<Float>) {
+        if planes != nil {
+            convolvePlanes(source, out, rows: outputRows, channels: channels, ring: ring)
+            return
+        }
         guard hasFast3x3 else {
             convolveWindows(source, out, rows: outputRows, channels: channels)
             return
@@ -298,3 +314,4 @@ struct DepthwiseConv2DFloat32: TiledKernel {
         }
     }
 }
+
