@@ -27,6 +27,25 @@ final class ThreadingTests: XCTestCase {
         }
     }
 
+    /// The arena keeps the graph's inputs (as TFLite's planner does): after `invoke` an input
+    /// still holds what was copied in, and invoking again gives the same outputs. (Before, the
+    /// input's memory went to a later tensor once read: a second invoke ran on that tensor.)
+    func testInvokeAgainRunsTheSameInputs() throws {
+        for name in ["efficientnet_lite0_f32", "person_detector_int8"] {
+            let interpreter = try Interpreter(modelPath: Fixtures.repositoryRoot.appendingPathComponent("Models/\(name).tflite").path)
+            try interpreter.allocateTensors()
+            var state: UInt64 = 7
+            let data = randomInput(try interpreter.input(at: 0), state: &state)
+            try interpreter.copy(data, toInputAt: 0)
+            try interpreter.invoke()
+            XCTAssertEqual(try interpreter.input(at: 0).data, data, "\(name): input after invoke")
+            let first = try (0 ..< interpreter.outputTensorCount).map { try interpreter.output(at: $0).data }
+            try interpreter.invoke()
+            let second = try (0 ..< interpreter.outputTensorCount).map { try interpreter.output(at: $0).data }
+            XCTAssertEqual(first, second, "\(name): outputs of a second invoke")
+        }
+    }
+
     /// Runs `path` on two seeded random inputs with 1, 2 and 3 threads and requires every
     /// output, and every intermediate tensor, to be byte-identical to the 1-thread run.
     private func checkThreadCounts(_ path: String, file: StaticString = #filePath, line: UInt = #line) throws {

@@ -161,6 +161,9 @@ public final class Plan: Sendable {
     /// Places every non-constant tensor in one arena, reusing memory between tensors whose
     /// lifetimes (first write to last read) do not overlap: largest tensors first, each at the
     /// lowest offset that does not collide with an already placed, simultaneously live tensor.
+    /// The graph's inputs and outputs live throughout, as in TFLite (whose arena planner
+    /// preserves inputs): `invoke` again runs the same inputs, and `input(at:)` reads what was
+    /// copied in.
     ///
     /// An operator fused into the one before it (`fused`, by index) runs with it: the first one's
     /// inputs are read until the second one's outputs are written, so they must not share memory.
@@ -168,7 +171,7 @@ public final class Plan: Sendable {
         let end = graph.nodes.count
         var first = [Int](repeating: Int.max, count: tensors.count)
         var last = [Int](repeating: -1, count: tensors.count)
-        for t in graph.inputs { first[t] = -1; last[t] = max(last[t], -1) }
+        for t in graph.inputs { first[t] = -1; last[t] = end }
         let fusedIndices = Set(fused)
         for (step, node) in graph.nodes.enumerated() {
             let readUntil = fusedIndices.contains(step + 1) ? step + 1 : step
