@@ -25,6 +25,9 @@ extension DepthwiseConv2DFloat32 {
         let width: Int
         /// Groups of 16 channels in the ring at once: as many as fit `budget` bytes.
         let groups: Int
+        /// Output pixels per step (`pixelsPerStep`) and the micro-kernel for them and the stride.
+        let pixels: Int
+        let kernel: RowKernel
 
         /// The shapes this path takes: 5×5 windows at stride 1 or 2 across, in rows short enough
         /// that one group's ring fits `budget` (51 columns). (Wider rows, whose ring would not stay
@@ -40,6 +43,8 @@ extension DepthwiseConv2DFloat32 {
             let groupBytes = size * width * MemoryLayout<Lanes>.stride
             guard groupBytes <= budget else { return nil }
             groups = min(g.outputChannels / Lanes.scalarCount, budget / groupBytes)
+            pixels = DepthwiseConv2DFloat32.pixelsPerStep(width: g.outputWidth)
+            kernel = DepthwiseConv2DFloat32.rowKernel(stride: g.strideWidth, pixels: pixels)
         }
 
         /// Bytes of ring the groups share: 16 KiB, a third of a 48 KiB L1 (measured: 8 and 24 KiB
@@ -68,8 +73,7 @@ extension DepthwiseConv2DFloat32 {
             let right = (g.padLeft + g.inputWidth) * lanes
             (start + right).initialize(repeating: 0, count: planes.rowFloats - right)
         }
-        let pixels = Self.pixelsPerStep(width: g.outputWidth)
-        let kernel = rowKernel(stride: g.strideWidth, pixels: pixels)
+        let pixels = planes.pixels, kernel = planes.kernel
         var group = channels.lowerBound / lanes
         while group * lanes < vectorEnd {
             let count = min(planes.groups, vectorEnd / lanes - group)
@@ -151,10 +155,10 @@ extension DepthwiseConv2DFloat32 {
         return (width + steps - 1) / steps
     }
 
-    typealias RowKernel = (DepthwiseConv2DFloat32, Window, UnsafeRawPointer, UnsafeMutableRawPointer) -> Void
+    typealias RowKernel = @Sendable (DepthwiseConv2DFloat32, Window, UnsafeRawPointer, UnsafeMutableRawPointer) -> Void
 
-    /// The micro-kernel for a stride across and a number of pixels per step.
-    private func rowKernel(stride: Int, pixels: Int) -> RowKernel {
+    /// The micro-kernel for a stride across and a number of pixels per step (chosen at prepare).
+    private static func rowKernel(stride: Int, pixels: Int) -> RowKernel {
         switch pixels {
         case 8: rowKernel(stride: stride, Eight.self)
         case 7: rowKernel(stride: stride, Seven.self)
@@ -167,8 +171,9 @@ extension DepthwiseConv2DFloat32 {
         }
     }
 
-    private func rowKernel<P: PixelCount>(stride: Int, _: P.Type) -> RowKernel {
-        stride == 1 ? { $0.pixels5x5Stride1(P.self, $1, $2, $3) } : { $0.pixels5x5Stride2(P.self, $1, $2, $3) }
+    private static func rowKernel<P: PixelCount>(stride: Int, _: P.Type) -> RowKernel {
+        if stride == 1 { return { kernel, rows, filter, dst in kernel.pixels5x5Stride1(P.self, rows, filter, dst) } }
+        return { kernel, rows, filter, dst in kernel.pixels5x5Stride2(P.self, rows, filter, dst) }
     }
 
     @inline(never)
@@ -227,7 +232,7 @@ extension DepthwiseConv2DFloat32 {
 }
 
 /// A number of pixels per step, as a type, so that each count gets its own specialisation.
-protocol PixelCount { static var value: Int { get } }
+protocol PixelCount: SendableMetatype { static var value: Int { get } }
 enum One: PixelCount { static var value: Int { 1 } }
 enum Two: PixelCount { static var value: Int { 2 } }
 enum Three: PixelCount { static var value: Int { 3 } }

@@ -1,5 +1,6 @@
 /// The general float depthwise path of `DepthwiseConv2DFloat32`: any window size, stride and
-/// dilation that neither the 3×3 nor the 5×5 path takes (dilated windows, 7×7, stride 3).
+/// dilation that neither the 3×3 path nor the 5×5 planes take (dilated windows, other sizes,
+/// stride 3 across, 5×5 rows too wide for the planes' ring, fewer than 16 channels).
 ///
 /// In each output row, the pixels whose window lies inside the input across go eight at a time
 /// (then four): per group of 16 channels, each tap's filter vector is loaded once for eight

@@ -314,4 +314,3 @@ struct DepthwiseConv2DFloat32: TiledKernel {
         }
     }
 }
-
