@@ -57,12 +57,13 @@ public enum WideRequantization {
 
 extension WideRequantization {
     /// `swiftlite_requantize_wide` of sixteen channels (for tests): `multipliers` their 16
-    /// `Int32` multipliers, `constants` their block of `write`'s output. Nil where this module's
-    /// AVX-512 code does not run.
+    /// `Int32` multipliers, `constants` their block of `write`'s output. Nil where this module is
+    /// not built for AVX-512 VNNI. Call it only where `RunTimeCPU.runsVNNIKernels`: this function
+    /// is compiled for that target too, and a debug build moves its `SIMD16` argument through
+    /// `zmm` registers before any check inside it could run (SIGILL on an AVX2-only Zen 3).
     public static func apply(_ x: SIMD16<Int32>, multipliers: UnsafeRawPointer, constants: UnsafeRawPointer)
         -> SIMD16<Int32>? {
         #if SWIFTLITE_AVX512VNNI
-        guard RunTimeCPU.runsVNNIKernels else { return nil }
         return applyWide(x, multipliers: multipliers, constants: constants)
         #else
         return nil

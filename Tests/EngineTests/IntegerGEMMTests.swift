@@ -368,6 +368,8 @@ final class IntegerGEMMTests: XCTestCase {
         let padded = (quantized.count + 15) / 16 * 16
         var multipliers = [Int32](repeating: 0, count: padded), shifts = [Int32](repeating: 1, count: padded)
         for (c, q) in quantized.enumerated() { (multipliers[c], shifts[c]) = (q.multiplier, Int32(-q.shift)) }
+        // Checked before the first call: `apply` itself is AVX-512 code.
+        guard RunTimeCPU.runsVNNIKernels else { throw XCTSkip("the AVX-512 VNNI kernels do not run on this machine") }
         var constants = [Int64](repeating: 0, count: padded / 16 * WideRequantization.valuesPerBlock)
         WideRequantization.write(multipliers: multipliers, rightShifts: shifts, channels: padded, to: &constants)
         // With M = 2^30 the product is x · 2^30: x = ±1, ±3, ±5 put it at the ties of both roundings.
@@ -386,7 +388,7 @@ final class IntegerGEMMTests: XCTestCase {
                                                  constants: k.baseAddress! + 8 * block / 16 * WideRequantization.valuesPerBlock)
                     }
                 }
-                guard let wide else { throw XCTSkip("the AVX-512 VNNI kernels do not run on this machine") }
+                guard let wide else { throw XCTSkip("this build has no AVX-512 VNNI kernels") }
                 for lane in 0 ..< 16 where block + lane < quantized.count {
                     let q = quantized[block + lane]
                     XCTAssertEqual(wide[lane], multiplyByQuantizedMultiplier(x[lane], q),
