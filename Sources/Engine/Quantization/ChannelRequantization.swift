@@ -29,6 +29,15 @@ struct ChannelRequantization: Sendable {
     /// convolutions) and none saturating.
     let wide: PackedBuffer<Int64>?
 
+    /// Whether any kernel here reads `wide`: a build for AVX-512 VNNI, or a machine that runs the
+    /// `Microkernels` module's VNNI code. Elsewhere `WideRequantization.write`, which that module
+    /// compiles for AVX-512 like the rest of it, is not called at all.
+    #if SWIFTLITE_AVX512VNNI
+    static let buildsWide = true
+    #else
+    static var buildsWide: Bool { RunTimeCPU.runsVNNIKernels }
+    #endif
+
     init(_ quantized: [QuantizedMultiplier], zeroPoint: Int32, range: (min: Int32, max: Int32)) {
         channelCount = quantized.count
         let padded = (quantized.count + 15) / 16 * 16
@@ -48,7 +57,7 @@ struct ChannelRequantization: Sendable {
         self.zeroPoint = zeroPoint
         minimum = range.min
         maximum = range.max
-        if !saturates && quantized.allSatisfy({ $0.shift <= -1 }) {
+        if Self.buildsWide && !saturates && quantized.allSatisfy({ $0.shift <= -1 }) {
             let wide = PackedBuffer<Int64>(count: padded / 16 * WideRequantization.valuesPerBlock, initializedTo: 0)
             WideRequantization.write(multipliers: multipliers.pointer, rightShifts: rightShifts.pointer, channels: padded,
                                      to: wide.pointer)
