@@ -106,11 +106,21 @@ public struct RequantizationBlock {
     public func apply(_ accumulators: SIMD16<Int32>, saturating: Bool, shiftingLeft: Bool) -> SIMD16<Int32> {
         let x = shiftingLeft ? accumulators &<< leftShifts : accumulators
         let product = saturating ? saturatingRoundingDoublingHighMul(x, multipliers) : roundingDoublingHighMul(x, multipliers)
-        let shifted = roundingDivideByPOT(product, rightShifts) &+ zeroPoint
-        // A lane loop, which LLVM makes one `vpmaxsd` and one `vpminsd`: `replacing(with:where:)`
-        // compiled to a compare and a masked move per bound, and `pointwiseMin` to a call.
-        var clamped = SIMD16<Int32>()
-        for lane in 0 ..< 16 { clamped[lane] = min(max(shifted[lane], minimum[lane]), maximum[lane]) }
-        return clamped
+        return clamped(roundingDivideByPOT(product, rightShifts) &+ zeroPoint, minimum, maximum)
     }
+}
+
+/// `x` clamped to `minimum ... maximum` lane by lane. A lane loop, which LLVM makes one `vpmaxsd`
+/// and one `vpminsd`: `replacing(with:where:)` compiled to a compare and a masked move per bound,
+/// and `pointwiseMin` to a call.
+@inlinable @inline(always)
+public func clamped(_ x: SIMD16<Int32>, _ minimum: SIMD16<Int32>, _ maximum: SIMD16<Int32>) -> SIMD16<Int32> {
+    var result = SIMD16<Int32>()
+    for lane in 0 ..< 16 { result[lane] = min(max(x[lane], minimum[lane]), maximum[lane]) }
+    return result
+}
+
+@inlinable @inline(always)
+public func clamped(_ x: SIMD16<Int32>, _ minimum: Int32, _ maximum: Int32) -> SIMD16<Int32> {
+    clamped(x, SIMD16(repeating: minimum), SIMD16(repeating: maximum))
 }

@@ -26,33 +26,16 @@
 import CX86Intrinsics
 #endif
 
-/// The per-channel constants of `swiftlite_requantize_wide`, one block of 16 channels after
+/// The per-channel constants of `swiftlite_requantize_wide` (and of its AVX2 form), one block of 16 channels after
 /// another: 4 vectors per block, 3 of 8 `Int64` — the odd lanes' multipliers (channels
 /// 16b + 2i + 1), then the even and odd lanes' nudges `2^30 + 2^(30+e)` — and one of 16 `Int32`,
 /// the shifts `e − 1`. The even lanes' multipliers are read from the 32-bit multiplier array
-/// itself (`vpmuldq` ignores the high halves of its words).
+/// itself (`vpmuldq` ignores the high halves of its words). The engine writes them
+/// (`WideRequantization.write`, in ChannelRequantization.swift: code of this module is compiled
+/// for AVX-512 and must not run before the CPUID check, while the AVX2 kernels read them too).
 public enum WideRequantization {
     /// `Int64` values per block of 16 channels.
     public static let valuesPerBlock = 32
-
-    /// The constants of `channels` (a multiple of 16) channels with multipliers `M` and right
-    /// shifts `e`, written to `destination` (`channels / 16 · valuesPerBlock` values). Channels
-    /// with `e` outside 1...31 get `e` = 1: their results are wrong, and the stage must not use
-    /// these constants for them (padding lanes are never stored).
-    public static func write(multipliers: UnsafePointer<Int32>, rightShifts: UnsafePointer<Int32>, channels: Int,
-                             to destination: UnsafeMutablePointer<Int64>) {
-        for block in 0 ..< channels / 16 {
-            let out = destination + block * valuesPerBlock
-            let shifts = UnsafeMutableRawPointer(out + 24).assumingMemoryBound(to: Int32.self)
-            for lane in 0 ..< 16 {
-                let channel = block * 16 + lane, i = lane / 2
-                let e = Int64(min(max(rightShifts[channel], 1), 31))
-                if lane % 2 == 1 { out[i] = Int64(multipliers[channel]) }
-                out[8 + 8 * (lane % 2) + i] = (1 << 30) + (1 << (30 + e))
-                shifts[lane] = Int32(e - 1)
-            }
-        }
-    }
 }
 
 extension WideRequantization {

@@ -356,6 +356,18 @@ final class IntegerGEMMTests: XCTestCase {
     /// scalar helpers' result for every right shift 1...31, multipliers at their extremes (zero,
     /// one, negative, `Int32.max`) and accumulators at theirs, and at the ties of either rounding.
     func testWideRequantizationMatchesScalarHelpers() throws {
+        // Checked before the first call: `apply` itself is AVX-512 code.
+        guard RunTimeCPU.runsVNNIKernels else { throw XCTSkip("the AVX-512 VNNI kernels do not run on this machine") }
+        try checkWideRequantization { WideRequantization.apply($0, multipliers: $1, constants: $2) }
+    }
+
+    /// The same form in the engine's own registers (`ChannelRequantization.applyWide`: AVX2 in a
+    /// portable build, AVX-512 in a native one), which the AVX2 GEMM and depthwise kernels apply.
+    func testEngineWideRequantizationMatchesScalarHelpers() throws {
+        try checkWideRequantization { ChannelRequantization.applyWide($0, multipliers: $1, constants: $2) }
+    }
+
+    private func checkWideRequantization(_ apply: (SIMD16<Int32>, UnsafeRawPointer, UnsafeRawPointer) -> SIMD16<Int32>?) throws {
         var rng = KernelTestRandom(seed: 12)
         var quantized = [QuantizedMultiplier]()
         for shift in 1 ... 31 {
@@ -368,8 +380,6 @@ final class IntegerGEMMTests: XCTestCase {
         let padded = (quantized.count + 15) / 16 * 16
         var multipliers = [Int32](repeating: 0, count: padded), shifts = [Int32](repeating: 1, count: padded)
         for (c, q) in quantized.enumerated() { (multipliers[c], shifts[c]) = (q.multiplier, Int32(-q.shift)) }
-        // Checked before the first call: `apply` itself is AVX-512 code.
-        guard RunTimeCPU.runsVNNIKernels else { throw XCTSkip("the AVX-512 VNNI kernels do not run on this machine") }
         var constants = [Int64](repeating: 0, count: padded / 16 * WideRequantization.valuesPerBlock)
         WideRequantization.write(multipliers: multipliers, rightShifts: shifts, channels: padded, to: &constants)
         // With M = 2^30 the product is x · 2^30: x = ±1, ±3, ±5 put it at the ties of both roundings.
@@ -384,11 +394,10 @@ final class IntegerGEMMTests: XCTestCase {
                 }
                 let wide = multipliers.withUnsafeBytes { m in
                     constants.withUnsafeBytes { k in
-                        WideRequantization.apply(x, multipliers: m.baseAddress! + 4 * block,
-                                                 constants: k.baseAddress! + 8 * block / 16 * WideRequantization.valuesPerBlock)
+                        apply(x, m.baseAddress! + 4 * block, k.baseAddress! + 8 * block / 16 * WideRequantization.valuesPerBlock)
                     }
                 }
-                guard let wide else { throw XCTSkip("this build has no AVX-512 VNNI kernels") }
+                guard let wide else { throw XCTSkip("this build has no code for the one-shift form") }
                 for lane in 0 ..< 16 where block + lane < quantized.count {
                     let q = quantized[block + lane]
                     XCTAssertEqual(wide[lane], multiplyByQuantizedMultiplier(x[lane], q),

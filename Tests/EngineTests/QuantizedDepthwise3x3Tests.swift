@@ -3,8 +3,8 @@ import XCTest
 @testable import Engine
 
 /// The int8 3×3 and 5×5 DEPTHWISE_CONV_2D micro-kernel (`DepthwiseConv2DInt8TapRows`, AVX-512
-/// VNNI and AVX2 builds — 5×5 where the VNNI row runs; other builds and machines run the generic
-/// kernel through the same tests) against a scalar
+/// VNNI and AVX2 builds; other builds run the generic kernel through the same tests) against a
+/// scalar
 /// transcription of `reference_integer_ops::DepthwiseConvPerChannel`: channel counts below, at
 /// and above the 16-lane width, widths of one pixel, padding on every border, strides and
 /// dilations per axis, multipliers above one (left shifts), per-tensor and per-channel scales,
@@ -120,7 +120,7 @@ final class QuantizedDepthwise3x3Tests: XCTestCase {
         XCTAssertEqual(fast, DepthwiseConv2D.buildsInt8TapRows ? "DepthwiseConv2DInt8TapRows" : "DepthwiseConv2DQuantized")
         XCTAssertEqual(try kernelName(type: .int8, multiplier: 2, k: 3), "DepthwiseConv2DQuantized")
         XCTAssertEqual(try kernelName(type: .int8, multiplier: 1, k: 5),
-                       DepthwiseConv2D.buildsInt8TapRows && KernelSelection.runsVNNI ? "DepthwiseConv2DInt8TapRows" : "DepthwiseConv2DQuantized")
+                       DepthwiseConv2D.buildsInt8TapRows ? "DepthwiseConv2DInt8TapRows" : "DepthwiseConv2DQuantized")
         XCTAssertEqual(try kernelName(type: .int8, multiplier: 1, k: 7), "DepthwiseConv2DQuantized")
         XCTAssertEqual(try kernelName(type: .uint8, multiplier: 1, k: 3), "DepthwiseConv2DQuantized")
     }

@@ -111,6 +111,50 @@ SWIFTLITE_INLINE swiftlite_i32x16 swiftlite_dpbusd_pairs(swiftlite_i32x16 acc, s
     return __builtin_shufflevector(r0, r1, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
 }
 
+/// `swiftlite_dpbusd_pairs` for lanes whose odd bytes' weights are zero: `acc + a.byte[0] ·
+/// even.i16[0] + a.byte[2] · even.i16[1]` per 32-bit lane (the odd bytes are ignored).
+SWIFTLITE_INLINE swiftlite_i32x16 swiftlite_dpbusd_even(swiftlite_i32x16 acc, swiftlite_i32x16 a, swiftlite_i32x16 even) {
+    __m256i low = _mm256_set1_epi16(0x00FF);
+    __m256i a0 = (__m256i)__builtin_shufflevector(a, a, 0, 1, 2, 3, 4, 5, 6, 7);
+    __m256i a1 = (__m256i)__builtin_shufflevector(a, a, 8, 9, 10, 11, 12, 13, 14, 15);
+    __m256i e0 = (__m256i)__builtin_shufflevector(even, even, 0, 1, 2, 3, 4, 5, 6, 7);
+    __m256i e1 = (__m256i)__builtin_shufflevector(even, even, 8, 9, 10, 11, 12, 13, 14, 15);
+    __m256i c0 = (__m256i)__builtin_shufflevector(acc, acc, 0, 1, 2, 3, 4, 5, 6, 7);
+    __m256i c1 = (__m256i)__builtin_shufflevector(acc, acc, 8, 9, 10, 11, 12, 13, 14, 15);
+    c0 = _mm256_add_epi32(c0, _mm256_madd_epi16(_mm256_and_si256(a0, low), e0));
+    c1 = _mm256_add_epi32(c1, _mm256_madd_epi16(_mm256_and_si256(a1, low), e1));
+    swiftlite_i32x8 r0 = (swiftlite_i32x8)c0, r1 = (swiftlite_i32x8)c1;
+    return __builtin_shufflevector(r0, r1, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+}
+
+/// `swiftlite_requantize_wide` (below; the same stage, constants and result) in two `ymm` halves
+/// of eight channels, for AVX2. Each half reads its own 32 bytes of every row of the block's
+/// constants. AVX2 has no 64-bit compare into a mask register, so `P < 0` (tested, as there, as
+/// `P + nudge < nudge`) is a `vpcmpgtq` whose all-ones words, shifted left by 31, are the −2^31
+/// to add; a `vpsrlq` and a `vpblendd` gather the words' high halves. 15 instructions per half,
+/// against about 20 for the two rounding steps of LaneArithmetic.swift in these registers.
+SWIFTLITE_INLINE swiftlite_i32x16 swiftlite_requantize_wide_avx2(swiftlite_i32x16 x, const void *multipliers,
+                                                                 const void *wide) {
+    const char *m = (const char *)multipliers, *w = (const char *)wide;
+    __m256i halves[2] = {(__m256i)__builtin_shufflevector(x, x, 0, 1, 2, 3, 4, 5, 6, 7),
+                         (__m256i)__builtin_shufflevector(x, x, 8, 9, 10, 11, 12, 13, 14, 15)};
+    for (int h = 0; h < 2; h++) {
+        __m256i evenNudge = _mm256_loadu_si256((const __m256i *)(w + 64 + 32 * h));
+        __m256i oddNudge = _mm256_loadu_si256((const __m256i *)(w + 128 + 32 * h));
+        __m256i even = _mm256_mul_epi32(halves[h], _mm256_loadu_si256((const __m256i *)(m + 32 * h)));
+        __m256i odd = _mm256_mul_epi32(_mm256_shuffle_epi32(halves[h], 0xF5),
+                                       _mm256_loadu_si256((const __m256i *)(w + 32 * h)));
+        even = _mm256_add_epi64(even, evenNudge);
+        odd = _mm256_add_epi64(odd, oddNudge);
+        even = _mm256_add_epi64(even, _mm256_slli_epi64(_mm256_cmpgt_epi64(evenNudge, even), 31));
+        odd = _mm256_add_epi64(odd, _mm256_slli_epi64(_mm256_cmpgt_epi64(oddNudge, odd), 31));
+        __m256i high = _mm256_blend_epi32(_mm256_srli_epi64(even, 32), odd, 0xAA);
+        halves[h] = _mm256_srav_epi32(high, _mm256_loadu_si256((const __m256i *)(w + 192 + 32 * h)));
+    }
+    swiftlite_i32x8 r0 = (swiftlite_i32x8)halves[0], r1 = (swiftlite_i32x8)halves[1];
+    return __builtin_shufflevector(r0, r1, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+}
+
 #if !(defined(__AVX512F__) && defined(__AVX512BW__))
 /// The 16 bytes at `p`, zero-extended to 32-bit lanes (two `vpmovzxbd`); with `count` < 16
 /// only the first `count` bytes are read, the other lanes are zero. The AVX2 form of the

@@ -1,6 +1,9 @@
 // The output stage of the integer CONV_2D and DEPTHWISE_CONV_2D kernels, sixteen channels at a
 // time, on the lane helpers of Microkernels/LaneArithmetic.swift.
 import Microkernels
+#if SWIFTLITE_AVX2
+import CX86Intrinsics
+#endif
 
 /// Per-output-channel requantization: `multiplyByQuantizedMultiplier`, then the output zero
 /// point, then the activation clamp — TFLite's output stage for integer CONV_2D and
@@ -29,10 +32,10 @@ struct ChannelRequantization: Sendable {
     /// convolutions) and none saturating.
     let wide: PackedBuffer<Int64>?
 
-    /// Whether any kernel here reads `wide`: a build for AVX-512 VNNI, or a machine that runs the
-    /// `Microkernels` module's VNNI code. Elsewhere `WideRequantization.write`, which that module
-    /// compiles for AVX-512 like the rest of it, is not called at all.
-    #if SWIFTLITE_AVX512VNNI
+    /// Whether any kernel here reads `wide`: an x86-64 build for AVX2 (whose output stages take the
+    /// AVX2 form, `applyWide`) or AVX-512, or a machine that runs the `Microkernels` module's VNNI
+    /// code.
+    #if SWIFTLITE_AVX2 || SWIFTLITE_AVX512VNNI
     static let buildsWide = true
     #else
     static var buildsWide: Bool { RunTimeCPU.runsVNNIKernels }
@@ -86,11 +89,58 @@ struct ChannelRequantization: Sendable {
                             zeroPoint: zeroPoint, minimum: minimum, maximum: maximum)
     }
 
+    /// `multiplyByQuantizedMultiplier` of channels `channel ..< channel + 16` (a multiple of 16) in
+    /// the one-shift form, in this build's vector registers (before the zero point and clamp); nil
+    /// where the form is not exact for these channels (`wide` is nil) or this build has no code
+    /// for it (no AVX2).
+    @inline(always)
+    func applyWide(_ accumulators: SIMD16<Int32>, channel: Int) -> SIMD16<Int32>? {
+        guard let wide else { return nil }
+        return Self.applyWide(accumulators, multipliers: UnsafeRawPointer(multipliers.pointer + channel),
+                              constants: UnsafeRawPointer(wide.pointer + channel / 16 * WideRequantization.valuesPerBlock))
+    }
+
+    /// The one-shift form on one block of constants (`multipliers`: the block's 16 multipliers),
+    /// nil without AVX2 in the build.
+    @inline(always)
+    static func applyWide(_ x: SIMD16<Int32>, multipliers: UnsafeRawPointer, constants: UnsafeRawPointer) -> SIMD16<Int32>? {
+        #if SWIFTLITE_AVX512VNNI
+        return swiftlite_requantize_wide(x, multipliers, constants)
+        #elseif SWIFTLITE_AVX2
+        return swiftlite_requantize_wide_avx2(x, multipliers, constants)
+        #else
+        return nil
+        #endif
+    }
+
     /// The scalar output stage for one channel, through the scalar helpers: the reference the
     /// vector path is tested against.
     func apply(_ accumulator: Int32, channel: Int) -> Int32 {
         let shift = Int(leftShifts.pointer[channel]) - Int(rightShifts.pointer[channel])
         let scaled = multiplyByQuantizedMultiplier(accumulator, multiplier: multipliers.pointer[channel], shift: shift)
         return min(max(scaled &+ zeroPoint, minimum), maximum)
+    }
+}
+
+/// Written here, in the engine (compiled for the build's target), not in Microkernels with the
+/// layout: the AVX2 kernels read these constants on machines where no code of that module may run.
+extension WideRequantization {
+    /// The constants of `channels` (a multiple of 16) channels with multipliers `M` and right
+    /// shifts `e`, written to `destination` (`channels / 16 · valuesPerBlock` values). Channels
+    /// with `e` outside 1...31 get `e` = 1: their results are wrong, and the stage must not use
+    /// these constants for them (padding lanes are never stored).
+    static func write(multipliers: UnsafePointer<Int32>, rightShifts: UnsafePointer<Int32>, channels: Int,
+                      to destination: UnsafeMutablePointer<Int64>) {
+        for block in 0 ..< channels / 16 {
+            let out = destination + block * valuesPerBlock
+            let shifts = UnsafeMutableRawPointer(out + 24).assumingMemoryBound(to: Int32.self)
+            for lane in 0 ..< 16 {
+                let channel = block * 16 + lane, i = lane / 2
+                let e = Int64(min(max(rightShifts[channel], 1), 31))
+                if lane % 2 == 1 { out[i] = Int64(multipliers[channel]) }
+                out[8 + 8 * (lane % 2) + i] = (1 << 30) + (1 << (30 + e))
+                shifts[lane] = Int32(e - 1)
+            }
+        }
     }
 }

@@ -372,12 +372,19 @@ extension RequantizedGEMMOutput: IntegerGEMMOutput {
     @inline(always)
     func store(_ values: SIMD16<Int32>, row: Int, column: Int) {
         let offset = column &* 4
+        let destination = base + row * rowStride + column
+        // The one-shift form where the stage has it and the build has code for it (AVX2).
+        if let wide, let product = ChannelRequantization.applyWide(
+            values, multipliers: multipliers + offset, constants: wide + (column >> 4) &* (WideRequantization.valuesPerBlock &* 8)) {
+            return storeLowBytes(clamped(product &+ SIMD16(repeating: zeroPoint), minimum, maximum), to: destination,
+                                 count: columns - column)
+        }
         // The left shifts are loaded only when some channel has one (most convolutions: none).
         let block = RequantizationBlock(
             multipliers: loadLanes(multipliers + offset), leftShifts: shiftsLeft ? loadLanes(leftShifts + offset) : SIMD16(),
             rightShifts: loadLanes(rightShifts + offset), saturates: saturates, shiftsLeft: shiftsLeft,
             zeroPoint: zeroPoint, minimum: minimum, maximum: maximum)
-        storeLowBytes(block.apply(values), to: base + row * rowStride + column, count: columns - column)
+        storeLowBytes(block.apply(values), to: destination, count: columns - column)
     }
 }
 
