@@ -2,9 +2,10 @@ import XCTest
 @testable import Engine
 import TestSupport
 
-/// The fused pointwise + 3×3 depthwise kernel (`PointwiseDepthwiseFloat32`) writes exactly the bytes
-/// of the two operators run apart — for any band size, any split into row and channel tiles, and
-/// on the shared float models, whose fused plans match their unfused (tensor-preserving) plans.
+/// The fused pointwise (or in-place, such as a 3×3 stride-2 stem) + 3×3 depthwise kernel
+/// (`PointwiseDepthwiseFloat32`) writes exactly the bytes of the two operators run apart — for any
+/// band size, any split into row and channel tiles, and on the shared float models, whose fused
+/// plans match their unfused (tensor-preserving) plans.
 final class PointwiseDepthwiseTests: XCTestCase {
     private func bits(_ values: [Float]) -> [UInt32] { values.map(\.bitPattern) }
 
@@ -18,28 +19,47 @@ final class PointwiseDepthwiseTests: XCTestCase {
     /// `DepthwiseConv2DFloat32.convolve`) and fused with rings of 3 rows up to the whole image,
     /// whole or in tiles of row and channel parts visited in reverse.
     private func check(input: (Int, Int), depth: Int, channels: Int, stride: (Int, Int), padding: Padding,
+                       producer: (filter: Int, stride: Int, padding: Padding) = (1, 1, .valid),
                        file: StaticString = #filePath, line: UInt = #line) throws {
+        // The producing convolution's windows along one axis: output size and padding before.
+        func window(_ size: Int) -> (output: Int, before: Int) {
+            let (k, s) = (producer.filter, producer.stride)
+            guard producer.padding == .same else { return ((size - k) / s + 1, 0) }
+            let output = (size + s - 1) / s
+            return (output, max((output - 1) * s + k - size, 0) / 2)
+        }
+        let (rows, columns) = (window(input.0), window(input.1))
         let pg = Conv2D.Geometry(
             batches: 1, inputHeight: input.0, inputWidth: input.1, inputChannels: depth,
-            outputHeight: input.0, outputWidth: input.1, outputChannels: channels, filterHeight: 1, filterWidth: 1,
-            strideHeight: 1, strideWidth: 1, dilationHeight: 1, dilationWidth: 1, padTop: 0, padLeft: 0)
-        let dg = DepthwiseConv2D.Geometry.oneImage(input: input, channels: channels, filter: (3, 3), stride: stride,
+            outputHeight: rows.output, outputWidth: columns.output, outputChannels: channels,
+            filterHeight: producer.filter, filterWidth: producer.filter, strideHeight: producer.stride, strideWidth: producer.stride,
+            dilationHeight: 1, dilationWidth: 1, padTop: rows.before, padLeft: columns.before)
+        let expandedSize = (rows.output, columns.output)
+        let dg = DepthwiseConv2D.Geometry.oneImage(input: expandedSize, channels: channels, filter: (3, 3), stride: stride,
                                                    dilation: (1, 1), padding: padding)
         var values = SeededFloats(state: UInt64(input.0 * 7919 + depth * 31 + channels))
         let source = values.array(input.0 * input.1 * depth)
-        let pw = values.array(channels * depth), pb = values.array(channels)
+        let pw = values.array(channels * pg.patchSize), pb = values.array(channels)
         let dw = values.array(9 * channels), db = values.array(channels)
         let pointwise = pw.withUnsafeBufferPointer { w in pb.withUnsafeBufferPointer { Conv2DFloat32(geometry: pg, filter: w, bias: $0, range: 0 ... 6) } }
         let depthwise = dw.withUnsafeBufferPointer { w in db.withUnsafeBufferPointer { DepthwiseConv2DFloat32(geometry: dg, filter: w, bias: $0, range: -1 ... 1) } }
-        var expanded = [Float](repeating: 0, count: input.0 * input.1 * channels)
+        XCTAssertTrue(pointwise.computesRows, file: file, line: line)
+        var expanded = [Float](repeating: 0, count: expandedSize.0 * expandedSize.1 * channels)
         var expected = [Float](repeating: 0, count: dg.outputHeight * dg.outputWidth * channels)
-        let none = UnsafeMutablePointer<Float>.allocate(capacity: 1)
-        defer { none.deallocate() }
-        pointwise.convolve(source, &expanded, scratch: none)
+        let scratch = UnsafeMutablePointer<Float>.allocate(capacity: max(1, pointwise.scratchBytes / 4))
+        defer { scratch.deallocate() }
+        pointwise.convolve(source, &expanded, scratch: scratch)
         depthwise.convolve(expanded, &expected)
-        let rowBytes = input.1 * channels * 4
-        for ringRows in [3, 4, 7, input.0 + 2] {
-            let what = "\(input)×\(depth) → \(channels) stride \(stride) \(padding), ring of \(ringRows) rows"
+        // What the fused kernel reads: the image, or the frame its threads pad first.
+        let image = UnsafeMutablePointer<Float>.allocate(capacity: source.count + max(1, pointwise.scratchBytes / 4))
+        defer { image.deallocate() }
+        image.initialize(from: source, count: source.count)
+        let frame = image + source.count
+        pointwise.padFrame(image, into: frame, rows: 0 ..< pointwise.frameHeight)
+        let read = UnsafePointer(pointwise.frameHeight > 0 ? frame : image)
+        let rowBytes = expandedSize.1 * channels * 4
+        for ringRows in [3, 4, 7, expandedSize.0 + 2] {
+            let what = "\(input)×\(depth) \(producer) → \(channels) stride \(stride) \(padding), ring of \(ringRows) rows"
             let fused = try XCTUnwrap(PointwiseDepthwiseFloat32(pointwise: pointwise, depthwise: depthwise,
                                                                 minimumExpandedBytes: 0, ringBytes: ringRows * rowBytes), what)
             let ring = UnsafeMutableRawPointer.allocate(byteCount: fused.workerScratchBytes, alignment: 64)
@@ -52,7 +72,7 @@ final class PointwiseDepthwiseTests: XCTestCase {
                 for r in (0 ..< rows.parts).reversed() {
                     for c in 0 ..< columns.parts {
                         // The ring keeps stale rows from the previous tile: nothing may read them.
-                        fused.run(source, &actual, rows: rows.range(r), channels: columns.range(c), ring: floats)
+                        fused.run(read, &actual, rows: rows.range(r), channels: columns.range(c), ring: floats)
                     }
                 }
                 XCTAssertEqual(bits(actual), bits(expected), "\(what), \(rows.parts) × \(columns.parts) tiles", file: file, line: line)
@@ -69,9 +89,15 @@ final class PointwiseDepthwiseTests: XCTestCase {
         try check(input: (5, 6), depth: 1, channels: 17, stride: (2, 1), padding: .same)
         try check(input: (11, 4), depth: 70, channels: 33, stride: (1, 1), padding: .valid)
         try check(input: (3, 3), depth: 8, channels: 16, stride: (2, 2), padding: .same)
+        // A stem: 3 × 3 stride 2 from 3 channels, padded (SAME) or not, then the depthwise layer.
+        try check(input: (17, 15), depth: 3, channels: 32, stride: (1, 1), padding: .same, producer: (3, 2, .same))
+        try check(input: (16, 16), depth: 3, channels: 40, stride: (2, 2), padding: .same, producer: (3, 2, .same))
+        try check(input: (13, 11), depth: 5, channels: 17, stride: (1, 1), padding: .valid, producer: (3, 2, .valid))
+        try check(input: (9, 12), depth: 4, channels: 24, stride: (1, 2), padding: .same, producer: (3, 1, .same))
     }
 
-    /// Only pointwise convolutions into 3×3 depthwise ones fuse, and only with large enough outputs.
+    /// Only convolutions that compute rows (pointwise, in place on one image) into 3×3 depthwise
+    /// ones fuse, and only with large enough outputs.
     func testOnlyThePatternFuses() {
         let pg = Conv2D.Geometry(batches: 1, inputHeight: 8, inputWidth: 8, inputChannels: 4, outputHeight: 8, outputWidth: 8,
                                  outputChannels: 16, filterHeight: 1, filterWidth: 1, strideHeight: 1, strideWidth: 1,
@@ -87,6 +113,17 @@ final class PointwiseDepthwiseTests: XCTestCase {
         XCTAssertNil(PointwiseDepthwiseFloat32(pointwise: pointwise, depthwise: depthwise((5, 5)), minimumExpandedBytes: 0))
         XCTAssertNil(PointwiseDepthwiseFloat32(pointwise: pointwise, depthwise: depthwise((3, 3), dilation: (2, 2)), minimumExpandedBytes: 0))
         XCTAssertNil(PointwiseDepthwiseFloat32(pointwise: pointwise, depthwise: depthwise((3, 3))), "8 × 8 × 16 floats stay in cache")
+        // Dilated across (im2col), and padded over two images: no rows of their own.
+        for (dilation, batches, padTop) in [(2, 1, 0), (1, 2, 1)] {
+            let g = Conv2D.Geometry(batches: batches, inputHeight: 8 + 2 * (dilation - 1), inputWidth: 8 + 2 * (dilation - 1),
+                                    inputChannels: 4, outputHeight: 8, outputWidth: 8, outputChannels: 16, filterHeight: 3,
+                                    filterWidth: 3, strideHeight: 1, strideWidth: 1, dilationHeight: dilation, dilationWidth: dilation,
+                                    padTop: padTop, padLeft: padTop)
+            let w = [Float](repeating: 1, count: 16 * 9 * 4)
+            let conv = w.withUnsafeBufferPointer { Conv2DFloat32(geometry: g, filter: $0, bias: nil, range: 0 ... 6) }
+            XCTAssertFalse(conv.computesRows)
+            XCTAssertNil(PointwiseDepthwiseFloat32(pointwise: conv, depthwise: depthwise((3, 3)), minimumExpandedBytes: 0))
+        }
     }
 
     /// The float models with the pattern: the fused plan's outputs are byte-identical to the

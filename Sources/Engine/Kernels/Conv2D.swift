@@ -257,6 +257,53 @@ struct Conv2DFloat32: PartitionedKernel, TiledKernel {
         }
     }
 
+    /// Whether `outputRows` computes this convolution's rows: the pointwise layout, or in place
+    /// on one image (read as it is, or from its padded frame, `padFrame`).
+    var computesRows: Bool {
+        switch layout {
+        case .pointwise, .inPlace(padded: nil): true
+        case .inPlace(padded: .some): geometry.batches == 1
+        case .im2col: false
+        }
+    }
+
+    /// Output rows `rows` of one image, channels `columns` (bounds at multiples of
+    /// `FloatGEMM.columnGranularity`), to `c`: pixel `x` of row `rows.lowerBound + r` at
+    /// `c + (r · outputWidth + x) · ldc` — the same sums as `convolve` (`computesRows` layouts
+    /// only). `image` is the image itself, or its frame (`padFrame`) where the layout pads.
+    func outputRows(_ image: UnsafePointer<Float>, rows: Range<Int>, columns: Range<Int>, c: UnsafeMutablePointer<Float>, ldc: Int) {
+        let g = geometry
+        let channels = g.inputChannels
+        switch layout {
+        case .pointwise:
+            FloatGEMM.multiply(m: rows.count * g.outputWidth, a: image + rows.lowerBound * g.inputWidth * channels, lda: channels,
+                               weights: weights, columns: columns, range: range, c: c, ldc: ldc)
+        case .inPlace(let padded):
+            let width = padded?.width ?? g.inputWidth
+            let runs = FloatGEMM.Runs(count: g.filterHeight, length: g.filterWidth * channels, stride: g.dilationHeight * width * channels)
+            for oy in rows {
+                FloatGEMM.multiply(m: g.outputWidth, a: image + oy * g.strideHeight * width * channels, lda: g.strideWidth * channels,
+                                   runs: runs, weights: weights, columns: columns, range: range,
+                                   c: c + (oy - rows.lowerBound) * g.outputWidth * ldc, ldc: ldc)
+            }
+        case .im2col:
+            preconditionFailure("outputRows needs the pointwise or in-place layout")
+        }
+    }
+
+    /// Rows `rows` of the frame `outputRows` reads for one image where the layout pads (nothing
+    /// otherwise); `frame` holds `scratchBytes`.
+    func padFrame(_ image: UnsafePointer<Float>, into frame: UnsafeMutablePointer<Float>, rows: Range<Int>) {
+        guard case .inPlace(padded: let padded?) = layout else { return }
+        pad(image, into: frame, height: padded.height, width: padded.width, rows: rows)
+    }
+
+    /// The padded frame's height (0 where the layout does not pad).
+    var frameHeight: Int {
+        guard case .inPlace(padded: let padded?) = layout else { return 0 }
+        return padded.height
+    }
+
     /// Copies one image into a `height × width` frame of zeros, at (`padTop`, `padLeft`): the frame's rows `rows`.
     private func pad(_ image: UnsafePointer<Float>, into frame: UnsafeMutablePointer<Float>, height: Int, width: Int, rows: Range<Int>) {
         let g = geometry

@@ -1,13 +1,16 @@
 /// A pointwise float CONV_2D (1×1, stride 1) whose output feeds nothing but a 3×3 float
 /// DEPTHWISE_CONV_2D — MobileNet's expansion and depthwise layers — run as one operator, a band
-/// of rows at a time, so that the expanded tensor never leaves the cache.
+/// of rows at a time, so that the expanded tensor never leaves the cache. The first convolution
+/// may also be one that reads its windows in place (`Conv2DFloat32.computesRows`: the networks'
+/// 3 × 3 stride-2 stem, which feeds the first depthwise layer), from its padded frame where it
+/// pads, which the threads fill first.
 ///
 /// Run apart, the expansion writes its whole output (150 × 150 × 96 floats, 8.6 MB, in the person
 /// detector) and the depthwise convolution reads it back from L3; the expansion then runs at the
 /// speed of the stores (25 GMAC/s at depth 16, where its tiles compute at 80). Here each thread
 /// keeps a ring of `ringRows` expanded rows (about `ringBytes`) in its own scratch: for each band
 /// of `bandRows` output rows it computes the expanded rows the band needs and has not computed
-/// yet (`FloatGEMM.multiply`, straight into the ring), then the band's output rows
+/// yet (`Conv2DFloat32.outputRows`, straight into the ring), then the band's output rows
 /// (`DepthwiseConv2DFloat32.convolve3x3`, reading its three rows from the ring).
 ///
 /// Every expanded value is the same `FloatGEMM` sum as in the separate operator, and every
@@ -22,7 +25,7 @@
 /// way (the depthwise kernel asking for expanded rows as it builds its taps), gained 1–3 % on
 /// one thread and lost on two: its expanded tensor is a quarter of the float one and stays in
 /// L2 between the operators anyway.
-struct PointwiseDepthwiseFloat32: TiledKernel {
+struct PointwiseDepthwiseFloat32: TiledKernel, PartitionedKernel {
     let pointwise: Conv2DFloat32
     let depthwise: DepthwiseConv2DFloat32
     /// Output rows per band.
@@ -36,12 +39,12 @@ struct PointwiseDepthwiseFloat32: TiledKernel {
     static let minimumExpandedBytes = 1 << 20
 
     /// The fused pair, or nil when `depthwise` does not read exactly `pointwise`'s output through
-    /// its 3×3 path, or the expanded tensor is below `minimumExpandedBytes` (tests lower both
-    /// bounds, to run many bands on small shapes).
+    /// its 3×3 path, `pointwise` does not compute rows (`computesRows`), or the expanded tensor is
+    /// below `minimumExpandedBytes` (tests lower both bounds, to run many bands on small shapes).
     init?(pointwise: Conv2DFloat32, depthwise: DepthwiseConv2DFloat32,
           minimumExpandedBytes: Int = Self.minimumExpandedBytes, ringBytes: Int = Self.ringBytes) {
         let p = pointwise.geometry, d = depthwise.geometry
-        guard case .pointwise = pointwise.layout, depthwise.hasFast3x3, d.depthMultiplier == 1,
+        guard pointwise.computesRows, depthwise.hasFast3x3, d.depthMultiplier == 1,
               depthwise.input == pointwise.output, p.batches == d.batches, p.outputHeight == d.inputHeight,
               p.outputWidth == d.inputWidth, p.outputChannels == d.inputChannels,
               p.outputHeight * p.outputWidth * p.outputChannels * MemoryLayout<Float>.stride >= minimumExpandedBytes
@@ -72,7 +75,19 @@ struct PointwiseDepthwiseFloat32: TiledKernel {
         // No worker's ring holds anything of this evaluation yet.
         for worker in 0 ..< memory.threadCount { memory.scratch(as: RingState.self, worker: worker).pointee.nextRow = -1 }
         let grid = memory.grid { self.grid(memory) }
-        for n in 0 ..< depthwise.geometry.batches { memory.parallelize(self, step: n, grid: grid) }
+        let p = pointwise.geometry
+        for n in 0 ..< depthwise.geometry.batches {
+            // A padding convolution reads one image (`computesRows`) from its frame.
+            if pointwise.frameHeight > 0 {
+                memory.parallelize(self, count: pointwise.frameHeight, work: p.inputHeight * p.inputWidth * p.inputChannels)
+            }
+            memory.parallelize(self, step: n, grid: grid)
+        }
+    }
+
+    /// Rows `units` of the padded frame of the (one) image, in the shared scratch.
+    func evalPart(_ units: Range<Int>, step: Int, worker: Int, memory: TensorMemory) {
+        pointwise.padFrame(memory.input(pointwise.input, as: Float.self), into: memory.scratch(as: Float.self), rows: units)
     }
 
     /// Output rows per part at least: a part computes the two (stride 1) or one (stride 2)
@@ -89,7 +104,7 @@ struct PointwiseDepthwiseFloat32: TiledKernel {
     /// to 0.54 ms on 2 threads (min of 10 alternated rounds), MobileNetV2's from 0.29 to 0.25.
     private func grid(_ memory: TensorMemory) -> TileGrid {
         let p = pointwise.geometry, d = depthwise.geometry
-        let work = p.outputHeight * p.outputWidth * p.outputChannels * p.inputChannels + d.outputHeight * d.outputWidth * d.outputChannels * 9
+        let work = p.outputHeight * p.outputWidth * p.outputChannels * p.patchSize + d.outputHeight * d.outputWidth * d.outputChannels * 9
         let tasks = memory.taskCount(work: work), threads = memory.threadCount
         guard tasks > 1 else { return TileGrid(rows: d.outputHeight, columns: d.outputChannels) }
         let parts = max(1, min(tasks, d.outputHeight / Self.minimumPartRows) / threads) * threads
@@ -102,7 +117,9 @@ struct PointwiseDepthwiseFloat32: TiledKernel {
         let p = pointwise.geometry, d = depthwise.geometry
         let state = memory.scratch(as: RingState.self, worker: worker)
         let continues = state.pointee.nextRow == rows.lowerBound && state.pointee.image == n && state.pointee.channels == columns
-        let computed = run(memory.input(pointwise.input, as: Float.self) + n * p.inputHeight * p.inputWidth * p.inputChannels,
+        let source = pointwise.frameHeight > 0 ? UnsafePointer(memory.scratch(as: Float.self))
+                                               : memory.input(pointwise.input, as: Float.self) + n * p.inputHeight * p.inputWidth * p.inputChannels
+        let computed = run(source,
                            memory.output(depthwise.output, as: Float.self) + n * d.outputHeight * d.outputWidth * d.outputChannels,
                            rows: rows, channels: columns, ring: memory.scratch(as: Float.self, worker: worker, offset: RingState.bytes),
                            computed: continues ? state.pointee.computed : 0)
@@ -110,14 +127,15 @@ struct PointwiseDepthwiseFloat32: TiledKernel {
     }
 
     /// Output rows `rows`, channels `channels` (bounds at multiples of `FloatGEMM.columnGranularity`,
-    /// or the channel count) of one image; `ring` holds `ringRows` expanded rows. `computed`: the
+    /// or the channel count) of one image, read from `source` (the image, or its padded frame where
+    /// `pointwise` pads); `ring` holds `ringRows` expanded rows. `computed`: the
     /// ring already holds these channels of the expanded rows up to there, as the part that
     /// ended at `rows.lowerBound` left them (0 when it holds nothing). Returns the new `computed`.
     @discardableResult
     func run(_ source: UnsafePointer<Float>, _ out: UnsafeMutablePointer<Float>, rows: Range<Int>, channels: Range<Int>,
              ring: UnsafeMutablePointer<Float>, computed alreadyComputed: Int = 0) -> Int {
         let d = depthwise.geometry
-        let width = d.inputWidth, depth = pointwise.geometry.inputChannels, rowElements = d.inputWidth * d.inputChannels
+        let rowElements = d.inputWidth * d.inputChannels
         // Expanded rows below `computed` are in the ring (those the current band needs, at least):
         // row `y` at slot `y % ringRows`.
         var computed = alreadyComputed
@@ -130,8 +148,7 @@ struct PointwiseDepthwiseFloat32: TiledKernel {
             while y < last {
                 // Rows in consecutive slots, up to the end of the ring.
                 let slot = y % ringRows, count = min(last - y, ringRows - slot)
-                FloatGEMM.multiply(m: count * width, a: source + y * width * depth, lda: depth, weights: pointwise.weights,
-                                   columns: channels, range: pointwise.range, c: ring + slot * rowElements, ldc: d.inputChannels)
+                pointwise.outputRows(source, rows: y ..< y + count, columns: channels, c: ring + slot * rowElements, ldc: d.inputChannels)
                 y += count
             }
             computed = max(computed, last)
