@@ -95,17 +95,23 @@ struct BenchCommand: ParsedCommand {
         times.sort()
         let stats = Stats(sorted: times)
         let plan = interpreter.plan
-        // A fused pair (Plan.fusedOperators) is one line with the work and time of both; the
-        // second operator's line says where it went.
+        // Fused operators (Plan.fusedOperators) are one line with the work and time of all; the
+        // others' lines say where they went.
         let fused = Set(plan.fusedOperators), nodes = plan.graph.nodes
         var operators: [OperatorProfile] = profile ? nodes.enumerated().map { k, node in
             var op = node.opName, macs = plan.multiplyAccumulates(node)
             if fused.contains(node.index) {
-                op += " (fused into \(nodes[k - 1].index))"
+                var first = k - 1
+                while first > 0, fused.contains(nodes[first].index) { first -= 1 }
+                op += " (fused into \(nodes[first].index))"
                 macs = 0
-            } else if k + 1 < nodes.count, fused.contains(nodes[k + 1].index) {
-                op += "+" + nodes[k + 1].opName
-                macs += plan.multiplyAccumulates(nodes[k + 1])
+            } else {
+                var next = k + 1
+                while next < nodes.count, fused.contains(nodes[next].index) {
+                    op += "+" + nodes[next].opName
+                    macs += plan.multiplyAccumulates(nodes[next])
+                    next += 1
+                }
             }
             return OperatorProfile(index: node.index, op: op, outputShape: node.outputs.first.map { plan.tensors[$0].shape } ?? [],
                                    macs: macs, milliseconds: Stats.median(operatorTimes[k]) / 1e6)

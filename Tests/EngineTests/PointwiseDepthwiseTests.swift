@@ -19,7 +19,7 @@ final class PointwiseDepthwiseTests: XCTestCase {
     /// `DepthwiseConv2DFloat32.convolve`) and fused with rings of 3 rows up to the whole image,
     /// whole or in tiles of row and channel parts visited in reverse.
     private func check(input: (Int, Int), depth: Int, channels: Int, stride: (Int, Int), padding: Padding,
-                       producer: (filter: Int, stride: Int, padding: Padding) = (1, 1, .valid),
+                       producer: (filter: Int, stride: Int, padding: Padding) = (1, 1, .valid), projectTo: Int? = nil,
                        file: StaticString = #filePath, line: UInt = #line) throws {
         // The producing convolution's windows along one axis: output size and padding before.
         func window(_ size: Int) -> (output: Int, before: Int) {
@@ -50,6 +50,20 @@ final class PointwiseDepthwiseTests: XCTestCase {
         defer { scratch.deallocate() }
         pointwise.convolve(source, &expanded, scratch: scratch)
         depthwise.convolve(expanded, &expected)
+        // The projection, run apart on the depthwise output.
+        var projection: Conv2DFloat32?
+        if let n = projectTo {
+            let qg = Conv2D.Geometry(
+                batches: 1, inputHeight: dg.outputHeight, inputWidth: dg.outputWidth, inputChannels: channels,
+                outputHeight: dg.outputHeight, outputWidth: dg.outputWidth, outputChannels: n, filterHeight: 1, filterWidth: 1,
+                strideHeight: 1, strideWidth: 1, dilationHeight: 1, dilationWidth: 1, padTop: 0, padLeft: 0)
+            let qw = values.array(n * channels), qb = values.array(n)
+            let conv = qw.withUnsafeBufferPointer { w in qb.withUnsafeBufferPointer { Conv2DFloat32(geometry: qg, filter: w, bias: $0, range: -2 ... 2) } }
+            var projected = [Float](repeating: 0, count: dg.outputHeight * dg.outputWidth * n)
+            conv.convolve(expected, &projected, scratch: scratch)
+            expected = projected
+            projection = conv
+        }
         // What the fused kernel reads: the image, or the frame its threads pad first.
         let image = UnsafeMutablePointer<Float>.allocate(capacity: source.count + max(1, pointwise.scratchBytes / 4))
         defer { image.deallocate() }
@@ -60,19 +74,22 @@ final class PointwiseDepthwiseTests: XCTestCase {
         let rowBytes = expandedSize.1 * channels * 4
         for ringRows in [3, 4, 7, expandedSize.0 + 2] {
             let what = "\(input)×\(depth) \(producer) → \(channels) stride \(stride) \(padding), ring of \(ringRows) rows"
-            let fused = try XCTUnwrap(PointwiseDepthwiseFloat32(pointwise: pointwise, depthwise: depthwise,
+            let fused = try XCTUnwrap(PointwiseDepthwiseFloat32(pointwise: pointwise, depthwise: depthwise, projection: projection,
                                                                 minimumExpandedBytes: 0, ringBytes: ringRows * rowBytes), what)
             let ring = UnsafeMutableRawPointer.allocate(byteCount: fused.workerScratchBytes, alignment: 64)
             defer { ring.deallocate() }
             let floats = ring.bindMemory(to: Float.self, capacity: fused.workerScratchBytes / 4)
-            for (rowParts, channelParts) in [(1, 1), (2, 1), (3, 2), (dg.outputHeight, 4)] {
+            let band = UnsafeMutablePointer<Float>.allocate(capacity: fused.bandRows * dg.outputWidth * channels)
+            defer { band.deallocate() }
+            // With a projection the tiles are whole rows (it reads every channel).
+            for (rowParts, channelParts) in [(1, 1), (2, 1), (3, 2), (dg.outputHeight, 4)] where projection == nil || channelParts == 1 {
                 let rows = WorkPartition(count: dg.outputHeight, granularity: 1, maxParts: rowParts)
                 let columns = WorkPartition(count: channels, granularity: FloatGEMM.columnGranularity, maxParts: channelParts)
                 var actual = [Float](repeating: .nan, count: expected.count)
                 for r in (0 ..< rows.parts).reversed() {
                     for c in 0 ..< columns.parts {
                         // The ring keeps stale rows from the previous tile: nothing may read them.
-                        fused.run(read, &actual, rows: rows.range(r), channels: columns.range(c), ring: floats)
+                        fused.run(read, &actual, rows: rows.range(r), channels: columns.range(c), ring: floats, band: band)
                     }
                 }
                 XCTAssertEqual(bits(actual), bits(expected), "\(what), \(rows.parts) × \(columns.parts) tiles", file: file, line: line)
@@ -94,6 +111,12 @@ final class PointwiseDepthwiseTests: XCTestCase {
         try check(input: (16, 16), depth: 3, channels: 40, stride: (2, 2), padding: .same, producer: (3, 2, .same))
         try check(input: (13, 11), depth: 5, channels: 17, stride: (1, 1), padding: .valid, producer: (3, 2, .valid))
         try check(input: (9, 12), depth: 4, channels: 24, stride: (1, 2), padding: .same, producer: (3, 1, .same))
+        // Inverted residual blocks: expansion, depthwise, projection (to 24 channels, partial
+        // blocks, one channel), and a stem with its depthwise layer and projection.
+        try check(input: (12, 10), depth: 16, channels: 96, stride: (2, 2), padding: .same, projectTo: 24)
+        try check(input: (9, 9), depth: 24, channels: 144, stride: (1, 1), padding: .same, projectTo: 40)
+        try check(input: (11, 4), depth: 7, channels: 33, stride: (1, 1), padding: .valid, projectTo: 1)
+        try check(input: (17, 15), depth: 3, channels: 32, stride: (1, 1), padding: .same, producer: (3, 2, .same), projectTo: 16)
     }
 
     /// Only convolutions that compute rows (pointwise, in place on one image) into 3×3 depthwise
@@ -157,13 +180,16 @@ final class PointwiseDepthwiseTests: XCTestCase {
                     XCTAssertEqual(differences(session.bytes(ofTensor: t), reference.bytes(ofTensor: t)), 0,
                                    "\(url.lastPathComponent) output \(t), \(threads) threads: bytes that differ")
                 }
-                // Stop after the first fused pair's pointwise convolution: its output is written.
+                // Stop before each of the first fused operators (after an expansion, or between a
+                // depthwise layer and its projection): the output of the one before is written.
                 // (The inputs again: their memory is reused once read.)
-                let first = fused.fusedOperators[0] - 1, expanded = graph.nodes[first].outputs[0]
-                for t in graph.inputs { try session.copy(reference.bytes(ofTensor: t), toTensor: t) }
-                session.invoke(stopAfter: first)
-                XCTAssertEqual(differences(session.bytes(ofTensor: expanded), reference.bytes(ofTensor: expanded)), 0,
-                               "\(url.lastPathComponent) stopped after operator \(first): bytes that differ")
+                for stop in fused.fusedOperators.prefix(4).map({ $0 - 1 }) {
+                    let written = graph.nodes[stop].outputs[0]
+                    for t in graph.inputs { try session.copy(reference.bytes(ofTensor: t), toTensor: t) }
+                    session.invoke(stopAfter: stop)
+                    XCTAssertEqual(differences(session.bytes(ofTensor: written), reference.bytes(ofTensor: written)), 0,
+                                   "\(url.lastPathComponent) stopped after operator \(stop): bytes that differ")
+                }
             }
         }
     }

@@ -213,8 +213,9 @@ struct DepthwiseConv2DFloat32: TiledKernel {
     /// The 3×3 fast path (`hasFast3x3`) for output rows `rows`, channels `channels`, with input row
     /// `iy` (`0 ..< inputHeight`; `outputChannels` values per pixel) at `inputRow(iy)`: the image,
     /// or a ring of rows (`PointwiseDepthwiseFloat32`). Each output row asks for its three rows.
+    /// Output row `oy` goes `oy − firstRow` rows past `out` (a band buffer starts at its first row).
     @inline(__always)
-    func convolve3x3(_ out: UnsafeMutablePointer<Float>, rows outputRows: Range<Int>, channels: Range<Int>,
+    func convolve3x3(_ out: UnsafeMutablePointer<Float>, rows outputRows: Range<Int>, channels: Range<Int>, firstRow: Int = 0,
                      inputRow: (Int) -> UnsafePointer<Float>) {
         let g = geometry
         let c = g.outputChannels
@@ -230,7 +231,7 @@ struct DepthwiseConv2DFloat32: TiledKernel {
                 return iy >= 0 && iy < g.inputHeight ? inputRow(iy) : zeros
             }
             let rows = (row(0), row(1), row(2))
-            let dst = out + oy * g.outputWidth * c
+            let dst = out + (oy - firstRow) * g.outputWidth * c
             for ox in 0 ..< g.outputWidth where ox < firstInside || ox >= lastInside {
                 edge3x3(rows, xOrigin: ox * g.strideWidth - g.padLeft, dst + ox * c, channels: channels)
             }

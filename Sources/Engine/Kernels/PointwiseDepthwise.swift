@@ -28,6 +28,10 @@
 struct PointwiseDepthwiseFloat32: TiledKernel, PartitionedKernel {
     let pointwise: Conv2DFloat32
     let depthwise: DepthwiseConv2DFloat32
+    /// The pointwise convolution that alone reads the depthwise output (an inverted residual
+    /// block's projection), run on each band of depthwise rows as they are made, from a band
+    /// buffer after the ring; nil: the depthwise output is written.
+    let projection: Conv2DFloat32?
     /// Output rows per band.
     let bandRows: Int
     /// Expanded rows in a worker's ring: as many as one band reads.
@@ -38,10 +42,12 @@ struct PointwiseDepthwiseFloat32: TiledKernel, PartitionedKernel {
     /// Expanded tensors smaller than this (per image) stay in L2 between the two operators anyway.
     static let minimumExpandedBytes = 1 << 20
 
-    /// The fused pair, or nil when `depthwise` does not read exactly `pointwise`'s output through
-    /// its 3×3 path, `pointwise` does not compute rows (`computesRows`), or the expanded tensor is
-    /// below `minimumExpandedBytes` (tests lower both bounds, to run many bands on small shapes).
-    init?(pointwise: Conv2DFloat32, depthwise: DepthwiseConv2DFloat32,
+    /// The fused pair (or three, with `projection`), or nil when `depthwise` does not read exactly
+    /// `pointwise`'s output through its 3×3 path, `pointwise` does not compute rows
+    /// (`computesRows`), `projection` is not pointwise on exactly `depthwise`'s output, or the
+    /// expanded tensor is below `minimumExpandedBytes` (tests lower both bounds, to run many bands
+    /// on small shapes).
+    init?(pointwise: Conv2DFloat32, depthwise: DepthwiseConv2DFloat32, projection: Conv2DFloat32? = nil,
           minimumExpandedBytes: Int = Self.minimumExpandedBytes, ringBytes: Int = Self.ringBytes) {
         let p = pointwise.geometry, d = depthwise.geometry
         guard pointwise.computesRows, depthwise.hasFast3x3, d.depthMultiplier == 1,
@@ -49,8 +55,15 @@ struct PointwiseDepthwiseFloat32: TiledKernel, PartitionedKernel {
               p.outputWidth == d.inputWidth, p.outputChannels == d.inputChannels,
               p.outputHeight * p.outputWidth * p.outputChannels * MemoryLayout<Float>.stride >= minimumExpandedBytes
         else { return nil }
+        if let projection {
+            let q = projection.geometry
+            guard case .pointwise = projection.layout, projection.input == depthwise.output, q.batches == d.batches,
+                  q.inputHeight == d.outputHeight, q.inputWidth == d.outputWidth, q.inputChannels == d.outputChannels
+            else { return nil }
+        }
         self.pointwise = pointwise
         self.depthwise = depthwise
+        self.projection = projection
         let rowBytes = d.inputWidth * d.inputChannels * MemoryLayout<Float>.stride
         // A band of b output rows reads (b − 1) · stride + 3 expanded rows.
         let fitting = max(3, ringBytes / rowBytes)
@@ -58,10 +71,20 @@ struct PointwiseDepthwiseFloat32: TiledKernel, PartitionedKernel {
         ringRows = (bandRows - 1) * d.strideHeight + 3
     }
 
-    /// One worker's ring, after its `RingState`.
-    var workerScratchBytes: Int {
-        RingState.bytes + ringRows * depthwise.geometry.inputWidth * depthwise.geometry.inputChannels * MemoryLayout<Float>.stride
+    /// Bytes of one worker's ring.
+    private var ringBytes: Int {
+        (ringRows * depthwise.geometry.inputWidth * depthwise.geometry.inputChannels * MemoryLayout<Float>.stride + 63) / 64 * 64
     }
+
+    /// One worker's ring, after its `RingState`, then (with a projection) its band buffer: one
+    /// band of depthwise output rows.
+    var workerScratchBytes: Int {
+        let d = depthwise.geometry
+        return RingState.bytes + ringBytes + (projection == nil ? 0 : bandRows * d.outputWidth * d.outputChannels * MemoryLayout<Float>.stride)
+    }
+
+    /// The tensor the fused operators write: the projection's output, or the depthwise one.
+    var output: Int { projection?.output ?? depthwise.output }
 
     /// What a worker's ring holds after a part: expanded rows up to `computed` of image `image`,
     /// channels `channels`, the part having ended at output row `nextRow` (−1: nothing this eval).
@@ -109,8 +132,10 @@ struct PointwiseDepthwiseFloat32: TiledKernel, PartitionedKernel {
         guard tasks > 1 else { return TileGrid(rows: d.outputHeight, columns: d.outputChannels) }
         let parts = max(1, min(tasks, d.outputHeight / Self.minimumPartRows) / threads) * threads
         let rows = WorkPartition(count: d.outputHeight, granularity: 1, maxParts: parts)
+        // A projection reads every depthwise channel of its pixels: rows only.
+        let columnParts = projection == nil ? max(1, tasks / rows.parts) : 1
         return TileGrid(rows: rows, columns: WorkPartition(count: d.outputChannels, granularity: FloatGEMM.columnGranularity,
-                                                           maxParts: max(1, tasks / rows.parts)))
+                                                           maxParts: columnParts))
     }
 
     func evalTile(rows: Range<Int>, columns: Range<Int>, step n: Int, worker: Int, memory: TensorMemory) {
@@ -119,21 +144,25 @@ struct PointwiseDepthwiseFloat32: TiledKernel, PartitionedKernel {
         let continues = state.pointee.nextRow == rows.lowerBound && state.pointee.image == n && state.pointee.channels == columns
         let source = pointwise.frameHeight > 0 ? UnsafePointer(memory.scratch(as: Float.self))
                                                : memory.input(pointwise.input, as: Float.self) + n * p.inputHeight * p.inputWidth * p.inputChannels
-        let computed = run(source,
-                           memory.output(depthwise.output, as: Float.self) + n * d.outputHeight * d.outputWidth * d.outputChannels,
+        let outputChannels = projection?.geometry.outputChannels ?? d.outputChannels
+        let computed = run(source, memory.output(output, as: Float.self) + n * d.outputHeight * d.outputWidth * outputChannels,
                            rows: rows, channels: columns, ring: memory.scratch(as: Float.self, worker: worker, offset: RingState.bytes),
+                           band: memory.scratch(as: Float.self, worker: worker, offset: RingState.bytes + ringBytes),
                            computed: continues ? state.pointee.computed : 0)
         state.pointee = RingState(image: n, channels: columns, nextRow: rows.upperBound, computed: computed)
     }
 
     /// Output rows `rows`, channels `channels` (bounds at multiples of `FloatGEMM.columnGranularity`,
-    /// or the channel count) of one image, read from `source` (the image, or its padded frame where
-    /// `pointwise` pads); `ring` holds `ringRows` expanded rows. `computed`: the
+    /// or the channel count; all of them with a projection) of one image, read from `source` (the
+    /// image, or its padded frame where `pointwise` pads); `ring` holds `ringRows` expanded rows,
+    /// `band` (with a projection) `bandRows` depthwise rows. `out` is the depthwise output, or the
+    /// projection's with one. `computed`: the
     /// ring already holds these channels of the expanded rows up to there, as the part that
     /// ended at `rows.lowerBound` left them (0 when it holds nothing). Returns the new `computed`.
     @discardableResult
     func run(_ source: UnsafePointer<Float>, _ out: UnsafeMutablePointer<Float>, rows: Range<Int>, channels: Range<Int>,
-             ring: UnsafeMutablePointer<Float>, computed alreadyComputed: Int = 0) -> Int {
+             ring: UnsafeMutablePointer<Float>, band buffer: UnsafeMutablePointer<Float>? = nil,
+             computed alreadyComputed: Int = 0) -> Int {
         let d = depthwise.geometry
         let rowElements = d.inputWidth * d.inputChannels
         // Expanded rows below `computed` are in the ring (those the current band needs, at least):
@@ -152,7 +181,17 @@ struct PointwiseDepthwiseFloat32: TiledKernel, PartitionedKernel {
                 y += count
             }
             computed = max(computed, last)
-            depthwise.convolve3x3(out, rows: band ..< end, channels: channels) { UnsafePointer(ring + $0 % ringRows * rowElements) }
+            if let projection, let buffer {
+                // The band's depthwise rows into the buffer, then their projection.
+                depthwise.convolve3x3(buffer, rows: band ..< end, channels: channels, firstRow: band) {
+                    UnsafePointer(ring + $0 % ringRows * rowElements)
+                }
+                let n = projection.geometry.outputChannels
+                projection.outputRows(UnsafePointer(buffer), rows: 0 ..< end - band, columns: 0 ..< n,
+                                      c: out + band * d.outputWidth * n, ldc: n)
+            } else {
+                depthwise.convolve3x3(out, rows: band ..< end, channels: channels) { UnsafePointer(ring + $0 % ringRows * rowElements) }
+            }
             band = end
         }
         return computed

@@ -32,20 +32,25 @@ public final class Plan: Sendable {
     public let discardedConstants: Set<Int>
     let steps: [Step]
 
-    /// Operators run as one with the operator before them (by index): a pointwise float CONV_2D
-    /// and the 3×3 DEPTHWISE_CONV_2D that alone reads its output, in bands of rows that stay in
-    /// cache (see `PointwiseDepthwiseFloat32`). The tensor between them is not written. None when
-    /// tensors are preserved.
-    public var fusedOperators: [Int] { steps.compactMap { $0.fused?.node.index } }
+    /// Operators run as one with the operator before them (by index): a float CONV_2D and the
+    /// 3×3 DEPTHWISE_CONV_2D that alone reads its output, and the pointwise CONV_2D that alone
+    /// reads the depthwise one, if any, in bands of rows that stay in cache (see
+    /// `PointwiseDepthwiseFloat32`). The tensors between them are not written. None when tensors
+    /// are preserved.
+    public var fusedOperators: [Int] { steps.flatMap { $0.fused.map(\.node.index) } }
 
     struct Step: Sendable {
-        /// The operator, or the first of a fused pair.
+        /// The operator, or the first of fused ones.
         let node: Node
         let kernel: any Kernel
-        /// For a fused pair: the second operator, whose work `kernel` does too, and `node`'s own
-        /// kernel, for a run that stops between them (`Session.invoke(stopAfter:)`).
-        var fused: (node: Node, firstAlone: any Kernel)? = nil
+        /// The operators fused after `node`, whose work `kernel` does too, each with the kernel
+        /// that runs the operators before it alone, for a run that stops there
+        /// (`Session.invoke(stopAfter:)`).
+        var fused: [(node: Node, before: any Kernel)] = []
     }
+
+    /// The most operators fused after one (`Step.fused`).
+    static let maxFused = 2
 
     /// Alignment of every tensor in the arena: one cache line, enough for any SIMD load.
     static let alignment = 64
@@ -129,27 +134,34 @@ public final class Plan: Sendable {
         releasedConstants = released
         discardedConstants = discarded
         (arenaOffsets, arenaBytes) = Self.planArena(graph: graph, tensors: tensors, preserveAll: preserveAllTensors,
-                                                    fused: steps.compactMap { $0.fused?.node.index })
+                                                    fused: steps.flatMap { $0.fused.map(\.node.index) })
         try limits.checkArena(bytes: arenaBytes, scratch: scratchBytes, tensors: tensors)
         guard arenaBytes <= maxTensorBytes, scratchBytes <= maxTensorBytes, workerScratchBytes <= maxTensorBytes / WorkerPool.maxThreadCount else {
             throw .invalidGraph("the activations need \(arenaBytes) bytes, \(scratchBytes) bytes of scratch and \(workerScratchBytes) per thread; the limits are \(maxTensorBytes) and \(maxTensorBytes / WorkerPool.maxThreadCount) per thread")
         }
     }
 
-    /// Fuses each pointwise float CONV_2D with the 3×3 DEPTHWISE_CONV_2D right after it that alone
-    /// reads its output (`PointwiseDepthwiseFloat32`). Only without `preserveAllTensors`: the
-    /// expanded tensor is then never written. `readers`: per tensor, the operators that read it,
-    /// plus one for a graph output.
+    /// Fuses each float CONV_2D with the 3×3 DEPTHWISE_CONV_2D right after it that alone reads
+    /// its output, and that with the pointwise CONV_2D right after it that alone reads its output
+    /// (`PointwiseDepthwiseFloat32`, which says when). Only without `preserveAllTensors`: the
+    /// tensors between them are then never written. `readers`: per tensor, the operators that
+    /// read it, plus one for a graph output.
     private static func fuse(_ steps: inout [Step], readers: [Int], workerScratch: inout Int) {
         var fused = [Step]()
         var i = 0
         while i < steps.count {
             if i + 1 < steps.count, let pointwise = steps[i].kernel as? Conv2DFloat32,
                let depthwise = steps[i + 1].kernel as? DepthwiseConv2DFloat32, readers[pointwise.output] == 1,
-               let kernel = PointwiseDepthwiseFloat32(pointwise: pointwise, depthwise: depthwise) {
+               let pair = PointwiseDepthwiseFloat32(pointwise: pointwise, depthwise: depthwise) {
+                var kernel = pair, after: [(node: Node, before: any Kernel)] = [(steps[i + 1].node, pointwise)]
+                if i + 2 < steps.count, let projection = steps[i + 2].kernel as? Conv2DFloat32, readers[depthwise.output] == 1,
+                   let three = PointwiseDepthwiseFloat32(pointwise: pointwise, depthwise: depthwise, projection: projection) {
+                    after.append((steps[i + 2].node, pair))
+                    kernel = three
+                }
                 workerScratch = max(workerScratch, kernel.workerScratchBytes)
-                fused.append(Step(node: steps[i].node, kernel: kernel, fused: (steps[i + 1].node, pointwise)))
-                i += 2
+                fused.append(Step(node: steps[i].node, kernel: kernel, fused: after))
+                i += 1 + after.count
             } else {
                 fused.append(steps[i])
                 i += 1
@@ -166,16 +178,18 @@ public final class Plan: Sendable {
     /// copied in.
     ///
     /// An operator fused into the one before it (`fused`, by index) runs with it: the first one's
-    /// inputs are read until the second one's outputs are written, so they must not share memory.
+    /// inputs are read until the last fused one's outputs are written, so they must not share memory.
     private static func planArena(graph: Graph, tensors: [TensorDescriptor], preserveAll: Bool, fused: [Int]) -> ([Int?], Int) {
         let end = graph.nodes.count
         var first = [Int](repeating: Int.max, count: tensors.count)
         var last = [Int](repeating: -1, count: tensors.count)
         for t in graph.inputs { first[t] = -1; last[t] = end }
         let fusedIndices = Set(fused)
+        // The last operator of the fused run each operator is in.
+        var readUntil = Array(0 ..< end)
+        for step in stride(from: end - 2, through: 0, by: -1) where fusedIndices.contains(step + 1) { readUntil[step] = readUntil[step + 1] }
         for (step, node) in graph.nodes.enumerated() {
-            let readUntil = fusedIndices.contains(step + 1) ? step + 1 : step
-            for t in node.inputs where t >= 0 { last[t] = max(last[t], readUntil) }
+            for t in node.inputs where t >= 0 { last[t] = max(last[t], readUntil[step]) }
             for t in node.outputs { first[t] = min(first[t], step); last[t] = max(last[t], step) }
         }
         for t in graph.outputs { last[t] = end }

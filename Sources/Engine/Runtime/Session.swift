@@ -55,8 +55,8 @@ public final class Session {
         workerScratch = .allocate(byteCount: max(workerScratchStride * threadCount, Plan.alignment), alignment: Plan.alignment)
         let threshold = ProcessInfo.processInfo.environment["SWIFTLITE_PARALLEL_THRESHOLD"].flatMap { Int($0) }
         pool = WorkerPool(threadCount: threadCount, minimumWork: max(0, threshold ?? TensorMemory.minimumParallelWork))
-        grids = .allocate(capacity: max(2 * plan.steps.count, 1))
-        grids.initialize(repeating: nil, count: max(2 * plan.steps.count, 1))
+        grids = .allocate(capacity: max((1 + Plan.maxFused) * plan.steps.count, 1))
+        grids.initialize(repeating: nil, count: max((1 + Plan.maxFused) * plan.steps.count, 1))
         addresses = .allocate(capacity: max(plan.tensors.count, 1))
         for t in plan.tensors {
             if let offset = plan.arenaOffsets[t.index] {
@@ -83,7 +83,7 @@ public final class Session {
         scratch.deallocate()
         workerScratch.deallocate()
         addresses.deallocate()
-        grids.deinitialize(count: max(2 * plan.steps.count, 1))
+        grids.deinitialize(count: max((1 + Plan.maxFused) * plan.steps.count, 1))
         grids.deallocate()
     }
 
@@ -103,10 +103,11 @@ public final class Session {
         for index in steps.indices {
             guard steps[index].node.index <= last else { return }
             memory.step = index
-            if let fused = steps[index].fused, fused.node.index > last {
-                // Stopping between the fused operators: the first alone, which writes its output.
-                memory.step = steps.count + index
-                fused.firstAlone.eval(memory)
+            if last != Int.max, let k = steps[index].fused.firstIndex(where: { $0.node.index > last }) {
+                // Stopping between fused operators: those before the stop alone, which write their output
+                // (with a grid slot of their own).
+                memory.step = (k + 1) * steps.count + index
+                steps[index].fused[k].before.eval(memory)
                 return
             }
             if trace {
@@ -114,7 +115,7 @@ public final class Session {
                 steps[index].kernel.eval(memory)
                 let micros = Double(DispatchTime.now().uptimeNanoseconds - start) / 1000
                 let node = steps[index].node
-                let name = steps[index].fused.map { "\(node.opName)+\($0.node.opName)" } ?? node.opName
+                let name = ([node] + steps[index].fused.map(\.node)).map(\.opName).joined(separator: "+")
                 FileHandle.standardError.write(Data("[swiftlite] op \(node.index) \(name) \(String(format: "%.1f", micros)) µs\n".utf8))
             } else {
                 steps[index].kernel.eval(memory)
@@ -123,8 +124,8 @@ public final class Session {
     }
 
     /// Runs every operator once, timing each: `(operator, nanoseconds)` for every operator in
-    /// execution order. Of two fused operators (see `Plan.fusedOperators`) the first has the time
-    /// of both, the second 0.
+    /// execution order. Of fused operators (see `Plan.fusedOperators`) the first has the time of
+    /// all, the others 0.
     public func invokeProfiled() -> [(node: Node, nanoseconds: UInt64)] {
         var memory = self.memory
         var times = [(node: Node, nanoseconds: UInt64)]()
@@ -134,7 +135,7 @@ public final class Session {
             let start = DispatchTime.now().uptimeNanoseconds
             step.kernel.eval(memory)
             times.append((step.node, DispatchTime.now().uptimeNanoseconds - start))
-            if let fused = step.fused { times.append((fused.node, 0)) }
+            for fused in step.fused { times.append((fused.node, 0)) }
         }
         return times
     }
