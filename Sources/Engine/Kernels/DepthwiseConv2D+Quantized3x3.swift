@@ -351,9 +351,7 @@ struct DepthwiseConv2DInt8TapRows: TiledKernel {
             let b = biasRaw.loadUnaligned(fromByteOffset: c * 4, as: SIMD16<Int32>.self)
             let stage = requantization.block(at: c)
             let count = min(channels - c, 16)
-            let zeroPoint = SIMD16<Int32>(repeating: requantization.zeroPoint)
-            // Three copies of the pixel loop, so that the stage's form is not chosen per pixel:
-            // the one-shift form where it is exact, else the two steps, saturating or not.
+            // The pixel loop with the stage's form as constants (see `stageForm`).
             @inline(always)
             func pixels(wide: Bool, saturating: Bool) {
                 var offset = c &* 4
@@ -362,17 +360,15 @@ struct DepthwiseConv2DInt8TapRows: TiledKernel {
                     var acc = swiftlite_dpbusd_pairs(b, r0.loadUnaligned(fromByteOffset: offset, as: SIMD16<Int32>.self), e0, o0)
                     acc = swiftlite_dpbusd_pairs(acc, r1.loadUnaligned(fromByteOffset: offset, as: SIMD16<Int32>.self), e1, o1)
                     acc = swiftlite_dpbusd_pairs(acc, r2.loadUnaligned(fromByteOffset: offset, as: SIMD16<Int32>.self), e2, o2)
-                    let q = wide ? clamped(requantization.applyWide(acc, channel: c).unsafelyUnwrapped &+ zeroPoint,
-                                           stage.minimum, stage.maximum)
-                                 : stage.apply(acc, saturating: saturating, shiftingLeft: true)
-                    storeLowBytes(q, to: dst, count: count)
+                    storeLowBytes(requantized(acc, channel: c, stage, wide: wide, saturating: saturating), to: dst, count: count)
                     offset &+= cp &* 4
                     dst += channels
                 }
             }
-            if requantization.wide != nil {
+            let (wide, saturating) = stageForm(stage)
+            if wide {
                 pixels(wide: true, saturating: false)
-            } else if stage.saturates {
+            } else if saturating {
                 pixels(wide: false, saturating: true)
             } else {
                 pixels(wide: false, saturating: false)
@@ -391,7 +387,6 @@ struct DepthwiseConv2DInt8TapRows: TiledKernel {
         let g = geometry
         let filter = UnsafeRawPointer(weights.pointer), biasRaw = UnsafeRawPointer(bias.pointer)
         let cp = paddedChannels, channels = g.outputChannels
-        let zeroPoint = SIMD16<Int32>(repeating: requantization.zeroPoint)
         var c = range.lowerBound
         while c < range.upperBound {
             @inline(always)
@@ -399,6 +394,7 @@ struct DepthwiseConv2DInt8TapRows: TiledKernel {
             let b = biasRaw.loadUnaligned(fromByteOffset: c * 4, as: SIMD16<Int32>.self)
             let stage = requantization.block(at: c)
             let count = min(channels - c, 16)
+            // The pixel loop with the stage's form as constants (see `stageForm`).
             @inline(always)
             func pixels(wide: Bool, saturating: Bool) {
                 var offset = c &* 4
@@ -413,23 +409,37 @@ struct DepthwiseConv2DInt8TapRows: TiledKernel {
                     }
                     let acc = filterRow(filterRow(filterRow(filterRow(filterRow(b, taps.0, 0), taps.1, 1), taps.2, 2), taps.3, 3),
                                         taps.4, 4)
-                    let q = wide ? clamped(requantization.applyWide(acc, channel: c).unsafelyUnwrapped &+ zeroPoint,
-                                           stage.minimum, stage.maximum)
-                                 : stage.apply(acc, saturating: saturating, shiftingLeft: true)
-                    storeLowBytes(q, to: dst, count: count)
+                    storeLowBytes(requantized(acc, channel: c, stage, wide: wide, saturating: saturating), to: dst, count: count)
                     offset &+= 2 &* cp &* 4
                     dst += channels
                 }
             }
-            if requantization.wide != nil {
+            let (wide, saturating) = stageForm(stage)
+            if wide {
                 pixels(wide: true, saturating: false)
-            } else if stage.saturates {
+            } else if saturating {
                 pixels(wide: false, saturating: true)
             } else {
                 pixels(wide: false, saturating: false)
             }
             c += 16
         }
+    }
+
+    /// The output stage's form for a row's pixel loop, chosen once per row and passed to it as
+    /// constants: the one-shift form where it is exact (`wide`), else the two steps, saturating
+    /// or not.
+    @inline(always)
+    private func stageForm(_ stage: RequantizationBlock) -> (wide: Bool, saturating: Bool) {
+        (requantization.wide != nil, requantization.wide == nil && stage.saturates)
+    }
+
+    /// Channels `channel ..< channel + 16` of one pixel requantized in the form `stageForm` chose.
+    @inline(always)
+    private func requantized(_ acc: SIMD16<Int32>, channel: Int, _ stage: RequantizationBlock, wide: Bool, saturating: Bool)
+        -> SIMD16<Int32> {
+        wide ? clamped(requantization.applyWide(acc, channel: channel).unsafelyUnwrapped &+ stage.zeroPoint, stage.minimum, stage.maximum)
+             : stage.apply(acc, saturating: saturating, shiftingLeft: true)
     }
     #endif
 }
