@@ -71,60 +71,54 @@ SWIFTLITE_INLINE swiftlite_i32x8 swiftlite_madd16(swiftlite_i32x8 a, swiftlite_i
     return (swiftlite_i32x8)_mm256_madd_epi16((__m256i)a, (__m256i)b);
 }
 
+/// Lanes 0–7 (`half` 0) or 8–15 (`half` 1) of `v`, one `ymm`; and two halves joined again.
+/// (A 16-lane vector is two `ymm` on AVX2: these cost no instruction.)
+SWIFTLITE_INLINE __m256i swiftlite_half(swiftlite_i32x16 v, int half) {
+    return half == 0 ? (__m256i)__builtin_shufflevector(v, v, 0, 1, 2, 3, 4, 5, 6, 7)
+                     : (__m256i)__builtin_shufflevector(v, v, 8, 9, 10, 11, 12, 13, 14, 15);
+}
+
+SWIFTLITE_INLINE swiftlite_i32x16 swiftlite_join(__m256i low, __m256i high) {
+    swiftlite_i32x8 r0 = (swiftlite_i32x8)low, r1 = (swiftlite_i32x8)high;
+    return __builtin_shufflevector(r0, r1, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+}
+
 typedef uint8_t swiftlite_u8x16 __attribute__((vector_size(16)));
 
 /// The low byte of each of the 16 lanes of `v` (two `ymm` here), in order: masked to 8 bits,
 /// packed twice (`vpackusdw`, `vpackuswb`, exact on values in 0...255) and the 128-bit halves'
 /// dwords put in order (`vpermd`). What a truncating `vpmovdb` does on AVX-512.
 SWIFTLITE_INLINE swiftlite_u8x16 swiftlite_low_bytes(swiftlite_i32x16 v) {
-    __m256i low = (__m256i)__builtin_shufflevector(v, v, 0, 1, 2, 3, 4, 5, 6, 7);
-    __m256i high = (__m256i)__builtin_shufflevector(v, v, 8, 9, 10, 11, 12, 13, 14, 15);
     __m256i byte = _mm256_set1_epi32(0xFF);
-    __m256i words = _mm256_packus_epi32(_mm256_and_si256(low, byte), _mm256_and_si256(high, byte));
+    __m256i words = _mm256_packus_epi32(_mm256_and_si256(swiftlite_half(v, 0), byte), _mm256_and_si256(swiftlite_half(v, 1), byte));
     __m256i bytes = _mm256_packus_epi16(words, words);
     // Dwords now hold lanes 0–3, 8–11, (again), 4–7, 12–15, (again).
     __m256i ordered = _mm256_permutevar8x32_epi32(bytes, _mm256_setr_epi32(0, 4, 1, 5, 0, 4, 1, 5));
     return (swiftlite_u8x16)_mm256_castsi256_si128(ordered);
 }
 
-/// `vpdpbusd` on AVX2, for lanes whose `a` bytes are unsigned and whose weights come as two
-/// int16 pairs: `acc + a.byte[0]·even.i16[0] + a.byte[2]·even.i16[1] + a.byte[1]·odd.i16[0] +
-/// a.byte[3]·odd.i16[1]` per 32-bit lane, in wrapping 32-bit arithmetic. The even and odd bytes
-/// of `a` are zero-extended to halfwords (`vpand`, `vpsrlw`) and multiplied by `vpmaddwd`; each
-/// product is at most 255 · 128 in magnitude, so no pair sum overflows. Two `ymm` per operand.
-SWIFTLITE_INLINE swiftlite_i32x16 swiftlite_dpbusd_pairs(swiftlite_i32x16 acc, swiftlite_i32x16 a,
-                                                         swiftlite_i32x16 even, swiftlite_i32x16 odd) {
-    __m256i low = _mm256_set1_epi16(0x00FF);
-    __m256i a0 = (__m256i)__builtin_shufflevector(a, a, 0, 1, 2, 3, 4, 5, 6, 7);
-    __m256i a1 = (__m256i)__builtin_shufflevector(a, a, 8, 9, 10, 11, 12, 13, 14, 15);
-    __m256i e0 = (__m256i)__builtin_shufflevector(even, even, 0, 1, 2, 3, 4, 5, 6, 7);
-    __m256i e1 = (__m256i)__builtin_shufflevector(even, even, 8, 9, 10, 11, 12, 13, 14, 15);
-    __m256i o0 = (__m256i)__builtin_shufflevector(odd, odd, 0, 1, 2, 3, 4, 5, 6, 7);
-    __m256i o1 = (__m256i)__builtin_shufflevector(odd, odd, 8, 9, 10, 11, 12, 13, 14, 15);
-    __m256i c0 = (__m256i)__builtin_shufflevector(acc, acc, 0, 1, 2, 3, 4, 5, 6, 7);
-    __m256i c1 = (__m256i)__builtin_shufflevector(acc, acc, 8, 9, 10, 11, 12, 13, 14, 15);
-    c0 = _mm256_add_epi32(c0, _mm256_madd_epi16(_mm256_and_si256(a0, low), e0));
-    c1 = _mm256_add_epi32(c1, _mm256_madd_epi16(_mm256_and_si256(a1, low), e1));
-    c0 = _mm256_add_epi32(c0, _mm256_madd_epi16(_mm256_srli_epi16(a0, 8), o0));
-    c1 = _mm256_add_epi32(c1, _mm256_madd_epi16(_mm256_srli_epi16(a1, 8), o1));
-    swiftlite_i32x8 r0 = (swiftlite_i32x8)c0, r1 = (swiftlite_i32x8)c1;
-    return __builtin_shufflevector(r0, r1, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+/// Half of `vpdpbusd` on AVX2, for lanes whose `a` bytes are unsigned: `acc + a.byte[0] ·
+/// even.i16[0] + a.byte[2] · even.i16[1]` per 32-bit lane (the odd bytes are ignored), in wrapping
+/// 32-bit arithmetic. The even bytes are zero-extended to halfwords (`vpand`) and multiplied by
+/// `vpmaddwd`; each product is at most 255 · 128 in magnitude, so no pair sum overflows.
+SWIFTLITE_INLINE swiftlite_i32x16 swiftlite_dpbusd_even(swiftlite_i32x16 acc, swiftlite_i32x16 a, swiftlite_i32x16 even) {
+    __m256i low = _mm256_set1_epi16(0x00FF), c[2];
+    for (int h = 0; h < 2; h++) {
+        c[h] = _mm256_add_epi32(swiftlite_half(acc, h),
+                                _mm256_madd_epi16(_mm256_and_si256(swiftlite_half(a, h), low), swiftlite_half(even, h)));
+    }
+    return swiftlite_join(c[0], c[1]);
 }
 
-/// `swiftlite_dpbusd_pairs` for lanes whose odd bytes' weights are zero: `acc + a.byte[0] ·
-/// even.i16[0] + a.byte[2] · even.i16[1]` per 32-bit lane (the odd bytes are ignored).
-SWIFTLITE_INLINE swiftlite_i32x16 swiftlite_dpbusd_even(swiftlite_i32x16 acc, swiftlite_i32x16 a, swiftlite_i32x16 even) {
-    __m256i low = _mm256_set1_epi16(0x00FF);
-    __m256i a0 = (__m256i)__builtin_shufflevector(a, a, 0, 1, 2, 3, 4, 5, 6, 7);
-    __m256i a1 = (__m256i)__builtin_shufflevector(a, a, 8, 9, 10, 11, 12, 13, 14, 15);
-    __m256i e0 = (__m256i)__builtin_shufflevector(even, even, 0, 1, 2, 3, 4, 5, 6, 7);
-    __m256i e1 = (__m256i)__builtin_shufflevector(even, even, 8, 9, 10, 11, 12, 13, 14, 15);
-    __m256i c0 = (__m256i)__builtin_shufflevector(acc, acc, 0, 1, 2, 3, 4, 5, 6, 7);
-    __m256i c1 = (__m256i)__builtin_shufflevector(acc, acc, 8, 9, 10, 11, 12, 13, 14, 15);
-    c0 = _mm256_add_epi32(c0, _mm256_madd_epi16(_mm256_and_si256(a0, low), e0));
-    c1 = _mm256_add_epi32(c1, _mm256_madd_epi16(_mm256_and_si256(a1, low), e1));
-    swiftlite_i32x8 r0 = (swiftlite_i32x8)c0, r1 = (swiftlite_i32x8)c1;
-    return __builtin_shufflevector(r0, r1, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+/// `vpdpbusd` on AVX2, for lanes whose `a` bytes are unsigned and whose weights come as two
+/// int16 pairs: `acc + a.byte[0]·even.i16[0] + a.byte[2]·even.i16[1] + a.byte[1]·odd.i16[0] +
+/// a.byte[3]·odd.i16[1]` per 32-bit lane: `swiftlite_dpbusd_even` of the even bytes, then of the
+/// odd ones moved into their places (`vpsrlw`, which zero-extends them already: the compiler drops
+/// the second mask). Four `vpmaddwd` per 16 lanes.
+SWIFTLITE_INLINE swiftlite_i32x16 swiftlite_dpbusd_pairs(swiftlite_i32x16 acc, swiftlite_i32x16 a,
+                                                         swiftlite_i32x16 even, swiftlite_i32x16 odd) {
+    swiftlite_i32x16 odds = swiftlite_join(_mm256_srli_epi16(swiftlite_half(a, 0), 8), _mm256_srli_epi16(swiftlite_half(a, 1), 8));
+    return swiftlite_dpbusd_even(swiftlite_dpbusd_even(acc, a, even), odds, odd);
 }
 
 /// `swiftlite_requantize_wide` (below; the same stage, constants and result) in two `ymm` halves
@@ -136,13 +130,12 @@ SWIFTLITE_INLINE swiftlite_i32x16 swiftlite_dpbusd_even(swiftlite_i32x16 acc, sw
 SWIFTLITE_INLINE swiftlite_i32x16 swiftlite_requantize_wide_avx2(swiftlite_i32x16 x, const void *multipliers,
                                                                  const void *wide) {
     const char *m = (const char *)multipliers, *w = (const char *)wide;
-    __m256i halves[2] = {(__m256i)__builtin_shufflevector(x, x, 0, 1, 2, 3, 4, 5, 6, 7),
-                         (__m256i)__builtin_shufflevector(x, x, 8, 9, 10, 11, 12, 13, 14, 15)};
+    __m256i halves[2];
     for (int h = 0; h < 2; h++) {
         __m256i evenNudge = _mm256_loadu_si256((const __m256i *)(w + 64 + 32 * h));
         __m256i oddNudge = _mm256_loadu_si256((const __m256i *)(w + 128 + 32 * h));
-        __m256i even = _mm256_mul_epi32(halves[h], _mm256_loadu_si256((const __m256i *)(m + 32 * h)));
-        __m256i odd = _mm256_mul_epi32(_mm256_shuffle_epi32(halves[h], 0xF5),
+        __m256i even = _mm256_mul_epi32(swiftlite_half(x, h), _mm256_loadu_si256((const __m256i *)(m + 32 * h)));
+        __m256i odd = _mm256_mul_epi32(_mm256_shuffle_epi32(swiftlite_half(x, h), 0xF5),
                                        _mm256_loadu_si256((const __m256i *)(w + 32 * h)));
         even = _mm256_add_epi64(even, evenNudge);
         odd = _mm256_add_epi64(odd, oddNudge);
@@ -151,8 +144,7 @@ SWIFTLITE_INLINE swiftlite_i32x16 swiftlite_requantize_wide_avx2(swiftlite_i32x1
         __m256i high = _mm256_blend_epi32(_mm256_srli_epi64(even, 32), odd, 0xAA);
         halves[h] = _mm256_srav_epi32(high, _mm256_loadu_si256((const __m256i *)(w + 192 + 32 * h)));
     }
-    swiftlite_i32x8 r0 = (swiftlite_i32x8)halves[0], r1 = (swiftlite_i32x8)halves[1];
-    return __builtin_shufflevector(r0, r1, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    return swiftlite_join(halves[0], halves[1]);
 }
 
 #if !(defined(__AVX512F__) && defined(__AVX512BW__))
@@ -168,9 +160,7 @@ SWIFTLITE_INLINE swiftlite_i32x16 swiftlite_load_widened_bytes(const void *p, in
         for (intptr_t i = 0; i < count; i++) copy[i] = ((const uint8_t *)p)[i];
         bytes = _mm_loadu_si128((const __m128i *)copy);
     }
-    swiftlite_i32x8 low = (swiftlite_i32x8)_mm256_cvtepu8_epi32(bytes);
-    swiftlite_i32x8 high = (swiftlite_i32x8)_mm256_cvtepu8_epi32(_mm_srli_si128(bytes, 8));
-    return __builtin_shufflevector(low, high, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    return swiftlite_join(_mm256_cvtepu8_epi32(bytes), _mm256_cvtepu8_epi32(_mm_srli_si128(bytes, 8)));
 }
 #endif
 #endif

@@ -225,23 +225,19 @@ struct Conv2DFloat32: PartitionedKernel, TiledKernel {
         case .pointwise:
             FloatGEMM.multiply(m: rows.count, a: source + rows.lowerBound * c, lda: c, weights: weights, columns: columns,
                                range: range, c: out + rows.lowerBound * n, ldc: n)
-        case .inPlace(let padded):
-            let width = padded?.width ?? g.inputWidth
-            let runs = FloatGEMM.Runs(count: g.filterHeight, length: g.filterWidth * c, stride: g.dilationHeight * width * c)
+        case .inPlace:
+            // The rows of one image at a time, from its padded frame where the layout pads.
             var row = rows.lowerBound / g.outputWidth
-            while row < rows.upperBound / g.outputWidth {
-                let b = row / g.outputHeight, oy = row % g.outputHeight
+            let end = rows.upperBound / g.outputWidth
+            while row < end {
+                let b = row / g.outputHeight, oy = row % g.outputHeight, count = min(end - row, g.outputHeight - oy)
                 var image = source + b * g.inputHeight * g.inputWidth * c
-                if let padded {
-                    if !prepared && (oy == 0 || row == rows.lowerBound / g.outputWidth) {
-                        pad(image, into: scratch, height: padded.height, width: padded.width, rows: 0 ..< padded.height)
-                    }
+                if frameHeight > 0 {
+                    if !prepared { padFrame(image, into: scratch, rows: 0 ..< frameHeight) }
                     image = UnsafePointer(scratch)
                 }
-                FloatGEMM.multiply(m: g.outputWidth, a: image + oy * g.strideHeight * width * c, lda: g.strideWidth * c,
-                                   runs: runs, weights: weights, columns: columns, range: range,
-                                   c: out + (b * pixels + oy * g.outputWidth) * n, ldc: n)
-                row += 1
+                outputRows(image, rows: oy ..< oy + count, columns: columns, c: out + (b * pixels + oy * g.outputWidth) * n, ldc: n)
+                row += count
             }
         case .im2col(let chunkPixels):
             var first = rows.lowerBound
