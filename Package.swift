@@ -6,40 +6,39 @@ import Foundation
 
 // MARK: Target CPU
 //
-// The engine's hot loops are Swift SIMD code; how fast they are depends on which instructions the
-// compiler may use, so the target CPU is a build choice (one value for the Swift compiler and for
-// the clang importer, which compiles the inline C wrappers in CX86Intrinsics):
+// One binary runs on every x86-64 this project supports and picks its fastest kernels when it
+// starts, as XNNPACK and oneDNN do. Swift has no per-function target attribute, so each tier is a
+// module compiled for its own CPU:
 //
-// - x86-64, default: `-target-cpu native`, the machine that builds (AVX-512 VNNI on the
-//   development machine). The binary may not run on an older CPU.
-// - `SWIFTLITE_PORTABLE=1`: `-target-cpu haswell`, the AVX2 + FMA floor (Intel Haswell 2013 and
-//   later, AMD Excavator/Zen 2015 and later). Every kernel still compiles to vector FMAs
-//   (`vfmadd…ps ymm`) and `vpmaddwd`, and the integer product switches to its AVX-512 VNNI
-//   kernels on machines that have them (see "Kernels chosen at run time" below). On a CPU
-//   without AVX2 and FMA such a binary dies of SIGILL (illegal instruction) in its first kernel.
-// - `SWIFTLITE_TARGET_CPU=name`: any LLVM CPU name the clang importer accepts (`haswell`,
-//   `skylake-avx512`, `icelake-server`, `znver4`, …; not `x86-64-v3`, which it refuses); it
-//   overrides SWIFTLITE_PORTABLE. `SWIFTLITE_TARGET_CPU=x86-64` runs on every x86-64 but is not a
-//   fast target: without FMA every float multiply-add is a call to software `fma` per lane
-//   (correct results, two orders of magnitude slower) and the integer kernels are SSE2.
-// - arm64 (and other hosts): no `-target-cpu` unless SWIFTLITE_TARGET_CPU is set (not every
-//   toolchain accepts `native` there); NEON and FMA are the arm64 baseline, so the SIMD loops
-//   vectorise as they are; none of the defines below is set, so only portable Swift kernels build.
+// - Engine, Tasks and CLI: `-target-cpu haswell`, the x86-64-v3 floor (AVX2, FMA, BMI1/2, F16C,
+//   MOVBE: Intel Haswell 2013 and later, AMD Zen 2017 and later; the clang importer refuses the
+//   name `x86-64-v3`). Their Swift SIMD code compiles to `ymm` FMAs and `vpmaddwd`.
+// - Microkernels: `-target-cpu cascadelake` (AVX-512 F/CD/BW/DQ/VL and VNNI: Intel Cascade Lake
+//   and later, AMD Zen 4 and later). It holds the AVX-512 float tiles and the VNNI integer
+//   kernels; the engine calls it only where `RunTimeCPU` (CPUID and the OS's register state)
+//   says this machine runs it. `SWIFTLITE_KERNELS=avx2` in the environment keeps a machine on
+//   the AVX2 tier (for tests and measurements).
+// - A CPU without AVX2 and FMA stops at start-up with a message that names what is missing
+//   (`CX86Intrinsics.c`, compiled for the x86-64 baseline), not with SIGILL.
 //
-// Kernels select code by what the build targets, at compile time. Swift `#if` cannot see the C
-// compiler's `__AVX2__` or `__AVX512VNNI__`, so this manifest defines `SWIFTLITE_AVX2` (AVX2 + FMA),
-// `SWIFTLITE_AVX512` (AVX-512 F/BW/DQ/VL: 32 vector registers) and `SWIFTLITE_AVX512VNNI`
-// (AVX-512 BW + VNNI) when the chosen CPU has them: for `native` as /proc/cpuinfo lists them (the
-// native target is the build machine), otherwise by CPU name; an unknown name gets none, and the
-// portable Swift kernels. A Swift file that calls an intrinsic the target lacks does not compile,
-// so a define must never claim too much; CX86Intrinsics declares its wrappers only when the
-// importer sees the features, which turns a disagreement into a plain compile error.
+// `SWIFTLITE_TARGET_CPU=name` is the opt-in build for one machine: every module compiled for
+// that LLVM CPU (`znver4`, `icelake-server`, `sapphirerapids`, …; `make native` passes the build
+// machine's own), its kernels fixed at compile time. Such a binary may not run on an older CPU.
+// On arm64 (and other hosts) there is no `-target-cpu` unless that variable is set: NEON and FMA
+// are the arm64 baseline, and only the portable Swift kernels build.
+//
+// Swift `#if` cannot see the C compiler's `__AVX2__` or `__AVX512VNNI__`, so this manifest defines
+// `SWIFTLITE_AVX2` (AVX2 + FMA), `SWIFTLITE_AVX512` (AVX-512 F/BW/DQ/VL) and `SWIFTLITE_AVX512VNNI`
+// for the CPU a module is compiled for, by name (an unknown name gets none, and the portable
+// Swift kernels). A Swift file that calls an intrinsic the target lacks does not compile, so a
+// define must never claim too much; CX86Intrinsics declares its wrappers only when the importer
+// sees the features, which turns a disagreement into a plain compile error.
 let environment = Context.environment
 
 let targetCPU: String? = {
     if let cpu = environment["SWIFTLITE_TARGET_CPU"], !cpu.isEmpty { return cpu }
     #if arch(x86_64)
-    return environment["SWIFTLITE_PORTABLE"] == "1" ? "haswell" : "native"
+    return "haswell"
     #else
     return nil
     #endif
@@ -56,74 +55,53 @@ let avx2CPUs: Set<String> = avx512CPUs.union([
     "znver1", "znver2", "znver3", "x86-64-v3",
 ])
 
-/// Whether the build machine's CPU flags (Linux) include all of `flags`.
-func hostHas(_ flags: [String]) -> Bool {
-    #if os(Linux)
-    guard let cpuinfo = try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8),
-          let line = cpuinfo.split(separator: "\n").first(where: { $0.hasPrefix("flags") }) else { return false }
-    let present = Set(line.split(separator: " ").map(String.init))
-    return flags.allSatisfy(present.contains)
-    #else
-    return false
-    #endif
-}
-
-/// Whether the target CPU has `flags` (as /proc/cpuinfo names them), by name or, for `native`, by looking.
-func targetHas(_ flags: [String], named cpus: Set<String>) -> Bool {
+/// The defines for code compiled for `cpu`.
+func defines(for cpu: String?) -> [SwiftSetting] {
     #if arch(x86_64)
-    guard let cpu = targetCPU else { return false }
-    return cpu == "native" ? hostHas(flags) : cpus.contains(cpu)
+    guard let cpu else { return [] }
+    return (avx2CPUs.contains(cpu) ? [.define("SWIFTLITE_AVX2")] : [])
+        + (avx512CPUs.contains(cpu) ? [.define("SWIFTLITE_AVX512")] : [])
+        + (avx512VNNICPUs.contains(cpu) ? [.define("SWIFTLITE_AVX512VNNI")] : [])
     #else
-    return false
+    return []
     #endif
 }
-
-let targetsAVX512VNNI = targetHas(["avx512f", "avx512bw", "avx512_vnni"], named: avx512VNNICPUs)
-let targetsAVX512 = targetHas(["avx512f", "avx512bw", "avx512dq", "avx512vl"], named: avx512CPUs)
-let targetsAVX2 = targetHas(["avx2", "fma"], named: avx2CPUs)
 
 // MARK: Kernels chosen at run time
 //
-// Swift has no per-function target attribute, so code for a richer CPU than the build's target
-// lives in a module of its own, `Microkernels`, compiled for that CPU and called only when CPUID
-// says the running machine has it. On x86-64 builds whose target lacks AVX-512 VNNI (the
-// portable build, an AVX2 or AVX-512-only machine's native build) that module is compiled for
-// `cascadelake` — AVX-512 F/CD/BW/DQ/VL and VNNI, features every AVX-512 VNNI CPU has (Intel
-// Cascade Lake and later, AMD Zen 4 and later) — and the engine defines
-// `SWIFTLITE_AVX512VNNI_AT_RUN_TIME`; the integer product and the int8 3×3 depthwise kernel then
-// pack for `vpdpbusd` when the machine has it. When the target has VNNI the module has the
-// engine's target; elsewhere it holds only portable lane arithmetic.
+// When the engine's target lacks AVX-512 VNNI (the default build) the Microkernels module is
+// compiled for `cascadelake` and the engine defines `SWIFTLITE_RUN_TIME_TIERS`: its float GEMM,
+// depthwise and integer kernels then ask `RunTimeCPU` once which module's code to run. When the
+// target has VNNI (an opt-in build for such a CPU) the module has the engine's target, and the
+// choice is made at compile time.
 #if arch(x86_64)
-let selectsVNNIAtRunTime = !targetsAVX512VNNI
+let selectsAtRunTime = !(targetCPU.map(avx512VNNICPUs.contains) ?? false)
 #else
-let selectsVNNIAtRunTime = false
+let selectsAtRunTime = false
 #endif
 
 let targetSettings: [SwiftSetting] =
     (targetCPU.map { [.unsafeFlags(["-target-cpu", $0])] } ?? [])
-    + (targetsAVX2 ? [.define("SWIFTLITE_AVX2")] : [])
-    + (targetsAVX512 ? [.define("SWIFTLITE_AVX512")] : [])
-    + (targetsAVX512VNNI ? [.define("SWIFTLITE_AVX512VNNI")] : [])
-    + (selectsVNNIAtRunTime ? [.define("SWIFTLITE_AVX512VNNI_AT_RUN_TIME")] : [])
+    + defines(for: targetCPU)
+    + (selectsAtRunTime ? [.define("SWIFTLITE_RUN_TIME_TIERS")] : [])
 
-let microkernelSettings: [SwiftSetting] = selectsVNNIAtRunTime
-    ? [.unsafeFlags(["-target-cpu", "cascadelake"]), .define("SWIFTLITE_AVX512"), .define("SWIFTLITE_AVX512VNNI")]
+let microkernelSettings: [SwiftSetting] = selectsAtRunTime
+    ? [.unsafeFlags(["-target-cpu", "cascadelake"])] + defines(for: "cascadelake")
     : targetSettings
 
-/// Release builds drop the engine's remaining bounds checks (prepare validated every index).
-/// Debug builds of the engine are optimised too: the test suite runs whole networks and
-/// unoptimised integer kernels would take minutes; `-enable-testing` stays on for `@testable`.
-let optimised: [SwiftSetting] = [
-    .unsafeFlags(["-Ounchecked"], .when(configuration: .release)),
-    .unsafeFlags(["-O"], .when(configuration: .debug)),
-]
+/// Every module keeps Swift's checks in every build: overflow and bounds traps are on in Engine,
+/// Tasks and CLI alike, so a gap in a kernel's validation stops the process instead of corrupting
+/// memory. Micro-kernels that must not trap use wrapping operators and raw pointers, with the
+/// invariant that prepare proved stated where they are called. Debug builds are optimised too:
+/// the test suite runs whole networks, which unoptimised kernels would take minutes over;
+/// `-enable-testing` stays on for `@testable`.
+let optimised: [SwiftSetting] = [.unsafeFlags(["-O"])]
 
-/// Tasks parse untrusted files in Swift (BMP, zip, metadata, EXIF, label files, pixel buffers), so
-/// they keep Swift's checks in every build: a validation gap traps instead of corrupting memory
-/// (`swiftlite classify` on three photos, model load included, takes 0.16 s this way). The engine
-/// keeps `-Ounchecked` for now: there `-O` costs 22–29 % on int8 models, all of it in the integer
-/// GEMM and quantized depthwise micro-kernels, which are to move to wrapping arithmetic first.
-let checked: [SwiftSetting] = [.unsafeFlags(["-O"])]
+/// The micro-kernels keep overflow and bounds checks too, but not the run-time exclusivity
+/// checks: their tiles keep accumulators in local variables that nested functions update, which
+/// the checker tracks with a call per access in the innermost loops. They touch memory only
+/// through raw pointers whose ranges the engine's prepare proved, so the checks guard nothing.
+let microkernelChecks: [SwiftSetting] = [.unsafeFlags(["-O", "-enforce-exclusivity=unchecked"])]
 
 let package = Package(
     name: "SwiftLite",
@@ -140,12 +118,12 @@ let package = Package(
         .systemLibrary(name: "CZlib", pkgConfig: "zlib",
                        providers: [.apt(["zlib1g-dev"])]),
         .target(name: "CX86Intrinsics"),
-        .target(name: "Microkernels", dependencies: ["CX86Intrinsics"], swiftSettings: microkernelSettings + optimised),
+        .target(name: "Microkernels", dependencies: ["CX86Intrinsics"], swiftSettings: microkernelSettings + microkernelChecks),
         .target(name: "Engine", dependencies: ["CX86Intrinsics", "Microkernels"], swiftSettings: targetSettings + optimised),
         .target(name: "CJPEGShim", dependencies: ["CJPEG"]),
         .target(name: "CPNGShim", dependencies: ["CPNG"]),
         .target(name: "Tasks", dependencies: ["Engine", "CPNG", "CJPEG", "CZlib", "CJPEGShim", "CPNGShim"],
-                swiftSettings: targetSettings + checked),
+                swiftSettings: targetSettings + optimised),
         .executableTarget(name: "CLI", dependencies: ["Engine", "Tasks"]),
         .target(name: "TestSupport", dependencies: ["Engine"], path: "Tests/TestSupport"),
         .testTarget(name: "EngineTests", dependencies: ["Engine", "Microkernels", "TestSupport"],

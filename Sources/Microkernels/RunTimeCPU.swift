@@ -9,16 +9,21 @@ import Darwin
 
 /// What the running machine can execute of the code this module is compiled for.
 public enum RunTimeCPU {
-    /// Whether `VNNIProduct`'s kernels run here: this module is built for AVX-512 VNNI (see
-    /// Package.swift) and CPUID says this machine has every feature that target implies. Read once.
-    /// `SWIFTLITE_RUN_TIME_VNNI=0` in the environment says no (to measure a portable build's own
-    /// kernels on a VNNI machine).
-    public static let runsVNNIKernels: Bool = {
+    /// Whether this module's AVX-512 kernels (the float tiles and the VNNI integer kernels) run
+    /// here: the module is built for AVX-512 VNNI (see Package.swift), CPUID says this machine has
+    /// every feature that target implies, and the OS saves the `zmm` and mask registers. Read once.
+    /// `SWIFTLITE_KERNELS=avx2` in the environment says no, so that a build's AVX2 tier can be
+    /// run and measured on an AVX-512 machine.
+    public static let runsAVX512Kernels: Bool = {
         #if arch(x86_64) && SWIFTLITE_AVX512VNNI
-        if let setting = getenv("SWIFTLITE_RUN_TIME_VNNI"), String(cString: setting) == "0" { return false }
+        if let setting = getenv("SWIFTLITE_KERNELS"), String(cString: setting).lowercased() == "avx2" { return false }
         return swiftlite_cpu_runs_cascadelake_code() != 0
         #else
         return false
         #endif
     }()
+
+    /// Whether `VNNIProduct`'s and the depthwise rows' `vpdpbusd` kernels run here: the same
+    /// module, so the same answer as `runsAVX512Kernels`.
+    public static var runsVNNIKernels: Bool { runsAVX512Kernels }
 }

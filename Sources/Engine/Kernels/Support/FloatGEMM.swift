@@ -1,4 +1,5 @@
 import CX86Intrinsics
+import Microkernels
 
 /// Float32 matrix product for convolutions: `C[m×n] = clamp(A[m×k] · Wᵀ + bias)`, where `W[n×k]`
 /// is a filter in TFLite's layout (one row of `k` weights per output channel), packed at prepare time.
@@ -42,16 +43,25 @@ import CX86Intrinsics
 ///
 /// `reference` is the plain scalar definition that the tests hold `multiply` to.
 enum FloatGEMM {
-    typealias Lanes = SIMD16<Float>
-    typealias Half = SIMD8<Float>
+    typealias Lanes = FloatTiles.Lanes
+    typealias Half = FloatTiles.Half
+    typealias Runs = FloatRuns
+
+    /// Whether this machine runs the AVX-512 tiles (7 × 32, 32 `zmm` registers) of the
+    /// Microkernels module; otherwise the engine's own tiles for its target run. Fixed for the
+    /// process: weights packed at prepare are laid out for it.
+    static let wide: Bool = KernelSelection.runsAVX512
+
     /// Rows of `C` per micro-kernel call. Seven divides MobileNet exactly (every layer has a
     /// multiple of 7² pixels), where eight wasted an eighth of the work at 7 × 7. AVX2 without
     /// AVX-512 has 16 vector registers, where 7 × 16 spills and 6 × 16 fits (`tile6x16`).
-    #if SWIFTLITE_AVX2 && !SWIFTLITE_AVX512
-    static let tileRows = 6
-    #else
-    static let tileRows = 7
-    #endif
+    static let tileRows: Int = {
+        #if SWIFTLITE_AVX2
+        wide ? 7 : 6
+        #else
+        7
+        #endif
+    }()
     /// Target size of one chunk of `A`'s rows.
     static let chunkBytes = 128 * 1024
     /// The most of `A` kept as one chunk when `W` is much larger (a quarter of a 2 MiB L2).
@@ -73,20 +83,8 @@ enum FloatGEMM {
     /// `tile6x16`) until the last 8.
     @inline(always)
     static func blockWidth(remaining: Int) -> Int {
-        #if SWIFTLITE_AVX512
-        remaining > 16 ? 32 : remaining > 8 ? 16 : 8
-        #else
-        remaining > 8 ? 16 : 8
-        #endif
-    }
-
-    /// Where the `k` values of one row of `A` lie: `count` runs of `length` adjacent floats, the
-    /// runs `stride` floats apart (a convolution's filter rows in its input).
-    struct Runs {
-        var count: Int, length: Int, stride: Int
-
-        /// All `k` values adjacent: a plain row-major matrix.
-        static func contiguous(_ k: Int) -> Runs { Runs(count: 1, length: k, stride: 0) }
+        if wide { return remaining > 16 ? 32 : remaining > 8 ? 16 : 8 }
+        return remaining > 8 ? 16 : 8
     }
 
     /// `W` and the bias in the layout `multiply` reads; immutable, so shareable across sessions.
@@ -145,6 +143,7 @@ enum FloatGEMM {
         let chunkRows = aBytes <= 2 * chunkBytes || (aBytes <= weightBytes && aBytes <= maximumChunkBytes)
             ? max(1, m) : max(tileRows, chunkBytes / rowBytes / tileRows * tileRows)
         let sliced = runs.count == 1 && k > 2 * depthSlice
+        let tileRows = tileRows, wideTiles = wide
         let lower = range.lowerBound, upper = range.upperBound
         withUnsafeTemporaryAllocation(of: Float.self, capacity: tileRows * 32) { edge in
             var chunkStart = 0
@@ -184,19 +183,22 @@ enum FloatGEMM {
                             let a = a + row * lda + depth
                             let target = blockColumns == width ? c + row * ldc + column : edge.baseAddress!
                             let targetStride = blockColumns == width ? ldc : width
-                            switch width {
-                            case 32: tile7x32(rows: rows, runs: sliceRuns, a: a, lda: lda, packed: slicePacked, bias: bias, lower: lower,
-                                              upper: upper, c: target, ldc: targetStride, resume: resume, finish: finish)
-                            case 16:
-                                #if SWIFTLITE_AVX2 && !SWIFTLITE_AVX512
-                                tile6x16(rows: rows, runs: sliceRuns, a: a, lda: lda, packed: slicePacked, bias: bias, lower: lower,
-                                         upper: upper, c: target, ldc: targetStride, resume: resume, finish: finish)
-                                #else
-                                tile7x16(rows: rows, runs: sliceRuns, a: a, lda: lda, packed: slicePacked, bias: bias, lower: lower,
-                                         upper: upper, c: target, ldc: targetStride, resume: resume, finish: finish)
-                                #endif
-                            default: tile7x8(rows: rows, runs: sliceRuns, a: a, lda: lda, packed: slicePacked, bias: bias, lower: lower,
-                                             upper: upper, c: target, ldc: targetStride, resume: resume, finish: finish)
+                            switch (width, wideTiles) {
+                            case (32, _):
+                                FloatTiles.tile7x32(rows: rows, runs: sliceRuns, a: a, lda: lda, packed: slicePacked, bias: bias, lower: lower,
+                                                    upper: upper, c: target, ldc: targetStride, resume: resume, finish: finish)
+                            case (16, true):
+                                FloatTiles.tile7x16(rows: rows, runs: sliceRuns, a: a, lda: lda, packed: slicePacked, bias: bias, lower: lower,
+                                                    upper: upper, c: target, ldc: targetStride, resume: resume, finish: finish)
+                            case (16, false):
+                                tile16(rows: rows, runs: sliceRuns, a: a, lda: lda, packed: slicePacked, bias: bias, lower: lower,
+                                       upper: upper, c: target, ldc: targetStride, resume: resume, finish: finish)
+                            case (_, true):
+                                FloatTiles.tile7x8(rows: rows, runs: sliceRuns, a: a, lda: lda, packed: slicePacked, bias: bias, lower: lower,
+                                                   upper: upper, c: target, ldc: targetStride, resume: resume, finish: finish)
+                            case (_, false):
+                                tile7x8(rows: rows, runs: sliceRuns, a: a, lda: lda, packed: slicePacked, bias: bias, lower: lower,
+                                        upper: upper, c: target, ldc: targetStride, resume: resume, finish: finish)
                             }
                             if blockColumns < width {
                                 for r in 0 ..< rows { (c + (row + r) * ldc + column).update(from: edge.baseAddress! + r * width, count: blockColumns) }
@@ -212,170 +214,48 @@ enum FloatGEMM {
         }
     }
 
-    /// `x` limited to `lower...upper`. (`SIMD.clamped` compiles to per-lane scalar code; masked
-    /// replacement against broadcast bounds becomes `vmaxps`/`vminps`.)
+    // The engine's own tiles, compiled for its target: used where the AVX-512 tiles do not run.
+
+    /// `x` limited to `lower...upper` (see `FloatTiles.clamp`).
     @inline(always)
-    static func clamp(_ x: Lanes, _ lower: Float, _ upper: Float) -> Lanes {
-        var x = x
-        x.replace(with: Lanes(repeating: lower), where: x .< Lanes(repeating: lower))
-        x.replace(with: Lanes(repeating: upper), where: x .> Lanes(repeating: upper))
-        return x
-    }
+    static func clamp(_ x: Lanes, _ lower: Float, _ upper: Float) -> Lanes { FloatTiles.clamp(x, lower, upper) }
 
     @inline(always)
-    static func clamp(_ x: Half, _ lower: Float, _ upper: Float) -> Half {
-        var x = x
-        x.replace(with: Half(repeating: lower), where: x .< Half(repeating: lower))
-        x.replace(with: Half(repeating: upper), where: x .> Half(repeating: upper))
-        return x
-    }
+    static func clamp(_ x: Half, _ lower: Float, _ upper: Float) -> Half { FloatTiles.clamp(x, lower, upper) }
 
-    /// A tile's accumulator at the start of a pass: the bias, or (`resume`) the partial sum the
-    /// previous slice of `k` left in C at `row`.
-    @inline(always)
-    static func initial<V: SIMD>(_ bias: V, _ row: UnsafeMutablePointer<Float>, _ resume: Bool) -> V where V.Scalar == Float {
-        resume ? UnsafeRawPointer(row).loadUnaligned(as: V.self) : bias
-    }
-
-    /// What a pass stores: the clamped result after the last slice of `k` (`finish`), else the partial sum.
-    @inline(always)
-    static func final(_ x: Lanes, _ lower: Float, _ upper: Float, _ finish: Bool) -> Lanes { finish ? clamp(x, lower, upper) : x }
-
-    @inline(always)
-    static func final(_ x: Half, _ lower: Float, _ upper: Float, _ finish: Bool) -> Half { finish ? clamp(x, lower, upper) : x }
-
-    /// The first row of a tile at `first` and the next six `stride` apart; rows past `count` (1...7)
-    /// repeat the last one, so a short tile recomputes and stores that row's values again.
-    @inline(always)
-    static func rowPointers<P: Strideable>(_ first: P, stride: P.Stride, count: Int) -> (P, P, P, P, P, P, P) {
-        let p1 = count > 1 ? first.advanced(by: stride) : first, p2 = count > 2 ? p1.advanced(by: stride) : p1
-        let p3 = count > 3 ? p2.advanced(by: stride) : p2, p4 = count > 4 ? p3.advanced(by: stride) : p3
-        let p5 = count > 5 ? p4.advanced(by: stride) : p4, p6 = count > 6 ? p5.advanced(by: stride) : p5
-        return (first, p1, p2, p3, p4, p5, p6)
-    }
-
-    // The micro-kernels. `accumulate` is inlined twice: once for contiguous rows, whose single loop
-    // then has no outer loop around it (that cost ~10% at k = 16), and once inside the loop over runs.
-
-    /// The 7 × 32 micro-kernel (see the type's documentation); rows past `rows` repeat the last row.
+    /// A 16-column block: 6 × 16 on AVX2 (`tile6x16`), 7 × 16 elsewhere.
     @inline(never)
-    static func tile7x32(rows: Int, runs: Runs, a: UnsafePointer<Float>, lda: Int, packed: UnsafeRawPointer,
-                         bias: UnsafeRawPointer, lower: Float, upper: Float, c: UnsafeMutablePointer<Float>, ldc: Int,
-                         resume: Bool, finish: Bool) {
-        let (a0, a1, a2, a3, a4, a5, a6) = rowPointers(a, stride: lda, count: rows)
-        let (r0, r1, r2, r3, r4, r5, r6) = rowPointers(c, stride: ldc, count: rows)
-        let bias0 = bias.loadUnaligned(as: Lanes.self), bias1 = bias.loadUnaligned(fromByteOffset: 64, as: Lanes.self)
-        var c00 = initial(bias0, r0, resume), c01 = initial(bias1, r0 + 16, resume)
-        var c10 = initial(bias0, r1, resume), c11 = initial(bias1, r1 + 16, resume)
-        var c20 = initial(bias0, r2, resume), c21 = initial(bias1, r2 + 16, resume)
-        var c30 = initial(bias0, r3, resume), c31 = initial(bias1, r3 + 16, resume)
-        var c40 = initial(bias0, r4, resume), c41 = initial(bias1, r4 + 16, resume)
-        var c50 = initial(bias0, r5, resume), c51 = initial(bias1, r5 + 16, resume)
-        var c60 = initial(bias0, r6, resume), c61 = initial(bias1, r6 + 16, resume)
-        var w = packed
-        @inline(always)
-        func accumulate(_ start: Int, _ end: Int) {
-            for p in start ..< end {
-                let w0 = w.loadUnaligned(as: Lanes.self), w1 = w.loadUnaligned(fromByteOffset: 64, as: Lanes.self)
-                w += 128
-                c00 = c00.addingProduct(Lanes(repeating: a0[p]), w0); c01 = c01.addingProduct(Lanes(repeating: a0[p]), w1)
-                c10 = c10.addingProduct(Lanes(repeating: a1[p]), w0); c11 = c11.addingProduct(Lanes(repeating: a1[p]), w1)
-                c20 = c20.addingProduct(Lanes(repeating: a2[p]), w0); c21 = c21.addingProduct(Lanes(repeating: a2[p]), w1)
-                c30 = c30.addingProduct(Lanes(repeating: a3[p]), w0); c31 = c31.addingProduct(Lanes(repeating: a3[p]), w1)
-                c40 = c40.addingProduct(Lanes(repeating: a4[p]), w0); c41 = c41.addingProduct(Lanes(repeating: a4[p]), w1)
-                c50 = c50.addingProduct(Lanes(repeating: a5[p]), w0); c51 = c51.addingProduct(Lanes(repeating: a5[p]), w1)
-                c60 = c60.addingProduct(Lanes(repeating: a6[p]), w0); c61 = c61.addingProduct(Lanes(repeating: a6[p]), w1)
-            }
-        }
-        if runs.count == 1 {
-            accumulate(0, runs.length)
-        } else {
-            for run in 0 ..< runs.count { accumulate(run * runs.stride, run * runs.stride + runs.length) }
-        }
-        UnsafeMutableRawPointer(r0).storeBytes(of: final(c00, lower, upper, finish), as: Lanes.self)
-        UnsafeMutableRawPointer(r0 + 16).storeBytes(of: final(c01, lower, upper, finish), as: Lanes.self)
-        UnsafeMutableRawPointer(r1).storeBytes(of: final(c10, lower, upper, finish), as: Lanes.self)
-        UnsafeMutableRawPointer(r1 + 16).storeBytes(of: final(c11, lower, upper, finish), as: Lanes.self)
-        UnsafeMutableRawPointer(r2).storeBytes(of: final(c20, lower, upper, finish), as: Lanes.self)
-        UnsafeMutableRawPointer(r2 + 16).storeBytes(of: final(c21, lower, upper, finish), as: Lanes.self)
-        UnsafeMutableRawPointer(r3).storeBytes(of: final(c30, lower, upper, finish), as: Lanes.self)
-        UnsafeMutableRawPointer(r3 + 16).storeBytes(of: final(c31, lower, upper, finish), as: Lanes.self)
-        UnsafeMutableRawPointer(r4).storeBytes(of: final(c40, lower, upper, finish), as: Lanes.self)
-        UnsafeMutableRawPointer(r4 + 16).storeBytes(of: final(c41, lower, upper, finish), as: Lanes.self)
-        UnsafeMutableRawPointer(r5).storeBytes(of: final(c50, lower, upper, finish), as: Lanes.self)
-        UnsafeMutableRawPointer(r5 + 16).storeBytes(of: final(c51, lower, upper, finish), as: Lanes.self)
-        UnsafeMutableRawPointer(r6).storeBytes(of: final(c60, lower, upper, finish), as: Lanes.self)
-        UnsafeMutableRawPointer(r6 + 16).storeBytes(of: final(c61, lower, upper, finish), as: Lanes.self)
-    }
-
-    /// The 7 × 16 micro-kernel, for a 16-column block.
-    @inline(never)
-    static func tile7x16(rows: Int, runs: Runs, a: UnsafePointer<Float>, lda: Int, packed: UnsafeRawPointer,
-                         bias: UnsafeRawPointer, lower: Float, upper: Float, c: UnsafeMutablePointer<Float>, ldc: Int,
-                         resume: Bool, finish: Bool) {
-        let (a0, a1, a2, a3, a4, a5, a6) = rowPointers(a, stride: lda, count: rows)
-        let (r0, r1, r2, r3, r4, r5, r6) = rowPointers(c, stride: ldc, count: rows)
-        let bias0 = bias.loadUnaligned(as: Lanes.self)
-        var c0 = initial(bias0, r0, resume), c1 = initial(bias0, r1, resume), c2 = initial(bias0, r2, resume)
-        var c3 = initial(bias0, r3, resume), c4 = initial(bias0, r4, resume), c5 = initial(bias0, r5, resume)
-        var c6 = initial(bias0, r6, resume)
-        var w = packed
-        @inline(always)
-        func accumulate(_ start: Int, _ end: Int) {
-            for p in start ..< end {
-                let w0 = w.loadUnaligned(as: Lanes.self)
-                w += 64
-                c0 = c0.addingProduct(Lanes(repeating: a0[p]), w0)
-                c1 = c1.addingProduct(Lanes(repeating: a1[p]), w0)
-                c2 = c2.addingProduct(Lanes(repeating: a2[p]), w0)
-                c3 = c3.addingProduct(Lanes(repeating: a3[p]), w0)
-                c4 = c4.addingProduct(Lanes(repeating: a4[p]), w0)
-                c5 = c5.addingProduct(Lanes(repeating: a5[p]), w0)
-                c6 = c6.addingProduct(Lanes(repeating: a6[p]), w0)
-            }
-        }
-        if runs.count == 1 {
-            accumulate(0, runs.length)
-        } else {
-            for run in 0 ..< runs.count { accumulate(run * runs.stride, run * runs.stride + runs.length) }
-        }
-        UnsafeMutableRawPointer(r0).storeBytes(of: final(c0, lower, upper, finish), as: Lanes.self)
-        UnsafeMutableRawPointer(r1).storeBytes(of: final(c1, lower, upper, finish), as: Lanes.self)
-        UnsafeMutableRawPointer(r2).storeBytes(of: final(c2, lower, upper, finish), as: Lanes.self)
-        UnsafeMutableRawPointer(r3).storeBytes(of: final(c3, lower, upper, finish), as: Lanes.self)
-        UnsafeMutableRawPointer(r4).storeBytes(of: final(c4, lower, upper, finish), as: Lanes.self)
-        UnsafeMutableRawPointer(r5).storeBytes(of: final(c5, lower, upper, finish), as: Lanes.self)
-        UnsafeMutableRawPointer(r6).storeBytes(of: final(c6, lower, upper, finish), as: Lanes.self)
-    }
-
-    #if SWIFTLITE_AVX2 && !SWIFTLITE_AVX512
-    /// The AVX2 kernel for a 16-column block: 6 rows (`tileRows`), or 4 when at most 4 remain.
-    ///
-    /// With 16 `ymm`, 7 × 16 needs 14 accumulators, two weight vectors and a broadcast: LLVM
-    /// spilled two accumulators and moved the rest through `vmovaps` chains, about 30 moves
-    /// per step of 14 FMAs. A 4-row band and a 3-row band fit, but the 3-row band's 6
-    /// accumulators cannot hide the FMA latency (4 cycles at 2 per cycle wants 8 chains in flight).
-    /// 6 × 16 keeps 12 chains and 15 registers. Every value of `C` is still `bias + Σ_p` in
-    /// order, one FMA per `p`, so the results do not depend on the tile shape.
-    @inline(never)
-    static func tile6x16(rows: Int, runs: Runs, a: UnsafePointer<Float>, lda: Int, packed: UnsafeRawPointer,
-                         bias: UnsafeRawPointer, lower: Float, upper: Float, c: UnsafeMutablePointer<Float>, ldc: Int,
-                         resume: Bool, finish: Bool) {
+    static func tile16(rows: Int, runs: Runs, a: UnsafePointer<Float>, lda: Int, packed: UnsafeRawPointer,
+                       bias: UnsafeRawPointer, lower: Float, upper: Float, c: UnsafeMutablePointer<Float>, ldc: Int,
+                       resume: Bool, finish: Bool) {
+        #if SWIFTLITE_AVX2
         if rows > 4 {
             band16(6, rows: rows, runs: runs, a: a, lda: lda, packed: packed, bias: bias, lower: lower, upper: upper, c: c, ldc: ldc, resume: resume, finish: finish)
         } else {
-            band4x16(rows: rows, runs: runs, a: a, lda: lda, packed: packed, bias: bias, lower: lower, upper: upper, c: c, ldc: ldc, resume: resume, finish: finish)
+            band16(4, rows: rows, runs: runs, a: a, lda: lda, packed: packed, bias: bias, lower: lower, upper: upper, c: c, ldc: ldc, resume: resume, finish: finish)
         }
+        #else
+        FloatTiles.tile7x16Body(rows: rows, runs: runs, a: a, lda: lda, packed: packed, bias: bias, lower: lower, upper: upper,
+                                c: c, ldc: ldc, resume: resume, finish: finish)
+        #endif
     }
 
-    /// A tile of at most 4 rows (`tile6x16`'s last ones).
+    /// An 8-column block (`SIMD8`, half-width registers).
     @inline(never)
-    static func band4x16(rows: Int, runs: Runs, a: UnsafePointer<Float>, lda: Int, packed: UnsafeRawPointer,
-                         bias: UnsafeRawPointer, lower: Float, upper: Float, c: UnsafeMutablePointer<Float>, ldc: Int,
-                         resume: Bool, finish: Bool) {
-        band16(4, rows: rows, runs: runs, a: a, lda: lda, packed: packed, bias: bias, lower: lower, upper: upper, c: c, ldc: ldc, resume: resume, finish: finish)
+    static func tile7x8(rows: Int, runs: Runs, a: UnsafePointer<Float>, lda: Int, packed: UnsafeRawPointer,
+                        bias: UnsafeRawPointer, lower: Float, upper: Float, c: UnsafeMutablePointer<Float>, ldc: Int,
+                        resume: Bool, finish: Bool) {
+        FloatTiles.tile7x8Body(rows: rows, runs: runs, a: a, lda: lda, packed: packed, bias: bias, lower: lower, upper: upper,
+                               c: c, ldc: ldc, resume: resume, finish: finish)
     }
 
+    #if SWIFTLITE_AVX2
+    /// The AVX2 kernel for a 16-column block is 6 rows (`tileRows`), or 4 when at most 4 remain.
+    ///
+    /// With 16 `ymm`, 7 × 16 needs 14 accumulators, two weight vectors and a broadcast, and LLVM
+    /// spills; a 3-row band's 6 accumulators cannot hide the FMA latency (4 cycles at 2 per cycle
+    /// wants 8 chains in flight). 6 × 16 keeps 12 chains and 15 registers. Every value of `C` is
+    /// still `bias + Σ_p` in order, one FMA per `p`, so the results do not depend on the tile shape.
     /// `count` (4 or 6, a constant where inlined) rows × 16 columns in `Half` (`ymm`) vectors:
     /// `2 · count` accumulators, two weight vectors and one broadcast, at most 15 of the 16
     /// registers, so the loop is loads, `vbroadcastss` and `vfmadd231ps` only. Per `p`, 2 weight
@@ -385,15 +265,15 @@ enum FloatGEMM {
     static func band16(_ count: Int, rows: Int, runs: Runs, a: UnsafePointer<Float>, lda: Int, packed: UnsafeRawPointer,
                        bias: UnsafeRawPointer, lower: Float, upper: Float, c: UnsafeMutablePointer<Float>, ldc: Int,
                        resume: Bool, finish: Bool) {
-        let (a0, a1, a2, a3, a4, a5, _) = rowPointers(a, stride: lda, count: rows)
-        let (r0, r1, r2, r3, r4, r5, _) = rowPointers(c, stride: ldc, count: rows)
+        let (a0, a1, a2, a3, a4, a5, _) = FloatTiles.rowPointers(a, stride: lda, count: rows)
+        let (r0, r1, r2, r3, r4, r5, _) = FloatTiles.rowPointers(c, stride: ldc, count: rows)
         let bias0 = bias.loadUnaligned(as: Half.self), bias1 = bias.loadUnaligned(fromByteOffset: 32, as: Half.self)
-        var c00 = initial(bias0, r0, resume), c01 = initial(bias1, r0 + 8, resume)
-        var c10 = initial(bias0, r1, resume), c11 = initial(bias1, r1 + 8, resume)
-        var c20 = initial(bias0, r2, resume), c21 = initial(bias1, r2 + 8, resume)
-        var c30 = initial(bias0, r3, resume), c31 = initial(bias1, r3 + 8, resume)
-        var c40 = count > 4 ? initial(bias0, r4, resume) : bias0, c41 = count > 4 ? initial(bias1, r4 + 8, resume) : bias1
-        var c50 = count > 4 ? initial(bias0, r5, resume) : bias0, c51 = count > 4 ? initial(bias1, r5 + 8, resume) : bias1
+        var c00 = FloatTiles.initial(bias0, r0, resume), c01 = FloatTiles.initial(bias1, r0 + 8, resume)
+        var c10 = FloatTiles.initial(bias0, r1, resume), c11 = FloatTiles.initial(bias1, r1 + 8, resume)
+        var c20 = FloatTiles.initial(bias0, r2, resume), c21 = FloatTiles.initial(bias1, r2 + 8, resume)
+        var c30 = FloatTiles.initial(bias0, r3, resume), c31 = FloatTiles.initial(bias1, r3 + 8, resume)
+        var c40 = count > 4 ? FloatTiles.initial(bias0, r4, resume) : bias0, c41 = count > 4 ? FloatTiles.initial(bias1, r4 + 8, resume) : bias1
+        var c50 = count > 4 ? FloatTiles.initial(bias0, r5, resume) : bias0, c51 = count > 4 ? FloatTiles.initial(bias1, r5 + 8, resume) : bias1
         var w = packed
         @inline(always)
         func accumulate(_ start: Int, _ end: Int) {
@@ -418,62 +298,23 @@ enum FloatGEMM {
         } else {
             for run in 0 ..< runs.count { accumulate(run * runs.stride, run * runs.stride + runs.length) }
         }
-        UnsafeMutableRawPointer(r0).storeBytes(of: final(c00, lower, upper, finish), as: Half.self)
-        UnsafeMutableRawPointer(r0 + 8).storeBytes(of: final(c01, lower, upper, finish), as: Half.self)
-        UnsafeMutableRawPointer(r1).storeBytes(of: final(c10, lower, upper, finish), as: Half.self)
-        UnsafeMutableRawPointer(r1 + 8).storeBytes(of: final(c11, lower, upper, finish), as: Half.self)
-        UnsafeMutableRawPointer(r2).storeBytes(of: final(c20, lower, upper, finish), as: Half.self)
-        UnsafeMutableRawPointer(r2 + 8).storeBytes(of: final(c21, lower, upper, finish), as: Half.self)
-        UnsafeMutableRawPointer(r3).storeBytes(of: final(c30, lower, upper, finish), as: Half.self)
-        UnsafeMutableRawPointer(r3 + 8).storeBytes(of: final(c31, lower, upper, finish), as: Half.self)
+        UnsafeMutableRawPointer(r0).storeBytes(of: FloatTiles.final(c00, lower, upper, finish), as: Half.self)
+        UnsafeMutableRawPointer(r0 + 8).storeBytes(of: FloatTiles.final(c01, lower, upper, finish), as: Half.self)
+        UnsafeMutableRawPointer(r1).storeBytes(of: FloatTiles.final(c10, lower, upper, finish), as: Half.self)
+        UnsafeMutableRawPointer(r1 + 8).storeBytes(of: FloatTiles.final(c11, lower, upper, finish), as: Half.self)
+        UnsafeMutableRawPointer(r2).storeBytes(of: FloatTiles.final(c20, lower, upper, finish), as: Half.self)
+        UnsafeMutableRawPointer(r2 + 8).storeBytes(of: FloatTiles.final(c21, lower, upper, finish), as: Half.self)
+        UnsafeMutableRawPointer(r3).storeBytes(of: FloatTiles.final(c30, lower, upper, finish), as: Half.self)
+        UnsafeMutableRawPointer(r3 + 8).storeBytes(of: FloatTiles.final(c31, lower, upper, finish), as: Half.self)
         if count > 4 {
-            UnsafeMutableRawPointer(r4).storeBytes(of: final(c40, lower, upper, finish), as: Half.self)
-            UnsafeMutableRawPointer(r4 + 8).storeBytes(of: final(c41, lower, upper, finish), as: Half.self)
-            UnsafeMutableRawPointer(r5).storeBytes(of: final(c50, lower, upper, finish), as: Half.self)
-            UnsafeMutableRawPointer(r5 + 8).storeBytes(of: final(c51, lower, upper, finish), as: Half.self)
+            UnsafeMutableRawPointer(r4).storeBytes(of: FloatTiles.final(c40, lower, upper, finish), as: Half.self)
+            UnsafeMutableRawPointer(r4 + 8).storeBytes(of: FloatTiles.final(c41, lower, upper, finish), as: Half.self)
+            UnsafeMutableRawPointer(r5).storeBytes(of: FloatTiles.final(c50, lower, upper, finish), as: Half.self)
+            UnsafeMutableRawPointer(r5 + 8).storeBytes(of: FloatTiles.final(c51, lower, upper, finish), as: Half.self)
         }
     }
     #endif
 
-    /// The 7 × 8 micro-kernel (`SIMD8`, half-width registers), for an 8-column block.
-    @inline(never)
-    static func tile7x8(rows: Int, runs: Runs, a: UnsafePointer<Float>, lda: Int, packed: UnsafeRawPointer,
-                        bias: UnsafeRawPointer, lower: Float, upper: Float, c: UnsafeMutablePointer<Float>, ldc: Int,
-                        resume: Bool, finish: Bool) {
-        let (a0, a1, a2, a3, a4, a5, a6) = rowPointers(a, stride: lda, count: rows)
-        let (r0, r1, r2, r3, r4, r5, r6) = rowPointers(c, stride: ldc, count: rows)
-        let bias0 = bias.loadUnaligned(as: Half.self)
-        var c0 = initial(bias0, r0, resume), c1 = initial(bias0, r1, resume), c2 = initial(bias0, r2, resume)
-        var c3 = initial(bias0, r3, resume), c4 = initial(bias0, r4, resume), c5 = initial(bias0, r5, resume)
-        var c6 = initial(bias0, r6, resume)
-        var w = packed
-        @inline(always)
-        func accumulate(_ start: Int, _ end: Int) {
-            for p in start ..< end {
-                let w0 = w.loadUnaligned(as: Half.self)
-                w += 32
-                c0 = c0.addingProduct(Half(repeating: a0[p]), w0)
-                c1 = c1.addingProduct(Half(repeating: a1[p]), w0)
-                c2 = c2.addingProduct(Half(repeating: a2[p]), w0)
-                c3 = c3.addingProduct(Half(repeating: a3[p]), w0)
-                c4 = c4.addingProduct(Half(repeating: a4[p]), w0)
-                c5 = c5.addingProduct(Half(repeating: a5[p]), w0)
-                c6 = c6.addingProduct(Half(repeating: a6[p]), w0)
-            }
-        }
-        if runs.count == 1 {
-            accumulate(0, runs.length)
-        } else {
-            for run in 0 ..< runs.count { accumulate(run * runs.stride, run * runs.stride + runs.length) }
-        }
-        UnsafeMutableRawPointer(r0).storeBytes(of: final(c0, lower, upper, finish), as: Half.self)
-        UnsafeMutableRawPointer(r1).storeBytes(of: final(c1, lower, upper, finish), as: Half.self)
-        UnsafeMutableRawPointer(r2).storeBytes(of: final(c2, lower, upper, finish), as: Half.self)
-        UnsafeMutableRawPointer(r3).storeBytes(of: final(c3, lower, upper, finish), as: Half.self)
-        UnsafeMutableRawPointer(r4).storeBytes(of: final(c4, lower, upper, finish), as: Half.self)
-        UnsafeMutableRawPointer(r5).storeBytes(of: final(c5, lower, upper, finish), as: Half.self)
-        UnsafeMutableRawPointer(r6).storeBytes(of: final(c6, lower, upper, finish), as: Half.self)
-    }
 
     /// Plain scalar `C = clamp(A · Wᵀ + bias, range)` on the unpacked filter: the oracle for `multiply`.
     static func reference(m: Int, n: Int, k: Int, a: UnsafePointer<Float>, lda: Int, weights: UnsafePointer<Float>,

@@ -5,7 +5,7 @@
 import Microkernels
 
 extension IntegerGEMM {
-    #if SWIFTLITE_AVX512VNNI || SWIFTLITE_AVX512VNNI_AT_RUN_TIME
+    #if SWIFTLITE_AVX512VNNI || SWIFTLITE_RUN_TIME_TIERS
     /// The packed panels as the `.avx512vnni` kernels read them.
     private var vnniProduct: VNNIProduct {
         vnniProduct(panels: 0 ..< panelCount)
