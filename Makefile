@@ -16,6 +16,13 @@ bench:
 	swift build -c release --product swiftlite
 	.build/release/swiftlite bench ../shared/models/perf/mobilenet_v2_1.0_224_f32.tflite
 
+# The default build under qemu-user as an AVX2 machine (names the demo cat) and as a CPU without
+# AVX2 (a clear error, not SIGILL), then the golden suites on the AVX2 tier (scripts/check-portable.sh).
+.PHONY: check-portable
+check-portable:
+	@scripts/install-system-packages.sh
+	scripts/check-portable.sh
+
 # An app that depends on a local tag of this repository with `from:` builds and classifies the
 # demo photo (passes once Package.swift is at swift-tools-version 6.2).
 .PHONY: check-dependency

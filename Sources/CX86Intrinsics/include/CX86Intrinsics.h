@@ -61,6 +61,11 @@ static inline int swiftlite_cpu_runs_cascadelake_code(void) {
 #if defined(__x86_64__) && defined(__AVX2__)
 #include <immintrin.h>
 
+// The wrappers pass 64-byte vectors, whose calling convention differs with and without AVX-512
+// (clang's -Wpsabi). Every wrapper is always inlined, so no call with either convention remains.
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-Wpsabi"
+
 #define SWIFTLITE_INLINE static inline __attribute__((always_inline))
 
 typedef int32_t swiftlite_i32x8 __attribute__((vector_size(32)));
@@ -273,5 +278,6 @@ SWIFTLITE_INLINE swiftlite_i32x16 swiftlite_requantize_wide(swiftlite_i32x16 x, 
 #endif
 
 #undef SWIFTLITE_INLINE
+#pragma clang diagnostic pop
 
 #endif
