@@ -58,13 +58,13 @@ static inline int swiftlite_cpu_runs_cascadelake_code(void) {
 }
 #endif
 
-#if defined(__x86_64__) && defined(__AVX2__)
-#include <immintrin.h>
-
 // The wrappers pass 64-byte vectors, whose calling convention differs with and without AVX-512
 // (clang's -Wpsabi). Every wrapper is always inlined, so no call with either convention remains.
 #pragma clang diagnostic push
 #pragma clang diagnostic ignored "-Wpsabi"
+
+#if defined(__x86_64__) && defined(__AVX2__)
+#include <immintrin.h>
 
 #define SWIFTLITE_INLINE static inline __attribute__((always_inline))
 

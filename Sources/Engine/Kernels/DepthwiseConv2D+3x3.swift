@@ -1,4 +1,5 @@
-import Microkernels
+import FloatKernels
+import FloatKernelsAVX512
 
 /// The 3×3 depthwise micro-kernels of `DepthwiseConv2DFloat32` (MobileNet's windows: stride 1 or 2
 /// across, no dilation): the pixels whose window lies inside the input across, eight or four at a
@@ -6,30 +7,28 @@ import Microkernels
 /// edges, whose taps outside the input read a row of zeros. `convolve` chooses between them.
 extension DepthwiseConv2DFloat32 {
     /// The pixels of `count` whose windows lie inside the input across, at stride 1: groups of 16
-    /// channels from `firstGroup` (`FloatDepthwiseRows.inside3x3Body`), in the Microkernels
-    /// module's AVX-512 copy where it runs, else in the engine's own.
-    @inline(never)
+    /// channels from `firstGroup` (`FloatDepthwiseRows`), in `FloatKernelsAVX512`'s copy where
+    /// it runs, else in `FloatKernels`'.
     func inside3x3Stride1(_ rows: Rows, _ out: UnsafeMutablePointer<Float>, count: Int, groups: Int, firstGroup: Int) {
         let taps = packedTaps!.pointer + firstGroup * 10 * Lanes.scalarCount, c = geometry.outputChannels
         if FloatGEMM.wide {
-            FloatDepthwiseRows.inside3x3Stride1(rows, out, count: count, groups: groups, channels: c, taps: taps,
-                                                lower: range.lowerBound, upper: range.upperBound)
+            FloatKernelsAVX512.FloatDepthwiseRows.inside3x3Stride1(rows, out, count: count, groups: groups, channels: c, taps: taps,
+                                                                  lower: range.lowerBound, upper: range.upperBound)
         } else {
-            FloatDepthwiseRows.inside3x3Body(stride: 1, rows, out, count: count, groups: groups, channels: c, taps: taps,
-                                             lower: range.lowerBound, upper: range.upperBound)
+            FloatKernels.FloatDepthwiseRows.inside3x3Stride1(rows, out, count: count, groups: groups, channels: c, taps: taps,
+                                                            lower: range.lowerBound, upper: range.upperBound)
         }
     }
 
     /// `inside3x3Stride1` at stride 2 across.
-    @inline(never)
     func inside3x3Stride2(_ rows: Rows, _ out: UnsafeMutablePointer<Float>, count: Int, groups: Int, firstGroup: Int) {
         let taps = packedTaps!.pointer + firstGroup * 10 * Lanes.scalarCount, c = geometry.outputChannels
         if FloatGEMM.wide {
-            FloatDepthwiseRows.inside3x3Stride2(rows, out, count: count, groups: groups, channels: c, taps: taps,
-                                                lower: range.lowerBound, upper: range.upperBound)
+            FloatKernelsAVX512.FloatDepthwiseRows.inside3x3Stride2(rows, out, count: count, groups: groups, channels: c, taps: taps,
+                                                                  lower: range.lowerBound, upper: range.upperBound)
         } else {
-            FloatDepthwiseRows.inside3x3Body(stride: 2, rows, out, count: count, groups: groups, channels: c, taps: taps,
-                                             lower: range.lowerBound, upper: range.upperBound)
+            FloatKernels.FloatDepthwiseRows.inside3x3Stride2(rows, out, count: count, groups: groups, channels: c, taps: taps,
+                                                            lower: range.lowerBound, upper: range.upperBound)
         }
     }
 

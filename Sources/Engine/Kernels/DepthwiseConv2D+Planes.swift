@@ -1,3 +1,6 @@
+import FloatKernels
+import FloatKernelsAVX512
+
 /// The float depthwise path of `DepthwiseConv2DFloat32` for 5×5 windows without dilation at
 /// stride 1 or 2 across (EfficientNet-Lite's).
 ///
@@ -74,6 +77,7 @@ extension DepthwiseConv2DFloat32 {
             (start + right).initialize(repeating: 0, count: planes.rowFloats - right)
         }
         let pixels = planes.pixels, kernel = planes.kernel
+        let pixelBytes = c * MemoryLayout<Float>.stride, lower = range.lowerBound, upper = range.upperBound
         var group = channels.lowerBound / lanes
         while group * lanes < vectorEnd {
             let count = min(planes.groups, vectorEnd / lanes - group)
@@ -97,7 +101,7 @@ extension DepthwiseConv2DFloat32 {
                         x = min(x, g.outputWidth - pixels)
                         let rows = Window(ring: UnsafeRawPointer(plane + x * g.strideWidth * lanes),
                                           rowBytes: planes.slotFloats * MemoryLayout<Float>.stride, firstSlot: first % k, taps: taps)
-                        kernel(self, rows, filter, UnsafeMutableRawPointer(dst + x * c))
+                        kernel(rows.ring, rows.rowBytes, rows.firstSlot, rows.taps, filter, UnsafeMutableRawPointer(dst + x * c), pixelBytes, lower, upper)
                         x += pixels
                     }
                 }
@@ -139,13 +143,7 @@ extension DepthwiseConv2DFloat32 {
 
     /// Pixels per step: eight accumulators of 16 lanes fit AVX-512's 32 registers, but would
     /// spill out of AVX2's 16 `ymm` (two each) and NEON's 32 `q` (four each).
-    static var widest: Int {
-        #if SWIFTLITE_AVX512
-        8
-        #else
-        4
-        #endif
-    }
+    static var widest: Int { FloatGEMM.wide ? 8 : 4 }
 
     /// Pixels per step for rows of `width` output pixels: the fewest steps of at most `widest`,
     /// as equal as they go (the last step moves back to end at the row's end: 14 pixels go 7 + 7,
@@ -155,89 +153,12 @@ extension DepthwiseConv2DFloat32 {
         return (width + steps - 1) / steps
     }
 
-    typealias RowKernel = @Sendable (DepthwiseConv2DFloat32, Window, UnsafeRawPointer, UnsafeMutableRawPointer) -> Void
+    typealias RowKernel = FloatKernels.FloatDepthwiseRows.PlaneRow
 
-    /// The micro-kernel for a stride across and a number of pixels per step (chosen at prepare).
+    /// The micro-kernel for a stride across and a number of pixels per step (chosen at prepare):
+    /// `FloatKernelsAVX512`'s where it runs, else `FloatKernels`'.
     private static func rowKernel(stride: Int, pixels: Int) -> RowKernel {
-        switch pixels {
-        case 8: rowKernel(stride: stride, Eight.self)
-        case 7: rowKernel(stride: stride, Seven.self)
-        case 6: rowKernel(stride: stride, Six.self)
-        case 5: rowKernel(stride: stride, Five.self)
-        case 4: rowKernel(stride: stride, Four.self)
-        case 3: rowKernel(stride: stride, Three.self)
-        case 2: rowKernel(stride: stride, Two.self)
-        default: rowKernel(stride: stride, One.self)
-        }
-    }
-
-    private static func rowKernel<P: PixelCount>(stride: Int, _: P.Type) -> RowKernel {
-        if stride == 1 { return { kernel, rows, filter, dst in kernel.pixels5x5Stride1(P.self, rows, filter, dst) } }
-        return { kernel, rows, filter, dst in kernel.pixels5x5Stride2(P.self, rows, filter, dst) }
-    }
-
-    @inline(never)
-    private func pixels5x5Stride1<P: PixelCount>(_: P.Type, _ rows: Window, _ filter: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer) {
-        pixels(size: 5, stride: 1, count: P.value, rows, filter, dst)
-    }
-
-    @inline(never)
-    private func pixels5x5Stride2<P: PixelCount>(_: P.Type, _ rows: Window, _ filter: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer) {
-        pixels(size: 5, stride: 2, count: P.value, rows, filter, dst)
-    }
-
-    /// `count` (1 to 8) adjacent output pixels of one group of 16 channels: `filter` is the
-    /// group's packed bias and taps, `dst` the first pixel's output. `size`, `stride` and `count`
-    /// are constants in each specialisation, so the unused accumulators fold away.
-    @inline(__always)
-    private func pixels(size k: Int, stride s: Int, count p: Int, _ rows: Window, _ filter: UnsafeRawPointer,
-                        _ dst: UnsafeMutableRawPointer) {
-        let vector = MemoryLayout<Lanes>.stride
-        let b = filter.loadUnaligned(as: Lanes.self)
-        var a0 = b, a1 = b, a2 = b, a3 = b, a4 = b, a5 = b, a6 = b, a7 = b
-        var slot = rows.firstSlot
-        for ky in rows.taps {
-            let row = rows.ring + slot * rows.rowBytes
-            let taps = filter + (1 + ky * k) * vector
-            /// Filter row `ky`'s taps for pixel `j`: the same input vectors recur across pixels
-            /// (at stride 1, pixel `j`'s tap `kx + 1` is pixel `j + 1`'s tap `kx`) and load once.
-            @inline(__always)
-            func add(_ a: inout Lanes, _ j: Int) {
-                for kx in 0 ..< k {
-                    a = a.addingProduct(row.loadUnaligned(fromByteOffset: (j * s + kx) * vector, as: Lanes.self),
-                                        taps.loadUnaligned(fromByteOffset: kx * vector, as: Lanes.self))
-                }
-            }
-            add(&a0, 0)
-            if p > 1 { add(&a1, 1) }
-            if p > 2 { add(&a2, 2) }
-            if p > 3 { add(&a3, 3) }
-            if p > 4 { add(&a4, 4) }
-            if p > 5 { add(&a5, 5) }
-            if p > 6 { add(&a6, 6) }
-            if p > 7 { add(&a7, 7) }
-            slot = slot + 1 == k ? 0 : slot + 1
-        }
-        let lower = range.lowerBound, upper = range.upperBound
-        let pixel = geometry.outputChannels * MemoryLayout<Float>.stride
-        dst.storeBytes(of: FloatGEMM.clamp(a0, lower, upper), as: Lanes.self)
-        if p > 1 { dst.storeBytes(of: FloatGEMM.clamp(a1, lower, upper), toByteOffset: pixel, as: Lanes.self) }
-        if p > 2 { dst.storeBytes(of: FloatGEMM.clamp(a2, lower, upper), toByteOffset: 2 * pixel, as: Lanes.self) }
-        if p > 3 { dst.storeBytes(of: FloatGEMM.clamp(a3, lower, upper), toByteOffset: 3 * pixel, as: Lanes.self) }
-        if p > 4 { dst.storeBytes(of: FloatGEMM.clamp(a4, lower, upper), toByteOffset: 4 * pixel, as: Lanes.self) }
-        if p > 5 { dst.storeBytes(of: FloatGEMM.clamp(a5, lower, upper), toByteOffset: 5 * pixel, as: Lanes.self) }
-        if p > 6 { dst.storeBytes(of: FloatGEMM.clamp(a6, lower, upper), toByteOffset: 6 * pixel, as: Lanes.self) }
-        if p > 7 { dst.storeBytes(of: FloatGEMM.clamp(a7, lower, upper), toByteOffset: 7 * pixel, as: Lanes.self) }
+        FloatGEMM.wide ? FloatKernelsAVX512.FloatDepthwiseRows.planeRow5x5(stride: stride, pixels: pixels)
+            : FloatKernels.FloatDepthwiseRows.planeRow5x5(stride: stride, pixels: pixels)
     }
 }
-
-/// A number of pixels per step, as a type, so that each count gets its own specialisation.
-protocol PixelCount: SendableMetatype { static var value: Int { get } }
-enum One: PixelCount { static var value: Int { 1 } }
-enum Two: PixelCount { static var value: Int { 2 } }
-enum Three: PixelCount { static var value: Int { 3 } }
-enum Four: PixelCount { static var value: Int { 4 } }
-enum Five: PixelCount { static var value: Int { 5 } }
-enum Six: PixelCount { static var value: Int { 6 } }
-enum Seven: PixelCount { static var value: Int { 7 } }
-enum Eight: PixelCount { static var value: Int { 8 } }

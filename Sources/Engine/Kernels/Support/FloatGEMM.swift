@@ -1,5 +1,6 @@
 import CX86Intrinsics
-import Microkernels
+import FloatKernels
+import FloatKernelsAVX512
 
 /// Float32 matrix product for convolutions: `C[m×n] = clamp(A[m×k] · Wᵀ + bias)`, where `W[n×k]`
 /// is a filter in TFLite's layout (one row of `k` weights per output channel), packed at prepare time.
@@ -43,12 +44,11 @@ import Microkernels
 ///
 /// `reference` is the plain scalar definition that the tests hold `multiply` to.
 enum FloatGEMM {
-    typealias Lanes = FloatTiles.Lanes
-    typealias Half = FloatTiles.Half
-    typealias Runs = FloatRuns
+    typealias Lanes = SIMD16<Float>
+    typealias Half = SIMD8<Float>
 
     /// Whether this machine runs the AVX-512 tiles (7 × 32, 32 `zmm` registers) of the
-    /// Microkernels module; otherwise the engine's own tiles for its target run. Fixed for the
+    /// `FloatKernelsAVX512` module; otherwise `FloatKernels`, compiled for the build's floor. Fixed for the
     /// process: weights packed at prepare are laid out for it.
     static let wide: Bool = KernelSelection.runsAVX512
 
@@ -85,6 +85,15 @@ enum FloatGEMM {
     static func blockWidth(remaining: Int) -> Int {
         if wide { return remaining > 16 ? 32 : remaining > 8 ? 16 : 8 }
         return remaining > 8 ? 16 : 8
+    }
+
+    /// Where the `k` values of one row of `A` lie: `count` runs of `length` adjacent floats, the
+    /// runs `stride` floats apart (a convolution's filter rows in its input).
+    struct Runs {
+        var count: Int, length: Int, stride: Int
+
+        /// All `k` values adjacent: a plain row-major matrix.
+        static func contiguous(_ k: Int) -> Runs { Runs(count: 1, length: k, stride: 0) }
     }
 
     /// `W` and the bias in the layout `multiply` reads; immutable, so shareable across sessions.
@@ -183,22 +192,40 @@ enum FloatGEMM {
                             let a = a + row * lda + depth
                             let target = blockColumns == width ? c + row * ldc + column : edge.baseAddress!
                             let targetStride = blockColumns == width ? ldc : width
+                            let (runCount, runLength, runStride) = (sliceRuns.count, sliceRuns.length, sliceRuns.stride)
                             switch (width, wideTiles) {
                             case (32, _):
-                                FloatTiles.tile7x32(rows: rows, runs: sliceRuns, a: a, lda: lda, packed: slicePacked, bias: bias, lower: lower,
-                                                    upper: upper, c: target, ldc: targetStride, resume: resume, finish: finish)
+                                FloatKernelsAVX512.FloatTiles.tile7x32(
+                                    rows: rows, runCount: runCount, runLength: runLength, runStride: runStride, a: a, lda: lda,
+                                    packed: slicePacked, bias: bias, lower: lower, upper: upper, c: target, ldc: targetStride,
+                                    resume: resume, finish: finish)
                             case (16, true):
-                                FloatTiles.tile7x16(rows: rows, runs: sliceRuns, a: a, lda: lda, packed: slicePacked, bias: bias, lower: lower,
-                                                    upper: upper, c: target, ldc: targetStride, resume: resume, finish: finish)
+                                FloatKernelsAVX512.FloatTiles.tile7x16(
+                                    rows: rows, runCount: runCount, runLength: runLength, runStride: runStride, a: a, lda: lda,
+                                    packed: slicePacked, bias: bias, lower: lower, upper: upper, c: target, ldc: targetStride,
+                                    resume: resume, finish: finish)
                             case (16, false):
-                                tile16(rows: rows, runs: sliceRuns, a: a, lda: lda, packed: slicePacked, bias: bias, lower: lower,
-                                       upper: upper, c: target, ldc: targetStride, resume: resume, finish: finish)
+                                #if SWIFTLITE_AVX2
+                                FloatKernels.FloatTiles.tile6x16(
+                                    rows: rows, runCount: runCount, runLength: runLength, runStride: runStride, a: a, lda: lda,
+                                    packed: slicePacked, bias: bias, lower: lower, upper: upper, c: target, ldc: targetStride,
+                                    resume: resume, finish: finish)
+                                #else
+                                FloatKernels.FloatTiles.tile7x16(
+                                    rows: rows, runCount: runCount, runLength: runLength, runStride: runStride, a: a, lda: lda,
+                                    packed: slicePacked, bias: bias, lower: lower, upper: upper, c: target, ldc: targetStride,
+                                    resume: resume, finish: finish)
+                                #endif
                             case (_, true):
-                                FloatTiles.tile7x8(rows: rows, runs: sliceRuns, a: a, lda: lda, packed: slicePacked, bias: bias, lower: lower,
-                                                   upper: upper, c: target, ldc: targetStride, resume: resume, finish: finish)
+                                FloatKernelsAVX512.FloatTiles.tile7x8(
+                                    rows: rows, runCount: runCount, runLength: runLength, runStride: runStride, a: a, lda: lda,
+                                    packed: slicePacked, bias: bias, lower: lower, upper: upper, c: target, ldc: targetStride,
+                                    resume: resume, finish: finish)
                             case (_, false):
-                                tile7x8(rows: rows, runs: sliceRuns, a: a, lda: lda, packed: slicePacked, bias: bias, lower: lower,
-                                        upper: upper, c: target, ldc: targetStride, resume: resume, finish: finish)
+                                FloatKernels.FloatTiles.tile7x8(
+                                    rows: rows, runCount: runCount, runLength: runLength, runStride: runStride, a: a, lda: lda,
+                                    packed: slicePacked, bias: bias, lower: lower, upper: upper, c: target, ldc: targetStride,
+                                    resume: resume, finish: finish)
                             }
                             if blockColumns < width {
                                 for r in 0 ..< rows { (c + (row + r) * ldc + column).update(from: edge.baseAddress! + r * width, count: blockColumns) }
@@ -214,107 +241,23 @@ enum FloatGEMM {
         }
     }
 
-    // The engine's own tiles, compiled for its target: used where the AVX-512 tiles do not run.
-
-    /// `x` limited to `lower...upper` (see `FloatTiles.clamp`).
+    /// `x` limited to `lower...upper`, for the engine's float kernels. (`SIMD.clamped` compiles to
+    /// per-lane scalar code; masked replacement against broadcast bounds becomes `vmaxps`/`vminps`.)
     @inline(always)
-    static func clamp(_ x: Lanes, _ lower: Float, _ upper: Float) -> Lanes { FloatTiles.clamp(x, lower, upper) }
-
-    @inline(always)
-    static func clamp(_ x: Half, _ lower: Float, _ upper: Float) -> Half { FloatTiles.clamp(x, lower, upper) }
-
-    /// A 16-column block: 6 × 16 on AVX2 (`tile6x16`), 7 × 16 elsewhere.
-    @inline(never)
-    static func tile16(rows: Int, runs: Runs, a: UnsafePointer<Float>, lda: Int, packed: UnsafeRawPointer,
-                       bias: UnsafeRawPointer, lower: Float, upper: Float, c: UnsafeMutablePointer<Float>, ldc: Int,
-                       resume: Bool, finish: Bool) {
-        #if SWIFTLITE_AVX2
-        if rows > 4 {
-            band16(6, rows: rows, runs: runs, a: a, lda: lda, packed: packed, bias: bias, lower: lower, upper: upper, c: c, ldc: ldc, resume: resume, finish: finish)
-        } else {
-            band16(4, rows: rows, runs: runs, a: a, lda: lda, packed: packed, bias: bias, lower: lower, upper: upper, c: c, ldc: ldc, resume: resume, finish: finish)
-        }
-        #else
-        FloatTiles.tile7x16Body(rows: rows, runs: runs, a: a, lda: lda, packed: packed, bias: bias, lower: lower, upper: upper,
-                                c: c, ldc: ldc, resume: resume, finish: finish)
-        #endif
+    static func clamp(_ x: Lanes, _ lower: Float, _ upper: Float) -> Lanes {
+        var x = x
+        x.replace(with: Lanes(repeating: lower), where: x .< Lanes(repeating: lower))
+        x.replace(with: Lanes(repeating: upper), where: x .> Lanes(repeating: upper))
+        return x
     }
 
-    /// An 8-column block (`SIMD8`, half-width registers).
-    @inline(never)
-    static func tile7x8(rows: Int, runs: Runs, a: UnsafePointer<Float>, lda: Int, packed: UnsafeRawPointer,
-                        bias: UnsafeRawPointer, lower: Float, upper: Float, c: UnsafeMutablePointer<Float>, ldc: Int,
-                        resume: Bool, finish: Bool) {
-        FloatTiles.tile7x8Body(rows: rows, runs: runs, a: a, lda: lda, packed: packed, bias: bias, lower: lower, upper: upper,
-                               c: c, ldc: ldc, resume: resume, finish: finish)
-    }
-
-    #if SWIFTLITE_AVX2
-    /// The AVX2 kernel for a 16-column block is 6 rows (`tileRows`), or 4 when at most 4 remain.
-    ///
-    /// With 16 `ymm`, 7 × 16 needs 14 accumulators, two weight vectors and a broadcast, and LLVM
-    /// spills; a 3-row band's 6 accumulators cannot hide the FMA latency (4 cycles at 2 per cycle
-    /// wants 8 chains in flight). 6 × 16 keeps 12 chains and 15 registers. Every value of `C` is
-    /// still `bias + Σ_p` in order, one FMA per `p`, so the results do not depend on the tile shape.
-    /// `count` (4 or 6, a constant where inlined) rows × 16 columns in `Half` (`ymm`) vectors:
-    /// `2 · count` accumulators, two weight vectors and one broadcast, at most 15 of the 16
-    /// registers, so the loop is loads, `vbroadcastss` and `vfmadd231ps` only. Per `p`, 2 weight
-    /// loads and `count` broadcasts feed `2 · count` FMAs. Rows past `rows` (1 ... count)
-    /// repeat the last row.
     @inline(always)
-    static func band16(_ count: Int, rows: Int, runs: Runs, a: UnsafePointer<Float>, lda: Int, packed: UnsafeRawPointer,
-                       bias: UnsafeRawPointer, lower: Float, upper: Float, c: UnsafeMutablePointer<Float>, ldc: Int,
-                       resume: Bool, finish: Bool) {
-        let (a0, a1, a2, a3, a4, a5, _) = FloatTiles.rowPointers(a, stride: lda, count: rows)
-        let (r0, r1, r2, r3, r4, r5, _) = FloatTiles.rowPointers(c, stride: ldc, count: rows)
-        let bias0 = bias.loadUnaligned(as: Half.self), bias1 = bias.loadUnaligned(fromByteOffset: 32, as: Half.self)
-        var c00 = FloatTiles.initial(bias0, r0, resume), c01 = FloatTiles.initial(bias1, r0 + 8, resume)
-        var c10 = FloatTiles.initial(bias0, r1, resume), c11 = FloatTiles.initial(bias1, r1 + 8, resume)
-        var c20 = FloatTiles.initial(bias0, r2, resume), c21 = FloatTiles.initial(bias1, r2 + 8, resume)
-        var c30 = FloatTiles.initial(bias0, r3, resume), c31 = FloatTiles.initial(bias1, r3 + 8, resume)
-        var c40 = count > 4 ? FloatTiles.initial(bias0, r4, resume) : bias0, c41 = count > 4 ? FloatTiles.initial(bias1, r4 + 8, resume) : bias1
-        var c50 = count > 4 ? FloatTiles.initial(bias0, r5, resume) : bias0, c51 = count > 4 ? FloatTiles.initial(bias1, r5 + 8, resume) : bias1
-        var w = packed
-        @inline(always)
-        func accumulate(_ start: Int, _ end: Int) {
-            for p in start ..< end {
-                let w0 = w.loadUnaligned(as: Half.self), w1 = w.loadUnaligned(fromByteOffset: 32, as: Half.self)
-                w += 64
-                let x0 = Half(repeating: a0[p]), x1 = Half(repeating: a1[p])
-                c00 = c00.addingProduct(x0, w0); c01 = c01.addingProduct(x0, w1)
-                c10 = c10.addingProduct(x1, w0); c11 = c11.addingProduct(x1, w1)
-                let x2 = Half(repeating: a2[p]), x3 = Half(repeating: a3[p])
-                c20 = c20.addingProduct(x2, w0); c21 = c21.addingProduct(x2, w1)
-                c30 = c30.addingProduct(x3, w0); c31 = c31.addingProduct(x3, w1)
-                if count > 4 {
-                    let x4 = Half(repeating: a4[p]), x5 = Half(repeating: a5[p])
-                    c40 = c40.addingProduct(x4, w0); c41 = c41.addingProduct(x4, w1)
-                    c50 = c50.addingProduct(x5, w0); c51 = c51.addingProduct(x5, w1)
-                }
-            }
-        }
-        if runs.count == 1 {
-            accumulate(0, runs.length)
-        } else {
-            for run in 0 ..< runs.count { accumulate(run * runs.stride, run * runs.stride + runs.length) }
-        }
-        UnsafeMutableRawPointer(r0).storeBytes(of: FloatTiles.final(c00, lower, upper, finish), as: Half.self)
-        UnsafeMutableRawPointer(r0 + 8).storeBytes(of: FloatTiles.final(c01, lower, upper, finish), as: Half.self)
-        UnsafeMutableRawPointer(r1).storeBytes(of: FloatTiles.final(c10, lower, upper, finish), as: Half.self)
-        UnsafeMutableRawPointer(r1 + 8).storeBytes(of: FloatTiles.final(c11, lower, upper, finish), as: Half.self)
-        UnsafeMutableRawPointer(r2).storeBytes(of: FloatTiles.final(c20, lower, upper, finish), as: Half.self)
-        UnsafeMutableRawPointer(r2 + 8).storeBytes(of: FloatTiles.final(c21, lower, upper, finish), as: Half.self)
-        UnsafeMutableRawPointer(r3).storeBytes(of: FloatTiles.final(c30, lower, upper, finish), as: Half.self)
-        UnsafeMutableRawPointer(r3 + 8).storeBytes(of: FloatTiles.final(c31, lower, upper, finish), as: Half.self)
-        if count > 4 {
-            UnsafeMutableRawPointer(r4).storeBytes(of: FloatTiles.final(c40, lower, upper, finish), as: Half.self)
-            UnsafeMutableRawPointer(r4 + 8).storeBytes(of: FloatTiles.final(c41, lower, upper, finish), as: Half.self)
-            UnsafeMutableRawPointer(r5).storeBytes(of: FloatTiles.final(c50, lower, upper, finish), as: Half.self)
-            UnsafeMutableRawPointer(r5 + 8).storeBytes(of: FloatTiles.final(c51, lower, upper, finish), as: Half.self)
-        }
+    static func clamp(_ x: Half, _ lower: Float, _ upper: Float) -> Half {
+        var x = x
+        x.replace(with: Half(repeating: lower), where: x .< Half(repeating: lower))
+        x.replace(with: Half(repeating: upper), where: x .> Half(repeating: upper))
+        return x
     }
-    #endif
-
 
     /// Plain scalar `C = clamp(A · Wᵀ + bias, range)` on the unpacked filter: the oracle for `multiply`.
     static func reference(m: Int, n: Int, k: Int, a: UnsafePointer<Float>, lda: Int, weights: UnsafePointer<Float>,

@@ -1,42 +1,32 @@
-/// Where the `k` values of one row of a float product's `A` lie: `count` runs of `length` adjacent
-/// floats, the runs `stride` floats apart (a convolution's filter rows in its input).
-public struct FloatRuns: Sendable {
-    public var count: Int, length: Int, stride: Int
-
-    public init(count: Int, length: Int, stride: Int) {
-        self.count = count
-        self.length = length
-        self.stride = stride
-    }
-
-    /// All `k` values adjacent: a plain row-major matrix.
-    public static func contiguous(_ k: Int) -> FloatRuns { FloatRuns(count: 1, length: k, stride: 0) }
-}
-
 /// The float GEMM's micro-kernels (see `FloatGEMM` in the engine for the layout they read).
 ///
-/// Each kernel is written once, as a body emitted into whichever module calls it and compiled for
-/// that module's CPU: `tile7x32`, `tile7x16` and `tile7x8` below are this module's own copies
-/// (AVX-512 on x86-64, called only where `RunTimeCPU.runsAVX512Kernels`), and the engine compiles
-/// the same bodies again for its AVX2 floor. Every value of `C` is the bias (or the partial sum
-/// a previous pass stored), then one FMA per step of `k` in order, so a tile's shape or width
-/// never changes a result.
+/// This file is compiled twice (see Package.swift): as `FloatKernels` for the build's floor (AVX2
+/// on x86-64) and as `FloatKernelsAVX512`, which the engine calls only where
+/// `RunTimeCPU.runsAVX512Kernels`. A row of `A` is `runCount` runs of `runLength` adjacent
+/// floats, `runStride` apart. Every value of `C` is the bias (or the partial sum a previous pass
+/// stored), then one FMA per step of `k` in order, so a tile's shape or width never changes a
+/// result.
 public enum FloatTiles {
-    public typealias Lanes = SIMD16<Float>
-    public typealias Half = SIMD8<Float>
+    typealias Lanes = SIMD16<Float>
+    typealias Half = SIMD8<Float>
+
+    /// Where the `k` values of one row of `A` lie: `count` runs of `length` adjacent floats.
+    struct Runs {
+        var count: Int, length: Int, stride: Int
+    }
 
     /// `x` limited to `lower...upper`. (`SIMD.clamped` compiles to per-lane scalar code; masked
     /// replacement against broadcast bounds becomes `vmaxps`/`vminps`.)
-    @_alwaysEmitIntoClient @inline(always)
-    public static func clamp(_ x: Lanes, _ lower: Float, _ upper: Float) -> Lanes {
+    @inline(always)
+    static func clamp(_ x: Lanes, _ lower: Float, _ upper: Float) -> Lanes {
         var x = x
         x.replace(with: Lanes(repeating: lower), where: x .< Lanes(repeating: lower))
         x.replace(with: Lanes(repeating: upper), where: x .> Lanes(repeating: upper))
         return x
     }
 
-    @_alwaysEmitIntoClient @inline(always)
-    public static func clamp(_ x: Half, _ lower: Float, _ upper: Float) -> Half {
+    @inline(always)
+    static func clamp(_ x: Half, _ lower: Float, _ upper: Float) -> Half {
         var x = x
         x.replace(with: Half(repeating: lower), where: x .< Half(repeating: lower))
         x.replace(with: Half(repeating: upper), where: x .> Half(repeating: upper))
@@ -45,58 +35,74 @@ public enum FloatTiles {
 
     /// A tile's accumulator at the start of a pass: the bias, or (`resume`) the partial sum the
     /// previous slice of `k` left in C at `row`.
-    @_alwaysEmitIntoClient @inline(always)
-    public static func initial<V: SIMD>(_ bias: V, _ row: UnsafeMutablePointer<Float>, _ resume: Bool) -> V where V.Scalar == Float {
+    @inline(always)
+    static func initial<V: SIMD>(_ bias: V, _ row: UnsafeMutablePointer<Float>, _ resume: Bool) -> V where V.Scalar == Float {
         resume ? UnsafeRawPointer(row).loadUnaligned(as: V.self) : bias
     }
 
     /// What a pass stores: the clamped result after the last slice of `k` (`finish`), else the partial sum.
-    @_alwaysEmitIntoClient @inline(always)
-    public static func final(_ x: Lanes, _ lower: Float, _ upper: Float, _ finish: Bool) -> Lanes { finish ? clamp(x, lower, upper) : x }
+    @inline(always)
+    static func final(_ x: Lanes, _ lower: Float, _ upper: Float, _ finish: Bool) -> Lanes { finish ? clamp(x, lower, upper) : x }
 
-    @_alwaysEmitIntoClient @inline(always)
-    public static func final(_ x: Half, _ lower: Float, _ upper: Float, _ finish: Bool) -> Half { finish ? clamp(x, lower, upper) : x }
+    @inline(always)
+    static func final(_ x: Half, _ lower: Float, _ upper: Float, _ finish: Bool) -> Half { finish ? clamp(x, lower, upper) : x }
 
     /// The first row of a tile at `first` and the next six `stride` apart; rows past `count` (1...7)
     /// repeat the last one, so a short tile recomputes and stores that row's values again.
-    @_alwaysEmitIntoClient @inline(always)
-    public static func rowPointers<P: Strideable>(_ first: P, stride: P.Stride, count: Int) -> (P, P, P, P, P, P, P) {
+    @inline(always)
+    static func rowPointers<P: Strideable>(_ first: P, stride: P.Stride, count: Int) -> (P, P, P, P, P, P, P) {
         let p1 = count > 1 ? first.advanced(by: stride) : first, p2 = count > 2 ? p1.advanced(by: stride) : p1
         let p3 = count > 3 ? p2.advanced(by: stride) : p2, p4 = count > 4 ? p3.advanced(by: stride) : p3
         let p5 = count > 5 ? p4.advanced(by: stride) : p4, p6 = count > 6 ? p5.advanced(by: stride) : p5
         return (first, p1, p2, p3, p4, p5, p6)
     }
 
-    /// The 7 × 32 tile, compiled for this module's CPU.
+    /// The 7 × 32 tile: 14 accumulators of 16 lanes (AVX-512's 32 `zmm` hold them).
     @inline(never)
-    public static func tile7x32(rows: Int, runs: FloatRuns, a: UnsafePointer<Float>, lda: Int, packed: UnsafeRawPointer,
-                                bias: UnsafeRawPointer, lower: Float, upper: Float, c: UnsafeMutablePointer<Float>, ldc: Int,
-                                resume: Bool, finish: Bool) {
-        tile7x32Body(rows: rows, runs: runs, a: a, lda: lda, packed: packed, bias: bias, lower: lower, upper: upper,
-                     c: c, ldc: ldc, resume: resume, finish: finish)
+    public static func tile7x32(rows: Int, runCount: Int, runLength: Int, runStride: Int, a: UnsafePointer<Float>, lda: Int,
+                              packed: UnsafeRawPointer, bias: UnsafeRawPointer, lower: Float, upper: Float,
+                              c: UnsafeMutablePointer<Float>, ldc: Int, resume: Bool, finish: Bool) {
+        tile7x32Body(rows: rows, runs: Runs(count: runCount, length: runLength, stride: runStride), a: a, lda: lda, packed: packed,
+            bias: bias, lower: lower, upper: upper, c: c, ldc: ldc, resume: resume, finish: finish)
     }
 
-    /// The 7 × 16 tile, compiled for this module's CPU.
+    /// The 7 × 16 tile, for a 16-column block.
     @inline(never)
-    public static func tile7x16(rows: Int, runs: FloatRuns, a: UnsafePointer<Float>, lda: Int, packed: UnsafeRawPointer,
-                                bias: UnsafeRawPointer, lower: Float, upper: Float, c: UnsafeMutablePointer<Float>, ldc: Int,
-                                resume: Bool, finish: Bool) {
-        tile7x16Body(rows: rows, runs: runs, a: a, lda: lda, packed: packed, bias: bias, lower: lower, upper: upper,
-                     c: c, ldc: ldc, resume: resume, finish: finish)
+    public static func tile7x16(rows: Int, runCount: Int, runLength: Int, runStride: Int, a: UnsafePointer<Float>, lda: Int,
+                              packed: UnsafeRawPointer, bias: UnsafeRawPointer, lower: Float, upper: Float,
+                              c: UnsafeMutablePointer<Float>, ldc: Int, resume: Bool, finish: Bool) {
+        tile7x16Body(rows: rows, runs: Runs(count: runCount, length: runLength, stride: runStride), a: a, lda: lda, packed: packed,
+            bias: bias, lower: lower, upper: upper, c: c, ldc: ldc, resume: resume, finish: finish)
     }
 
-    /// The 7 × 8 tile, compiled for this module's CPU.
+    /// The 6 × 16 tile of `SIMD8` halves, for a 16-column block on AVX2 (16 `ymm`): rows past 4
+    /// go through the 6-row band, at most 4 through the 4-row one.
     @inline(never)
-    public static func tile7x8(rows: Int, runs: FloatRuns, a: UnsafePointer<Float>, lda: Int, packed: UnsafeRawPointer,
-                               bias: UnsafeRawPointer, lower: Float, upper: Float, c: UnsafeMutablePointer<Float>, ldc: Int,
-                               resume: Bool, finish: Bool) {
-        tile7x8Body(rows: rows, runs: runs, a: a, lda: lda, packed: packed, bias: bias, lower: lower, upper: upper,
-                    c: c, ldc: ldc, resume: resume, finish: finish)
+    public static func tile6x16(rows: Int, runCount: Int, runLength: Int, runStride: Int, a: UnsafePointer<Float>, lda: Int,
+                              packed: UnsafeRawPointer, bias: UnsafeRawPointer, lower: Float, upper: Float,
+                              c: UnsafeMutablePointer<Float>, ldc: Int, resume: Bool, finish: Bool) {
+        let runs = Runs(count: runCount, length: runLength, stride: runStride)
+        if rows > 4 {
+            band16(6, rows: rows, runs: runs, a: a, lda: lda, packed: packed, bias: bias, lower: lower, upper: upper,
+                   c: c, ldc: ldc, resume: resume, finish: finish)
+        } else {
+            band16(4, rows: rows, runs: runs, a: a, lda: lda, packed: packed, bias: bias, lower: lower, upper: upper,
+                   c: c, ldc: ldc, resume: resume, finish: finish)
+        }
+    }
+
+    /// The 7 × 8 tile (`SIMD8`, half-width registers), for an 8-column block.
+    @inline(never)
+    public static func tile7x8(rows: Int, runCount: Int, runLength: Int, runStride: Int, a: UnsafePointer<Float>, lda: Int,
+                              packed: UnsafeRawPointer, bias: UnsafeRawPointer, lower: Float, upper: Float,
+                              c: UnsafeMutablePointer<Float>, ldc: Int, resume: Bool, finish: Bool) {
+        tile7x8Body(rows: rows, runs: Runs(count: runCount, length: runLength, stride: runStride), a: a, lda: lda, packed: packed,
+            bias: bias, lower: lower, upper: upper, c: c, ldc: ldc, resume: resume, finish: finish)
     }
 
     /// The 7 × 32 micro-kernel (see the type's documentation); rows past `rows` repeat the last row.
-    @_alwaysEmitIntoClient @inline(always)
-    public static func tile7x32Body(rows: Int, runs: FloatRuns, a: UnsafePointer<Float>, lda: Int, packed: UnsafeRawPointer,
+    @inline(always)
+    static func tile7x32Body(rows: Int, runs: Runs, a: UnsafePointer<Float>, lda: Int, packed: UnsafeRawPointer,
                          bias: UnsafeRawPointer, lower: Float, upper: Float, c: UnsafeMutablePointer<Float>, ldc: Int,
                          resume: Bool, finish: Bool) {
         let (a0, a1, a2, a3, a4, a5, a6) = rowPointers(a, stride: lda, count: rows)
@@ -146,8 +152,8 @@ public enum FloatTiles {
     }
 
     /// The 7 × 16 micro-kernel, for a 16-column block.
-    @_alwaysEmitIntoClient @inline(always)
-    public static func tile7x16Body(rows: Int, runs: FloatRuns, a: UnsafePointer<Float>, lda: Int, packed: UnsafeRawPointer,
+    @inline(always)
+    static func tile7x16Body(rows: Int, runs: Runs, a: UnsafePointer<Float>, lda: Int, packed: UnsafeRawPointer,
                          bias: UnsafeRawPointer, lower: Float, upper: Float, c: UnsafeMutablePointer<Float>, ldc: Int,
                          resume: Bool, finish: Bool) {
         let (a0, a1, a2, a3, a4, a5, a6) = rowPointers(a, stride: lda, count: rows)
@@ -186,8 +192,8 @@ public enum FloatTiles {
     }
 
     /// The 7 × 8 micro-kernel (`SIMD8`, half-width registers), for an 8-column block.
-    @_alwaysEmitIntoClient @inline(always)
-    public static func tile7x8Body(rows: Int, runs: FloatRuns, a: UnsafePointer<Float>, lda: Int, packed: UnsafeRawPointer,
+    @inline(always)
+    static func tile7x8Body(rows: Int, runs: Runs, a: UnsafePointer<Float>, lda: Int, packed: UnsafeRawPointer,
                         bias: UnsafeRawPointer, lower: Float, upper: Float, c: UnsafeMutablePointer<Float>, ldc: Int,
                         resume: Bool, finish: Bool) {
         let (a0, a1, a2, a3, a4, a5, a6) = rowPointers(a, stride: lda, count: rows)
@@ -223,5 +229,63 @@ public enum FloatTiles {
         UnsafeMutableRawPointer(r4).storeBytes(of: final(c4, lower, upper, finish), as: Half.self)
         UnsafeMutableRawPointer(r5).storeBytes(of: final(c5, lower, upper, finish), as: Half.self)
         UnsafeMutableRawPointer(r6).storeBytes(of: final(c6, lower, upper, finish), as: Half.self)
+    }
+
+    /// `count` (4 or 6, a constant where inlined) rows × 16 columns in `Half` (`ymm`) vectors:
+    /// `2 · count` accumulators, two weight vectors and one broadcast, at most 15 of the 16
+    /// registers, so the loop is loads, `vbroadcastss` and `vfmadd231ps` only. Per `p`, 2 weight
+    /// loads and `count` broadcasts feed `2 · count` FMAs. Rows past `rows` (1 ... count)
+    /// repeat the last row.
+    @inline(always)
+    static func band16(_ count: Int, rows: Int, runs: Runs, a: UnsafePointer<Float>, lda: Int, packed: UnsafeRawPointer,
+                       bias: UnsafeRawPointer, lower: Float, upper: Float, c: UnsafeMutablePointer<Float>, ldc: Int,
+                       resume: Bool, finish: Bool) {
+        let (a0, a1, a2, a3, a4, a5, _) = rowPointers(a, stride: lda, count: rows)
+        let (r0, r1, r2, r3, r4, r5, _) = rowPointers(c, stride: ldc, count: rows)
+        let bias0 = bias.loadUnaligned(as: Half.self), bias1 = bias.loadUnaligned(fromByteOffset: 32, as: Half.self)
+        var c00 = initial(bias0, r0, resume), c01 = initial(bias1, r0 + 8, resume)
+        var c10 = initial(bias0, r1, resume), c11 = initial(bias1, r1 + 8, resume)
+        var c20 = initial(bias0, r2, resume), c21 = initial(bias1, r2 + 8, resume)
+        var c30 = initial(bias0, r3, resume), c31 = initial(bias1, r3 + 8, resume)
+        var c40 = count > 4 ? initial(bias0, r4, resume) : bias0, c41 = count > 4 ? initial(bias1, r4 + 8, resume) : bias1
+        var c50 = count > 4 ? initial(bias0, r5, resume) : bias0, c51 = count > 4 ? initial(bias1, r5 + 8, resume) : bias1
+        var w = packed
+        @inline(always)
+        func accumulate(_ start: Int, _ end: Int) {
+            for p in start ..< end {
+                let w0 = w.loadUnaligned(as: Half.self), w1 = w.loadUnaligned(fromByteOffset: 32, as: Half.self)
+                w += 64
+                let x0 = Half(repeating: a0[p]), x1 = Half(repeating: a1[p])
+                c00 = c00.addingProduct(x0, w0); c01 = c01.addingProduct(x0, w1)
+                c10 = c10.addingProduct(x1, w0); c11 = c11.addingProduct(x1, w1)
+                let x2 = Half(repeating: a2[p]), x3 = Half(repeating: a3[p])
+                c20 = c20.addingProduct(x2, w0); c21 = c21.addingProduct(x2, w1)
+                c30 = c30.addingProduct(x3, w0); c31 = c31.addingProduct(x3, w1)
+                if count > 4 {
+                    let x4 = Half(repeating: a4[p]), x5 = Half(repeating: a5[p])
+                    c40 = c40.addingProduct(x4, w0); c41 = c41.addingProduct(x4, w1)
+                    c50 = c50.addingProduct(x5, w0); c51 = c51.addingProduct(x5, w1)
+                }
+            }
+        }
+        if runs.count == 1 {
+            accumulate(0, runs.length)
+        } else {
+            for run in 0 ..< runs.count { accumulate(run * runs.stride, run * runs.stride + runs.length) }
+        }
+        UnsafeMutableRawPointer(r0).storeBytes(of: final(c00, lower, upper, finish), as: Half.self)
+        UnsafeMutableRawPointer(r0 + 8).storeBytes(of: final(c01, lower, upper, finish), as: Half.self)
+        UnsafeMutableRawPointer(r1).storeBytes(of: final(c10, lower, upper, finish), as: Half.self)
+        UnsafeMutableRawPointer(r1 + 8).storeBytes(of: final(c11, lower, upper, finish), as: Half.self)
+        UnsafeMutableRawPointer(r2).storeBytes(of: final(c20, lower, upper, finish), as: Half.self)
+        UnsafeMutableRawPointer(r2 + 8).storeBytes(of: final(c21, lower, upper, finish), as: Half.self)
+        UnsafeMutableRawPointer(r3).storeBytes(of: final(c30, lower, upper, finish), as: Half.self)
+        UnsafeMutableRawPointer(r3 + 8).storeBytes(of: final(c31, lower, upper, finish), as: Half.self)
+        if count > 4 {
+            UnsafeMutableRawPointer(r4).storeBytes(of: final(c40, lower, upper, finish), as: Half.self)
+            UnsafeMutableRawPointer(r4 + 8).storeBytes(of: final(c41, lower, upper, finish), as: Half.self)
+            UnsafeMutableRawPointer(r5).storeBytes(of: final(c50, lower, upper, finish), as: Half.self)
+            UnsafeMutableRawPointer(r5 + 8).storeBytes(of: final(c51, lower, upper, finish), as: Half.self)
+        }
     }
 }

@@ -1,0 +1,1 @@
+../FloatKernels/FloatDepthwiseRows.swift
