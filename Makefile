@@ -1,5 +1,5 @@
 # The two commands of the README's Quick start. Both install missing system packages first.
-.PHONY: demo test bench fuzz sanitize
+.PHONY: demo test native bench fuzz sanitize
 
 demo:
 	@scripts/install-system-packages.sh
@@ -10,6 +10,13 @@ test:
 	@scripts/install-system-packages.sh
 	swift build
 	swift test --disable-swift-testing
+
+# Opt-in: a release build for this machine's own CPU only (kernels fixed at compile time; the
+# binary may not run on an older CPU), in its own scratch directory.
+native:
+	@scripts/install-system-packages.sh
+	SWIFTLITE_TARGET_CPU=$$(scripts/native-cpu.sh) swift build -c release --product swiftlite --scratch-path .build/native
+	@echo "built .build/native/release/swiftlite for $$(scripts/native-cpu.sh)"
 
 bench:
 	@scripts/install-system-packages.sh

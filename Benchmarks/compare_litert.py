@@ -1,6 +1,7 @@
 """Latency (and peak memory) of swiftlite next to LiteRT XNNPACK on the same machine, in the same run.
 
-    python Benchmarks/compare_litert.py [--memory | --allocations] [MODEL ...]
+    python Benchmarks/compare_litert.py [--memory | --allocations] [--markdown]
+                                        [--exe LABEL=PATH ...] [MODEL ...]
 
 For each model and for 1 and 2 threads: LiteRT with its default delegate (XNNPACK, num_threads=N)
 and `swiftlite bench --threads N` (release build), alternated for ROUNDS rounds (default 5) of RUNS
@@ -8,6 +9,12 @@ invocations each (default 20) on random inputs, so that machine noise (the machi
 both alike. Prints, per model and thread count, the median over rounds of each runner's per-round
 median, the spread of those medians (min-max), and the ratio swiftlite / XNNPACK with the spread
 of the per-round ratios.
+
+--exe LABEL=PATH (repeatable): time these swiftlite binaries instead of .build/release/swiftlite,
+all alternated with LiteRT in the same rounds (e.g. the default build and a native one); the table
+then has a ratio column per binary, and the last binary's time over the first's. NO_BUILD=1 skips
+the release build. --markdown prints the table as Markdown, headed by the machine, the date, the
+builds' kernels and the rounds, for docs/PERFORMANCE.md.
 
 --memory: instead, the peak resident memory each runner adds over its process baseline (one fresh
 process per model and runner: LiteRT loaded in Python after its imports, swiftlite after start-up;
@@ -71,8 +78,8 @@ def litert_round(interpreter, runs):
     return float(np.median(times))
 
 
-def swiftlite_round(path, threads, runs):
-    out = subprocess.run([EXE, "bench", path, "--runs", str(runs), "--warmup", "3", "--threads", str(threads), "--json"],
+def swiftlite_round(exe, path, threads, runs):
+    out = subprocess.run([exe, "bench", path, "--runs", str(runs), "--warmup", "3", "--threads", str(threads), "--json"],
                          check=True, capture_output=True, text=True).stdout
     return json.loads(out)["median_ms"]
 
@@ -81,32 +88,81 @@ def spread(values):
     return f"{min(values):.2f}-{max(values):.2f}"
 
 
-def latency(models):
-    print(f"{ROUNDS} rounds of {RUNS} invocations, runners alternated; ms = median of the per-round medians (min-max)")
-    out = subprocess.run([EXE, "bench", models[0], "--runs", "1", "--warmup", "0", "--json"],
-                         check=True, capture_output=True, text=True).stdout
-    kernels = json.loads(out)["kernels"]
-    print(f"swiftlite kernels: float {kernels['float']}, integer {kernels['integer']}")
-    print(f"{'model':36s} {'thr':>3s} {'LiteRT XNNPACK ms':>22s} {'swiftlite ms':>22s} {'ratio':>6s} {'ratio spread':>12s}")
+def cpu_name():
+    try:
+        for line in open("/proc/cpuinfo"):
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return "unknown CPU"
+
+
+def cpu_flags():
+    try:
+        for line in open("/proc/cpuinfo"):
+            if line.startswith("flags"):
+                flags = set(line.split(":", 1)[1].split())
+                return ", ".join(f for f in ["avx2", "fma", "avx512f", "avx512_vnni", "amx_int8"] if f in flags)
+    except OSError:
+        pass
+    return ""
+
+
+def latency(models, exes, markdown):
+    kernels = {}
+    for label, exe in exes:
+        out = subprocess.run([exe, "bench", models[0], "--runs", "1", "--warmup", "0", "--json"],
+                             check=True, capture_output=True, text=True).stdout
+        k = json.loads(out)["kernels"]
+        kernels[label] = f"float {k['float']}, integer {k['integer']}"
+    header = (f"{time.strftime('%Y-%m-%d')}, {cpu_name()} ({cpu_flags()}), {os.cpu_count()} cores; "
+              f"{ROUNDS} rounds of {RUNS} invocations, runners alternated; ms = median of the per-round medians (min-max)")
+    print(("" if not markdown else "") + header)
+    for label, k in kernels.items():
+        print(f"{'- ' if markdown else ''}{label}: kernels {k}")
+    labels = [label for label, _ in exes]
+    if markdown:
+        columns = ["model", "threads", "LiteRT XNNPACK ms"] + [f"{l} ms" for l in labels] + [f"{l} / XNNPACK" for l in labels]
+        if len(labels) > 1:
+            columns.append(f"{labels[-1]} / {labels[0]}")
+        print()
+        print("| " + " | ".join(columns) + " |")
+        print("|" + "---|" * len(columns))
+    else:
+        print(f"{'model':36s} {'thr':>3s} {'LiteRT XNNPACK ms':>22s} " + " ".join(f"{l + ' ms':>22s} {'ratio':>6s} {'spread':>11s}" for l in labels))
     summary = []
     for path in models:
         for threads in THREADS:
             interpreter = litert_interpreter(path, threads)
-            xnn, ours = [], []
+            xnn, ours = [], {label: [] for label in labels}
             for _ in range(ROUNDS):
                 xnn.append(litert_round(interpreter, RUNS))
-                ours.append(swiftlite_round(path, threads, RUNS))
+                for label, exe in exes:
+                    ours[label].append(swiftlite_round(exe, path, threads, RUNS))
             del interpreter
-            ratios = [o / x for o, x in zip(ours, xnn)]
-            mx, mo = float(np.median(xnn)), float(np.median(ours))
-            summary.append((os.path.basename(path), threads, mx, mo))
-            print(f"{os.path.basename(path):36s} {threads:3d} {mx:8.2f} ({spread(xnn):>11s}) {mo:8.2f} ({spread(ours):>11s}) "
-                  f"{mo / mx:5.2f}x {spread(ratios):>12s}", flush=True)
+            mx = float(np.median(xnn))
+            name = os.path.basename(path)
+            medians = {label: float(np.median(ours[label])) for label in labels}
+            ratios = {label: [o / x for o, x in zip(ours[label], xnn)] for label in labels}
+            summary.append((name, threads, mx, medians[labels[0]]))
+            if markdown:
+                cells = [name, str(threads), f"{mx:.2f} ({spread(xnn)})"]
+                cells += [f"{medians[l]:.2f} ({spread(ours[l])})" for l in labels]
+                cells += [f"{medians[l] / mx:.2f} ({spread(ratios[l])})" for l in labels]
+                if len(labels) > 1:
+                    pair = [b / a for a, b in zip(ours[labels[0]], ours[labels[-1]])]
+                    cells.append(f"{medians[labels[-1]] / medians[labels[0]]:.2f} ({spread(pair)})")
+                print("| " + " | ".join(cells) + " |", flush=True)
+            else:
+                line = f"{name:36s} {threads:3d} {mx:8.2f} ({spread(xnn):>11s}) "
+                line += " ".join(f"{medians[l]:8.2f} ({spread(ours[l]):>11s}) {medians[l] / mx:5.2f}x {spread(ratios[l]):>11s}" for l in labels)
+                print(line, flush=True)
     print("\nspeed-up from 1 to 2 threads (median ms ratio):")
     for name in dict.fromkeys(s[0] for s in summary):
         rows = {s[1]: s for s in summary if s[0] == name}
         if 1 in rows and 2 in rows:
-            print(f"  {name:36s} LiteRT XNNPACK {rows[1][2] / rows[2][2]:4.2f}x   swiftlite {rows[1][3] / rows[2][3]:4.2f}x")
+            print(f"  {name:36s} LiteRT XNNPACK {rows[1][2] / rows[2][2]:4.2f}x   {labels[0]} {rows[1][3] / rows[2][3]:4.2f}x")
 
 
 LITERT_MEMORY = r"""
@@ -193,11 +249,26 @@ def allocations(models):
 def main():
     args = sys.argv[1:]
     mode = next((a for a in args if a in ("--memory", "--allocations")), None)
-    args = [a for a in args if a not in ("--memory", "--allocations")]
-    if os.environ.get("NO_BUILD") is None:
+    markdown = "--markdown" in args
+    exes, rest, i = [], [], 0
+    while i < len(args):
+        if args[i] == "--exe" and i + 1 < len(args):
+            label, _, path = args[i + 1].partition("=")
+            exes.append((label, path or label))
+            i += 2
+            continue
+        if args[i] not in ("--memory", "--allocations", "--markdown"):
+            rest.append(args[i])
+        i += 1
+    if os.environ.get("NO_BUILD") is None and not exes:
         subprocess.run(["swift", "build", "-c", "release", "--product", "swiftlite"], cwd=ROOT, check=True)
-    models = args or DEFAULT_MODELS
-    {"--memory": memory, "--allocations": allocations}.get(mode, latency)(models)
+    models = rest or DEFAULT_MODELS
+    if mode == "--memory":
+        memory(models)
+    elif mode == "--allocations":
+        allocations(models)
+    else:
+        latency(models, exes or [("swiftlite", EXE)], markdown)
 
 
 if __name__ == "__main__":
