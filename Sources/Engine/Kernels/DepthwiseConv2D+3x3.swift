@@ -1,5 +1,5 @@
-import FloatKernels
-import FloatKernelsAVX512
+import SIMDKernels
+import SIMDKernelsAVX512
 
 /// The 3×3 depthwise micro-kernels of `DepthwiseConv2DFloat32` (MobileNet's windows: stride 1 or 2
 /// across, no dilation): the pixels whose window lies inside the input across, eight or four at a
@@ -7,15 +7,15 @@ import FloatKernelsAVX512
 /// edges, whose taps outside the input read a row of zeros. `convolve` chooses between them.
 extension DepthwiseConv2DFloat32 {
     /// The pixels of `count` whose windows lie inside the input across, at stride 1: groups of 16
-    /// channels from `firstGroup` (`FloatDepthwiseRows`), in `FloatKernelsAVX512`'s copy where
-    /// it runs, else in `FloatKernels`'.
+    /// channels from `firstGroup` (`FloatDepthwiseRows`), in `SIMDKernelsAVX512`'s copy where
+    /// it runs, else in `SIMDKernels`'.
     func inside3x3Stride1(_ rows: Rows, _ out: UnsafeMutablePointer<Float>, count: Int, groups: Int, firstGroup: Int) {
         let taps = packedTaps!.pointer + firstGroup * 10 * Lanes.scalarCount, c = geometry.outputChannels
         if FloatGEMM.wide {
-            FloatKernelsAVX512.FloatDepthwiseRows.inside3x3Stride1(rows, out, count: count, groups: groups, channels: c, taps: taps,
+            SIMDKernelsAVX512.FloatDepthwiseRows.inside3x3Stride1(rows, out, count: count, groups: groups, channels: c, taps: taps,
                                                                   lower: range.lowerBound, upper: range.upperBound)
         } else {
-            FloatKernels.FloatDepthwiseRows.inside3x3Stride1(rows, out, count: count, groups: groups, channels: c, taps: taps,
+            SIMDKernels.FloatDepthwiseRows.inside3x3Stride1(rows, out, count: count, groups: groups, channels: c, taps: taps,
                                                             lower: range.lowerBound, upper: range.upperBound)
         }
     }
@@ -24,10 +24,10 @@ extension DepthwiseConv2DFloat32 {
     func inside3x3Stride2(_ rows: Rows, _ out: UnsafeMutablePointer<Float>, count: Int, groups: Int, firstGroup: Int) {
         let taps = packedTaps!.pointer + firstGroup * 10 * Lanes.scalarCount, c = geometry.outputChannels
         if FloatGEMM.wide {
-            FloatKernelsAVX512.FloatDepthwiseRows.inside3x3Stride2(rows, out, count: count, groups: groups, channels: c, taps: taps,
+            SIMDKernelsAVX512.FloatDepthwiseRows.inside3x3Stride2(rows, out, count: count, groups: groups, channels: c, taps: taps,
                                                                   lower: range.lowerBound, upper: range.upperBound)
         } else {
-            FloatKernels.FloatDepthwiseRows.inside3x3Stride2(rows, out, count: count, groups: groups, channels: c, taps: taps,
+            SIMDKernels.FloatDepthwiseRows.inside3x3Stride2(rows, out, count: count, groups: groups, channels: c, taps: taps,
                                                             lower: range.lowerBound, upper: range.upperBound)
         }
     }

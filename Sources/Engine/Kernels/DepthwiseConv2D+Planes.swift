@@ -1,5 +1,5 @@
-import FloatKernels
-import FloatKernelsAVX512
+import SIMDKernels
+import SIMDKernelsAVX512
 
 /// The float depthwise path of `DepthwiseConv2DFloat32` for 5×5 windows without dilation at
 /// stride 1 or 2 across (EfficientNet-Lite's).
@@ -153,12 +153,12 @@ extension DepthwiseConv2DFloat32 {
         return (width + steps - 1) / steps
     }
 
-    typealias RowKernel = FloatKernels.FloatDepthwiseRows.PlaneRow
+    typealias RowKernel = SIMDKernels.FloatDepthwiseRows.PlaneRow
 
     /// The micro-kernel for a stride across and a number of pixels per step (chosen at prepare):
-    /// `FloatKernelsAVX512`'s where it runs, else `FloatKernels`'.
+    /// `SIMDKernelsAVX512`'s where it runs, else `SIMDKernels`'.
     private static func rowKernel(stride: Int, pixels: Int) -> RowKernel {
-        FloatGEMM.wide ? FloatKernelsAVX512.FloatDepthwiseRows.planeRow5x5(stride: stride, pixels: pixels)
-            : FloatKernels.FloatDepthwiseRows.planeRow5x5(stride: stride, pixels: pixels)
+        FloatGEMM.wide ? SIMDKernelsAVX512.FloatDepthwiseRows.planeRow5x5(stride: stride, pixels: pixels)
+            : SIMDKernels.FloatDepthwiseRows.planeRow5x5(stride: stride, pixels: pixels)
     }
 }

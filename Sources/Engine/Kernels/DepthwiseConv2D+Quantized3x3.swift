@@ -1,6 +1,8 @@
 #if SWIFTLITE_AVX512VNNI || SWIFTLITE_AVX2
 import CX86Intrinsics
 import Microkernels
+import SIMDKernels
+import SIMDKernelsAVX512
 
 /// Int8 per-channel DEPTHWISE_CONV_2D with a 3×3 or a 5×5 filter (AVX-512 VNNI or AVX2),
 /// depth multiplier 1: byte-identical to `reference_integer_ops::DepthwiseConvPerChannel` (and to
@@ -197,123 +199,27 @@ struct DepthwiseConv2DInt8TapRows: TiledKernel {
         }
     }
 
-    /// Tap row `py`: for each output column and each channel of `channels` (whole groups of
-    /// 16), the encoded bytes of the three taps (of the five, in two quads).
-    @inline(never)
+    /// Tap row `py` of `channels` (whole groups of 16) into `row`: `SIMDKernelsAVX512`'s builder
+    /// where the AVX-512 kernels run, else `SIMDKernels`'.
     private func buildTapRow(_ image: UnsafePointer<UInt8>, paddedRow py: Int, channels range: Range<Int>,
                              into row: UnsafeMutablePointer<UInt32>) {
-        if filterSize == 5 { return buildTapRow5(image, paddedRow: py, channels: range, into: row) }
         let g = geometry
-        let cp = paddedChannels, channels = g.inputChannels
-        let encode = SIMD16<UInt32>(repeating: 0x0080_8080)
-        let iy = py - g.padTop
-        guard iy >= 0, iy < g.inputHeight else {
-            let fill = SIMD16<UInt32>(repeating: UInt32(inputZeroPoint) * 0x0001_0101) ^ encode
-            let raw = UnsafeMutableRawPointer(row)
-            for ox in 0 ..< g.outputWidth {
-                for c in stride(from: range.lowerBound, to: range.upperBound, by: 16) {
-                    raw.storeBytes(of: fill, toByteOffset: (ox * cp + c) * 4, as: SIMD16<UInt32>.self)
-                }
-            }
-            return
+        let shape = (inputHeight: g.inputHeight, inputWidth: g.inputWidth, channels: g.inputChannels, outputWidth: g.outputWidth,
+                     padTop: g.padTop, padLeft: g.padLeft, stride: g.strideWidth, dilation: g.dilationWidth)
+        switch (filterSize, KernelSelection.runsAVX512) {
+        case (5, true):
+            SIMDKernelsAVX512.DepthwiseTapRows.build5(image, paddedRow: py, channels: range, shape: shape, paddedChannels: paddedChannels,
+                                                     zeroPoint: inputZeroPoint, into: row)
+        case (5, false):
+            SIMDKernels.DepthwiseTapRows.build5(image, paddedRow: py, channels: range, shape: shape, paddedChannels: paddedChannels,
+                                               zeroPoint: inputZeroPoint, into: row)
+        case (_, true):
+            SIMDKernelsAVX512.DepthwiseTapRows.build3(image, paddedRow: py, channels: range, shape: shape, paddedChannels: paddedChannels,
+                                                     zeroPoint: inputZeroPoint, into: row)
+        case (_, false):
+            SIMDKernels.DepthwiseTapRows.build3(image, paddedRow: py, channels: range, shape: shape, paddedChannels: paddedChannels,
+                                               zeroPoint: inputZeroPoint, into: row)
         }
-        let source = UnsafeRawPointer(image + iy * g.inputWidth * channels)
-        let zero = SIMD16<UInt32>(repeating: UInt32(inputZeroPoint))
-        let destination = UnsafeMutableRawPointer(row)
-        let sw = g.strideWidth, dw = g.dilationWidth
-        // Output columns whose three taps are all inside the input: `interior`.
-        let first = min(g.outputWidth, (g.padLeft + sw - 1) / sw)
-        let last = max(first, min(g.outputWidth, (g.inputWidth - 1 - 2 * dw + g.padLeft) / sw + 1))
-        let interior = first ..< (g.inputWidth - 1 - 2 * dw + g.padLeft < 0 ? first : last)
-        var c = range.lowerBound
-        while c < range.upperBound {
-            let count = channels - c
-            @inline(always)
-            func column(_ ix: Int) -> SIMD16<UInt32> { load(source + ix * channels + c, count: count) }
-            @inline(always)
-            func store(_ t0: SIMD16<UInt32>, _ t1: SIMD16<UInt32>, _ t2: SIMD16<UInt32>, _ ox: Int) {
-                destination.storeBytes(of: (t0 | (t1 &<< 8) | (t2 &<< 16)) ^ encode, toByteOffset: (ox &* cp &+ c) &* 4,
-                                       as: SIMD16<UInt32>.self)
-            }
-            // Columns with taps in the padding.
-            @inline(always)
-            func border(_ columns: Range<Int>) {
-                for ox in columns {
-                    let x0 = ox * sw - g.padLeft
-                    @inline(always)
-                    func tap(_ ix: Int) -> SIMD16<UInt32> { ix >= 0 && ix < g.inputWidth ? column(ix) : zero }
-                    store(tap(x0), tap(x0 + dw), tap(x0 + 2 * dw), ox)
-                }
-            }
-            border(0 ..< interior.lowerBound)
-            border(interior.upperBound ..< g.outputWidth)
-            if !interior.isEmpty {
-                let x0 = interior.lowerBound * sw - g.padLeft
-                if sw == 1 && dw == 1 {
-                    // Each loaded column is the third, second and first tap of consecutive outputs.
-                    var t0 = column(x0), t1 = column(x0 + 1)
-                    for ox in interior {
-                        let t2 = column(ox &+ 1 &- g.padLeft &+ 1)
-                        store(t0, t1, t2, ox)
-                        t0 = t1
-                        t1 = t2
-                    }
-                } else if sw == 2 && dw == 1 {
-                    // The third tap of one output is the first of the next.
-                    var t0 = column(x0)
-                    for ox in interior {
-                        let ix = ox &* 2 &- g.padLeft
-                        let t2 = column(ix &+ 2)
-                        store(t0, column(ix &+ 1), t2, ox)
-                        t0 = t2
-                    }
-                } else {
-                    for ox in interior {
-                        let ix = ox &* sw &- g.padLeft
-                        store(column(ix), column(ix &+ dw), column(ix &+ 2 &* dw), ox)
-                    }
-                }
-            }
-            c += 16
-        }
-    }
-
-    /// `buildTapRow` for a 5×5 filter: column `ox`'s quads `(t₀, t₁, t₂, t₃)` and `(t₄, 0, 0, 0)`,
-    /// each tap the input byte encoded `x + 128` (the zero point where the window leaves the
-    /// input), the zero bytes left zero (their weights are zero).
-    private func buildTapRow5(_ image: UnsafePointer<UInt8>, paddedRow py: Int, channels range: Range<Int>,
-                              into row: UnsafeMutablePointer<UInt32>) {
-        let g = geometry
-        let cp = paddedChannels, channels = g.inputChannels
-        let iy = py - g.padTop
-        let destination = UnsafeMutableRawPointer(row)
-        let zero = SIMD16<UInt32>(repeating: UInt32(inputZeroPoint))
-        let sw = g.strideWidth, dw = g.dilationWidth
-        let source = UnsafeRawPointer(image + max(0, min(iy, g.inputHeight - 1)) * g.inputWidth * channels)
-        let rowInside = iy >= 0 && iy < g.inputHeight
-        var c = range.lowerBound
-        while c < range.upperBound {
-            let count = channels - c
-            for ox in 0 ..< g.outputWidth {
-                let x0 = ox * sw - g.padLeft
-                @inline(always)
-                func tap(_ kx: Int) -> SIMD16<UInt32> {
-                    let ix = x0 + kx * dw
-                    return rowInside && ix >= 0 && ix < g.inputWidth ? load(source + ix * channels + c, count: count) : zero
-                }
-                let first = (tap(0) | tap(1) &<< 8 | tap(2) &<< 16 | tap(3) &<< 24) ^ SIMD16(repeating: 0x8080_8080)
-                let second = tap(4) ^ SIMD16(repeating: 0x80)
-                destination.storeBytes(of: first, toByteOffset: (2 * ox * cp + c) * 4, as: SIMD16<UInt32>.self)
-                destination.storeBytes(of: second, toByteOffset: ((2 * ox + 1) * cp + c) * 4, as: SIMD16<UInt32>.self)
-            }
-            c += 16
-        }
-    }
-
-    /// Sixteen bytes zero-extended to 32-bit lanes; only the first `count` are read when fewer.
-    @inline(always)
-    private func load(_ p: UnsafeRawPointer, count: Int) -> SIMD16<UInt32> {
-        unsafeBitCast(swiftlite_load_widened_bytes(p, count), to: SIMD16<UInt32>.self)
     }
 
     /// One output row from its tap rows (five; a 3×3 filter reads the first three), sixteen

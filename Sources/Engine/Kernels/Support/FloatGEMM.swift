@@ -1,6 +1,6 @@
 import CX86Intrinsics
-import FloatKernels
-import FloatKernelsAVX512
+import SIMDKernels
+import SIMDKernelsAVX512
 
 /// Float32 matrix product for convolutions: `C[m×n] = clamp(A[m×k] · Wᵀ + bias)`, where `W[n×k]`
 /// is a filter in TFLite's layout (one row of `k` weights per output channel), packed at prepare time.
@@ -48,7 +48,7 @@ enum FloatGEMM {
     typealias Half = SIMD8<Float>
 
     /// Whether this machine runs the AVX-512 tiles (7 × 32, 32 `zmm` registers) of the
-    /// `FloatKernelsAVX512` module; otherwise `FloatKernels`, compiled for the build's floor. Fixed for the
+    /// `SIMDKernelsAVX512` module; otherwise `SIMDKernels`, compiled for the build's floor. Fixed for the
     /// process: weights packed at prepare are laid out for it.
     static let wide: Bool = KernelSelection.runsAVX512
 
@@ -195,34 +195,34 @@ enum FloatGEMM {
                             let (runCount, runLength, runStride) = (sliceRuns.count, sliceRuns.length, sliceRuns.stride)
                             switch (width, wideTiles) {
                             case (32, _):
-                                FloatKernelsAVX512.FloatTiles.tile7x32(
+                                SIMDKernelsAVX512.FloatTiles.tile7x32(
                                     rows: rows, runCount: runCount, runLength: runLength, runStride: runStride, a: a, lda: lda,
                                     packed: slicePacked, bias: bias, lower: lower, upper: upper, c: target, ldc: targetStride,
                                     resume: resume, finish: finish)
                             case (16, true):
-                                FloatKernelsAVX512.FloatTiles.tile7x16(
+                                SIMDKernelsAVX512.FloatTiles.tile7x16(
                                     rows: rows, runCount: runCount, runLength: runLength, runStride: runStride, a: a, lda: lda,
                                     packed: slicePacked, bias: bias, lower: lower, upper: upper, c: target, ldc: targetStride,
                                     resume: resume, finish: finish)
                             case (16, false):
                                 #if SWIFTLITE_AVX2
-                                FloatKernels.FloatTiles.tile6x16(
+                                SIMDKernels.FloatTiles.tile6x16(
                                     rows: rows, runCount: runCount, runLength: runLength, runStride: runStride, a: a, lda: lda,
                                     packed: slicePacked, bias: bias, lower: lower, upper: upper, c: target, ldc: targetStride,
                                     resume: resume, finish: finish)
                                 #else
-                                FloatKernels.FloatTiles.tile7x16(
+                                SIMDKernels.FloatTiles.tile7x16(
                                     rows: rows, runCount: runCount, runLength: runLength, runStride: runStride, a: a, lda: lda,
                                     packed: slicePacked, bias: bias, lower: lower, upper: upper, c: target, ldc: targetStride,
                                     resume: resume, finish: finish)
                                 #endif
                             case (_, true):
-                                FloatKernelsAVX512.FloatTiles.tile7x8(
+                                SIMDKernelsAVX512.FloatTiles.tile7x8(
                                     rows: rows, runCount: runCount, runLength: runLength, runStride: runStride, a: a, lda: lda,
                                     packed: slicePacked, bias: bias, lower: lower, upper: upper, c: target, ldc: targetStride,
                                     resume: resume, finish: finish)
                             case (_, false):
-                                FloatKernels.FloatTiles.tile7x8(
+                                SIMDKernels.FloatTiles.tile7x8(
                                     rows: rows, runCount: runCount, runLength: runLength, runStride: runStride, a: a, lda: lda,
                                     packed: slicePacked, bias: bias, lower: lower, upper: upper, c: target, ldc: targetStride,
                                     resume: resume, finish: finish)

@@ -1,8 +1,8 @@
 /// The float 3×3 depthwise rows of the engine's `DepthwiseConv2DFloat32` (MobileNet's windows:
 /// stride 1 or 2 across, no dilation), for the pixels whose window lies inside the input across.
 ///
-/// Compiled twice, like `FloatTiles`: as `FloatKernels` for the build's floor and as
-/// `FloatKernelsAVX512`. The taps of a pixel are summed in the same order in every copy, so the
+/// Compiled twice, like `FloatTiles`: as `SIMDKernels` for the build's floor and as
+/// `SIMDKernelsAVX512`. The taps of a pixel are summed in the same order in every copy, so the
 /// tiers give the same bytes.
 public enum FloatDepthwiseRows {
     typealias Lanes = SIMD16<Float>

@@ -1,7 +1,7 @@
 /// The float GEMM's micro-kernels (see `FloatGEMM` in the engine for the layout they read).
 ///
-/// This file is compiled twice (see Package.swift): as `FloatKernels` for the build's floor (AVX2
-/// on x86-64) and as `FloatKernelsAVX512`, which the engine calls only where
+/// This file is compiled twice (see Package.swift): as `SIMDKernels` for the build's floor (AVX2
+/// on x86-64) and as `SIMDKernelsAVX512`, which the engine calls only where
 /// `RunTimeCPU.runsAVX512Kernels`. A row of `A` is `runCount` runs of `runLength` adjacent
 /// floats, `runStride` apart. Every value of `C` is the bias (or the partial sum a previous pass
 /// stored), then one FMA per step of `k` in order, so a tile's shape or width never changes a

@@ -1,1 +1,0 @@
-../FloatKernels/FloatDepthwiseRows.swift
