@@ -1,6 +1,6 @@
 import Microkernels
-#if SWIFTLITE_AVX512VNNI
-import CX86Intrinsics
+#if SWIFTLITE_AVX2
+import SIMDKernelsAVX512
 #endif
 
 extension Add {
@@ -142,8 +142,9 @@ struct AdditiveQuantizedKernel<T: FixedWidthInteger & Sendable>: PartitionedKern
     ///
     /// Every lane computes what the tables hold: `(x − zp) << 20` is within ±2^28 and the sum of
     /// two rescaled operands within ±2^29, so neither product is Int32.min × Int32.min and the
-    /// non-saturating `roundingDoublingHighMul` gives the saturating helper's result. AVX-512
-    /// VNNI builds take `wide` where it is set: the same values, a third fewer instructions.
+    /// non-saturating `roundingDoublingHighMul` gives the saturating helper's result. Where the
+    /// AVX-512 kernels run, `wide` (when set) takes the one-shift form in `SIMDKernelsAVX512`: the
+    /// same values, a third fewer instructions.
     @_specialize(where T == Int8)
     @_specialize(where T == UInt8)
     func elementwise(_ x: UnsafePointer<T>, _ y: UnsafePointer<T>, _ z: UnsafeMutablePointer<T>, count: Int) {
@@ -162,28 +163,17 @@ struct AdditiveQuantizedKernel<T: FixedWidthInteger & Sendable>: PartitionedKern
         let negate = SIMD16<Int32>(repeating: subtract ? -1 : 0)
         let end = count & ~15
         var i = 0
-        #if SWIFTLITE_AVX512VNNI
-        if let wide {
-            @inline(always)
-            func rescaled(_ x: SIMD16<Int32>, _ r: ChannelRequantization) -> SIMD16<Int32> {
-                swiftlite_requantize_wide(x, UnsafeRawPointer(r.multipliers.pointer), UnsafeRawPointer(r.wide.unsafelyUnwrapped.pointer))
+        #if SWIFTLITE_AVX2
+        // The one-shift form runs where its constants were built: only where the AVX-512 module runs.
+        if let wide, KernelSelection.runsAVX512 {
+            func stage(_ r: ChannelRequantization) -> SIMDKernelsAVX512.QuantizedAddition.Stage {
+                (UnsafeRawPointer(r.multipliers.pointer), UnsafeRawPointer(r.wide.unsafelyUnwrapped.pointer))
             }
-            @inline(always)
-            func operand(_ d: SIMD16<Int32>, _ r: ChannelRequantization?) -> SIMD16<Int32> {
-                guard let r else { return d &<< (shift - 1) }
-                return rescaled(d &<< shift, r)
-            }
-            while i < end {
-                let u = T.isSigned ? widened(a.loadUnaligned(fromByteOffset: i, as: SIMD16<Int8>.self))
-                                   : widened(a.loadUnaligned(fromByteOffset: i, as: SIMD16<UInt8>.self))
-                let v = T.isSigned ? widened(b.loadUnaligned(fromByteOffset: i, as: SIMD16<Int8>.self))
-                                   : widened(b.loadUnaligned(fromByteOffset: i, as: SIMD16<UInt8>.self))
-                let su = operand(u &- lhsOffset, wide.lhs)
-                let sv = operand(v &- rhsOffset, wide.rhs)
-                let q = rescaled(su &+ ((sv ^ negate) &- negate), wide.output) &+ outOffset
-                storeLowBytes(q.replacing(with: low, where: q .< low).replacing(with: high, where: q .> high), to: out + i, count: 16)
-                i &+= 16
-            }
+            SIMDKernelsAVX512.QuantizedAddition.elementwise(
+                signed: T.isSigned, a, b, out, count: end, zeroPoints: (lhsZeroPoint, rhsZeroPoint, outputZeroPoint), leftShift: shift,
+                lhs: wide.lhs.map(stage), rhs: wide.rhs.map(stage), output: stage(wide.output), subtract: subtract,
+                lower: range.lowerBound, upper: range.upperBound)
+            i = end
         }
         #endif
         while i < end {
