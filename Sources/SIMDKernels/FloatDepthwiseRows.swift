@@ -210,6 +210,90 @@ public enum FloatDepthwiseRows {
     }
 }
 
+extension FloatDepthwiseRows {
+    /// A general window's geometry: the input's height and width, the channels, the filter's
+    /// height and width, the strides, the dilations, and the padding above and to the left.
+    public typealias WindowShape = (inputHeight: Int, inputWidth: Int, channels: Int, filterHeight: Int, filterWidth: Int,
+                                    strideHeight: Int, strideWidth: Int, dilationHeight: Int, dilationWidth: Int,
+                                    padTop: Int, padLeft: Int)
+
+    /// `insideWindows` for eight pixels.
+    @inline(never)
+    public static func insideWindows8(_ source: UnsafePointer<Float>, _ rowOut: UnsafeMutablePointer<Float>, oy: Int, ox: Int,
+                                      channels: Range<Int>, shape: WindowShape, weights: UnsafePointer<Float>,
+                                      bias: UnsafePointer<Float>, lower: Float, upper: Float) {
+        insideWindows(pixels: 8, source, rowOut, oy: oy, ox: ox, channels: channels, shape: shape, weights: weights, bias: bias,
+                      lower: lower, upper: upper)
+    }
+
+    /// `insideWindows` for four pixels.
+    @inline(never)
+    public static func insideWindows4(_ source: UnsafePointer<Float>, _ rowOut: UnsafeMutablePointer<Float>, oy: Int, ox: Int,
+                                      channels: Range<Int>, shape: WindowShape, weights: UnsafePointer<Float>,
+                                      bias: UnsafePointer<Float>, lower: Float, upper: Float) {
+        insideWindows(pixels: 4, source, rowOut, oy: oy, ox: ox, channels: channels, shape: shape, weights: weights, bias: bias,
+                      lower: lower, upper: upper)
+    }
+
+    /// Output pixels `ox ..< ox + pixels` of row `oy` (`rowOut` is that row's output) of the
+    /// engine's general float depthwise path (`convolveWindows`), whose windows lie inside the
+    /// input across, whole groups of 16 channels `channels`. `pixels` (8 or
+    /// 4) is a constant at each call site, so the unused accumulators and their branches fold away. `weights` are
+    /// `[filterHeight][filterWidth][channels]`, `bias` one per channel.
+    @inline(always)
+    static func insideWindows(pixels: Int, _ source: UnsafePointer<Float>, _ rowOut: UnsafeMutablePointer<Float>,
+                              oy: Int, ox: Int, channels: Range<Int>, shape g: WindowShape,
+                              weights: UnsafePointer<Float>, bias: UnsafePointer<Float>, lower: Float, upper: Float) {
+        let c = g.channels
+        let floatSize = MemoryLayout<Float>.stride
+        let yOrigin = oy * g.strideHeight - g.padTop, xOrigin = ox * g.strideWidth - g.padLeft
+        // Filter rows that land inside the input (the same clipping as `convolvePixel`).
+        let kyStart = max(0, (-yOrigin + g.dilationHeight - 1) / g.dilationHeight)
+        let kyEnd = min(g.filterHeight, (g.inputHeight - yOrigin + g.dilationHeight - 1) / g.dilationHeight)
+        let input = UnsafeRawPointer(source), filter = UnsafeRawPointer(weights), biases = UnsafeRawPointer(bias)
+        let step = g.strideWidth * c * floatSize, tapStep = g.dilationWidth * c * floatSize, pixel = c * floatSize
+        let dst = UnsafeMutableRawPointer(rowOut + ox * c)
+        var ch = channels.lowerBound
+        while ch < channels.upperBound {
+            let b = biases.loadUnaligned(fromByteOffset: ch * floatSize, as: Lanes.self)
+            var a0 = b, a1 = b, a2 = b, a3 = b, a4 = b, a5 = b, a6 = b, a7 = b
+            var ky = kyStart
+            while ky < kyEnd {
+                var at = (((yOrigin + ky * g.dilationHeight) * g.inputWidth + xOrigin) * c + ch) * floatSize
+                var tap = ((ky * g.filterWidth) * c + ch) * floatSize
+                for _ in 0 ..< g.filterWidth {
+                    let w = filter.loadUnaligned(fromByteOffset: tap, as: Lanes.self)
+                    a0 = a0.addingProduct(input.loadUnaligned(fromByteOffset: at, as: Lanes.self), w)
+                    a1 = a1.addingProduct(input.loadUnaligned(fromByteOffset: at + step, as: Lanes.self), w)
+                    a2 = a2.addingProduct(input.loadUnaligned(fromByteOffset: at + 2 * step, as: Lanes.self), w)
+                    a3 = a3.addingProduct(input.loadUnaligned(fromByteOffset: at + 3 * step, as: Lanes.self), w)
+                    if pixels > 4 {
+                        a4 = a4.addingProduct(input.loadUnaligned(fromByteOffset: at + 4 * step, as: Lanes.self), w)
+                        a5 = a5.addingProduct(input.loadUnaligned(fromByteOffset: at + 5 * step, as: Lanes.self), w)
+                        a6 = a6.addingProduct(input.loadUnaligned(fromByteOffset: at + 6 * step, as: Lanes.self), w)
+                        a7 = a7.addingProduct(input.loadUnaligned(fromByteOffset: at + 7 * step, as: Lanes.self), w)
+                    }
+                    at += tapStep
+                    tap += pixel
+                }
+                ky += 1
+            }
+            let offset = ch * floatSize
+            dst.storeBytes(of: FloatTiles.clamp(a0, lower, upper), toByteOffset: offset, as: Lanes.self)
+            dst.storeBytes(of: FloatTiles.clamp(a1, lower, upper), toByteOffset: offset + pixel, as: Lanes.self)
+            dst.storeBytes(of: FloatTiles.clamp(a2, lower, upper), toByteOffset: offset + 2 * pixel, as: Lanes.self)
+            dst.storeBytes(of: FloatTiles.clamp(a3, lower, upper), toByteOffset: offset + 3 * pixel, as: Lanes.self)
+            if pixels > 4 {
+                dst.storeBytes(of: FloatTiles.clamp(a4, lower, upper), toByteOffset: offset + 4 * pixel, as: Lanes.self)
+                dst.storeBytes(of: FloatTiles.clamp(a5, lower, upper), toByteOffset: offset + 5 * pixel, as: Lanes.self)
+                dst.storeBytes(of: FloatTiles.clamp(a6, lower, upper), toByteOffset: offset + 6 * pixel, as: Lanes.self)
+                dst.storeBytes(of: FloatTiles.clamp(a7, lower, upper), toByteOffset: offset + 7 * pixel, as: Lanes.self)
+            }
+            ch += Lanes.scalarCount
+        }
+    }
+}
+
 /// A number of pixels per step, as a type, so that each count gets its own specialisation.
 protocol PixelCount: SendableMetatype { static var value: Int { get } }
 enum One: PixelCount { static var value: Int { 1 } }

@@ -1,3 +1,6 @@
+import SIMDKernels
+import SIMDKernelsAVX512
+
 /// The general float depthwise path of `DepthwiseConv2DFloat32`: any window size, stride and
 /// dilation that neither the 3×3 path nor the 5×5 planes take (dilated windows, other sizes,
 /// stride 3 across, 5×5 rows too wide for the planes' ring, fewer than 16 channels).
@@ -116,78 +119,32 @@ extension DepthwiseConv2DFloat32 {
 
     /// Whether inside pixels go eight at a time: eight accumulators of 16 lanes fit AVX-512's 32
     /// registers, but would spill out of AVX2's 16 `ymm` (two each) and NEON's 32 `q` (four each).
-    private static var eightPixels: Bool {
-        #if SWIFTLITE_AVX512
-        true
-        #else
-        false
-        #endif
-    }
+    private static var eightPixels: Bool { FloatGEMM.wide }
 
-    @inline(never)
-    private func insideWindows8(_ source: UnsafePointer<Float>, _ rowOut: UnsafeMutablePointer<Float>, oy: Int, ox: Int, channels: Range<Int>) {
-        insideWindows(pixels: 8, source, rowOut, oy: oy, ox: ox, channels: channels)
-    }
-
-    @inline(never)
-    private func insideWindows4(_ source: UnsafePointer<Float>, _ rowOut: UnsafeMutablePointer<Float>, oy: Int, ox: Int, channels: Range<Int>) {
-        insideWindows(pixels: 4, source, rowOut, oy: oy, ox: ox, channels: channels)
-    }
-
-    /// Output pixels `ox ..< ox + pixels` of row `oy` (`rowOut` is that row's output), whose
-    /// windows lie inside the input across, whole groups of 16 channels `channels`. `pixels` (8 or
-    /// 4) is a constant at each call site, so the unused accumulators and their branches fold away.
-    @inline(always)
-    private func insideWindows(pixels: Int, _ source: UnsafePointer<Float>, _ rowOut: UnsafeMutablePointer<Float>,
-                               oy: Int, ox: Int, channels: Range<Int>) {
+    /// The window geometry the inside rows read.
+    private var windowShape: SIMDKernels.FloatDepthwiseRows.WindowShape {
         let g = geometry
-        let c = g.outputChannels
-        let lower = range.lowerBound, upper = range.upperBound
-        let floatSize = MemoryLayout<Float>.stride
-        let yOrigin = oy * g.strideHeight - g.padTop, xOrigin = ox * g.strideWidth - g.padLeft
-        // Filter rows that land inside the input (the same clipping as `convolvePixel`).
-        let kyStart = max(0, (-yOrigin + g.dilationHeight - 1) / g.dilationHeight)
-        let kyEnd = min(g.filterHeight, (g.inputHeight - yOrigin + g.dilationHeight - 1) / g.dilationHeight)
-        let input = UnsafeRawPointer(source), filter = UnsafeRawPointer(weights.pointer), biases = UnsafeRawPointer(bias.pointer)
-        let step = g.strideWidth * c * floatSize, tapStep = g.dilationWidth * c * floatSize, pixel = c * floatSize
-        let dst = UnsafeMutableRawPointer(rowOut + ox * c)
-        var ch = channels.lowerBound
-        while ch < channels.upperBound {
-            let b = biases.loadUnaligned(fromByteOffset: ch * floatSize, as: Lanes.self)
-            var a0 = b, a1 = b, a2 = b, a3 = b, a4 = b, a5 = b, a6 = b, a7 = b
-            var ky = kyStart
-            while ky < kyEnd {
-                var at = (((yOrigin + ky * g.dilationHeight) * g.inputWidth + xOrigin) * c + ch) * floatSize
-                var tap = ((ky * g.filterWidth) * c + ch) * floatSize
-                for _ in 0 ..< g.filterWidth {
-                    let w = filter.loadUnaligned(fromByteOffset: tap, as: Lanes.self)
-                    a0 = a0.addingProduct(input.loadUnaligned(fromByteOffset: at, as: Lanes.self), w)
-                    a1 = a1.addingProduct(input.loadUnaligned(fromByteOffset: at + step, as: Lanes.self), w)
-                    a2 = a2.addingProduct(input.loadUnaligned(fromByteOffset: at + 2 * step, as: Lanes.self), w)
-                    a3 = a3.addingProduct(input.loadUnaligned(fromByteOffset: at + 3 * step, as: Lanes.self), w)
-                    if pixels > 4 {
-                        a4 = a4.addingProduct(input.loadUnaligned(fromByteOffset: at + 4 * step, as: Lanes.self), w)
-                        a5 = a5.addingProduct(input.loadUnaligned(fromByteOffset: at + 5 * step, as: Lanes.self), w)
-                        a6 = a6.addingProduct(input.loadUnaligned(fromByteOffset: at + 6 * step, as: Lanes.self), w)
-                        a7 = a7.addingProduct(input.loadUnaligned(fromByteOffset: at + 7 * step, as: Lanes.self), w)
-                    }
-                    at += tapStep
-                    tap += pixel
-                }
-                ky += 1
-            }
-            let offset = ch * floatSize
-            dst.storeBytes(of: FloatGEMM.clamp(a0, lower, upper), toByteOffset: offset, as: Lanes.self)
-            dst.storeBytes(of: FloatGEMM.clamp(a1, lower, upper), toByteOffset: offset + pixel, as: Lanes.self)
-            dst.storeBytes(of: FloatGEMM.clamp(a2, lower, upper), toByteOffset: offset + 2 * pixel, as: Lanes.self)
-            dst.storeBytes(of: FloatGEMM.clamp(a3, lower, upper), toByteOffset: offset + 3 * pixel, as: Lanes.self)
-            if pixels > 4 {
-                dst.storeBytes(of: FloatGEMM.clamp(a4, lower, upper), toByteOffset: offset + 4 * pixel, as: Lanes.self)
-                dst.storeBytes(of: FloatGEMM.clamp(a5, lower, upper), toByteOffset: offset + 5 * pixel, as: Lanes.self)
-                dst.storeBytes(of: FloatGEMM.clamp(a6, lower, upper), toByteOffset: offset + 6 * pixel, as: Lanes.self)
-                dst.storeBytes(of: FloatGEMM.clamp(a7, lower, upper), toByteOffset: offset + 7 * pixel, as: Lanes.self)
-            }
-            ch += Lanes.scalarCount
+        return (g.inputHeight, g.inputWidth, g.outputChannels, g.filterHeight, g.filterWidth, g.strideHeight, g.strideWidth,
+                g.dilationHeight, g.dilationWidth, g.padTop, g.padLeft)
+    }
+
+    /// Eight inside pixels (`FloatDepthwiseRows.insideWindows8`), in `SIMDKernelsAVX512`.
+    private func insideWindows8(_ source: UnsafePointer<Float>, _ rowOut: UnsafeMutablePointer<Float>, oy: Int, ox: Int, channels: Range<Int>) {
+        SIMDKernelsAVX512.FloatDepthwiseRows.insideWindows8(source, rowOut, oy: oy, ox: ox, channels: channels, shape: windowShape,
+                                                            weights: weights.pointer, bias: bias.pointer,
+                                                            lower: range.lowerBound, upper: range.upperBound)
+    }
+
+    /// Four inside pixels, in the tier's module.
+    private func insideWindows4(_ source: UnsafePointer<Float>, _ rowOut: UnsafeMutablePointer<Float>, oy: Int, ox: Int, channels: Range<Int>) {
+        if FloatGEMM.wide {
+            SIMDKernelsAVX512.FloatDepthwiseRows.insideWindows4(source, rowOut, oy: oy, ox: ox, channels: channels, shape: windowShape,
+                                                                weights: weights.pointer, bias: bias.pointer,
+                                                                lower: range.lowerBound, upper: range.upperBound)
+        } else {
+            SIMDKernels.FloatDepthwiseRows.insideWindows4(source, rowOut, oy: oy, ox: ox, channels: channels, shape: windowShape,
+                                                          weights: weights.pointer, bias: bias.pointer,
+                                                          lower: range.lowerBound, upper: range.upperBound)
         }
     }
 }
