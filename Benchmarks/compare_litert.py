@@ -1,6 +1,6 @@
 """Latency (and peak memory) of swiftlite next to LiteRT XNNPACK on the same machine, in the same run.
 
-    python Benchmarks/compare_litert.py [--memory | --allocations] [--markdown]
+    python Benchmarks/compare_litert.py [--memory | --allocations | --first] [--markdown]
                                         [--exe LABEL=PATH ...] [MODEL ...]
 
 For each model and for 1 and 2 threads: LiteRT with its default delegate (XNNPACK, num_threads=N)
@@ -19,6 +19,11 @@ builds' kernels and the rounds, for docs/PERFORMANCE.md.
 --memory: instead, the peak resident memory each runner adds over its process baseline (one fresh
 process per model and runner: LiteRT loaded in Python after its imports, swiftlite after start-up;
 the peak is reset with /proc/self/clear_refs at the baseline).
+
+--first: first inference instead of steady state: per model and thread count, ROUNDS fresh processes
+of each runner, each loading and preparing the model (LiteRT: Interpreter + allocate_tensors; swiftlite:
+`bench --runs 1 --warmup 0`, its load_prepare_ms) and timing its first invoke; medians and spreads, and
+the ratio of the totals (load + prepare + first invoke).
 
 --allocations: checks that `invoke` allocates nothing, for 1, 2 and 3 threads: runs
 `swiftlite bench` under an LD_PRELOAD malloc counter (compiled here with clang) for 10 and for 110
@@ -165,6 +170,52 @@ def latency(models, exes, markdown):
             print(f"  {name:36s} LiteRT XNNPACK {rows[1][2] / rows[2][2]:4.2f}x   {labels[0]} {rows[1][3] / rows[2][3]:4.2f}x")
 
 
+LITERT_FIRST = r"""
+import sys, time, numpy as np
+from ai_edge_litert.interpreter import Interpreter
+start = time.perf_counter()
+it = Interpreter(model_path=sys.argv[1], num_threads=int(sys.argv[2]))
+it.allocate_tensors()
+loaded = time.perf_counter()
+rng = np.random.default_rng(0)
+for d in it.get_input_details():
+    x = rng.uniform(-1, 1, d['shape']).astype(np.float32) if d['dtype'] == np.float32 else \
+        rng.integers(np.iinfo(d['dtype']).min, np.iinfo(d['dtype']).max + 1, d['shape']).astype(d['dtype'])
+    it.set_tensor(d['index'], x)
+before = time.perf_counter()
+it.invoke()
+print((loaded - start) * 1e3, (time.perf_counter() - before) * 1e3)
+"""
+
+
+def first_inference(models, exes, markdown):
+    label, exe = exes[0]
+    print(f"{time.strftime('%Y-%m-%d')}, {cpu_name()} ({cpu_flags()}); {ROUNDS} fresh processes per runner, alternated; "
+          f"ms = median (min-max); {label}: {exe}")
+    columns = ["model", "threads", "LiteRT load + prepare", "LiteRT first invoke", "swiftlite load + prepare",
+               "swiftlite first invoke", "total ratio"]
+    if markdown:
+        print()
+        print("| " + " | ".join(columns) + " |")
+        print("|" + "---|" * len(columns))
+    for path in models:
+        for threads in THREADS:
+            lite, ours = [], []
+            for _ in range(ROUNDS):
+                out = subprocess.run([sys.executable, "-c", LITERT_FIRST, path, str(threads)],
+                                     check=True, capture_output=True, text=True).stdout.split()
+                lite.append((float(out[0]), float(out[1])))
+                report = json.loads(subprocess.run([exe, "bench", path, "--runs", "1", "--warmup", "0", "--threads", str(threads),
+                                                    "--json"], check=True, capture_output=True, text=True).stdout)
+                ours.append((report["load_prepare_ms"], report["first_invoke_ms"]))
+            def cell(values):
+                return f"{float(np.median(values)):.1f} ({min(values):.1f}-{max(values):.1f})"
+            ratio = [(o[0] + o[1]) / (l[0] + l[1]) for o, l in zip(ours, lite)]
+            cells = [os.path.basename(path), str(threads), cell([l[0] for l in lite]), cell([l[1] for l in lite]),
+                     cell([o[0] for o in ours]), cell([o[1] for o in ours]), f"{float(np.median(ratio)):.2f} ({spread(ratio)})"]
+            print(("| " + " | ".join(cells) + " |") if markdown else "  ".join(cells), flush=True)
+
+
 LITERT_MEMORY = r"""
 import sys, numpy as np
 from ai_edge_litert.interpreter import Interpreter
@@ -248,7 +299,7 @@ def allocations(models):
 
 def main():
     args = sys.argv[1:]
-    mode = next((a for a in args if a in ("--memory", "--allocations")), None)
+    mode = next((a for a in args if a in ("--memory", "--allocations", "--first")), None)
     markdown = "--markdown" in args
     exes, rest, i = [], [], 0
     while i < len(args):
@@ -257,7 +308,7 @@ def main():
             exes.append((label, path or label))
             i += 2
             continue
-        if args[i] not in ("--memory", "--allocations", "--markdown"):
+        if args[i] not in ("--memory", "--allocations", "--first", "--markdown"):
             rest.append(args[i])
         i += 1
     if os.environ.get("NO_BUILD") is None and not exes:
@@ -267,6 +318,8 @@ def main():
         memory(models)
     elif mode == "--allocations":
         allocations(models)
+    elif mode == "--first":
+        first_inference(models, exes or [("swiftlite", EXE)], markdown)
     else:
         latency(models, exes or [("swiftlite", EXE)], markdown)
 

@@ -13,7 +13,7 @@ extension CLITests {
         XCTAssertEqual(report["threads"] as? Int, 2)
         XCTAssertEqual(report["runs"] as? Int, 3)
         XCTAssertEqual(report["model"] as? String, model)
-        for key in ["median_ms", "p90_ms", "min_ms", "mean_ms", "load_prepare_ms"] {
+        for key in ["median_ms", "p90_ms", "min_ms", "mean_ms", "load_prepare_ms", "first_invoke_ms"] {
             let value = try XCTUnwrap(report[key] as? Double, "\(key) missing in \(output.stdout)")
             XCTAssertGreaterThan(value, 0, key)
         }
@@ -42,7 +42,7 @@ extension CLITests {
         let model = Self.floatFixtures.appendingPathComponent("net_mobilenet_v1_025_128/model.tflite").path
         let output = try swiftlite("bench", model, "--runs", "2", "--warmup", "0", "--profile")
         XCTAssertEqual(output.status, 0, output.stderr)
-        for expected in ["median", "p90", "load + prepare", "peak RSS", "kernels: float ", "per operator", "DEPTHWISE_CONV_2D", "GOP/s",
+        for expected in ["median", "p90", "load + prepare", "first invoke", "peak RSS", "kernels: float ", "per operator", "DEPTHWISE_CONV_2D", "GOP/s",
                          "per operator type:"] {
             XCTAssertTrue(output.stdout.contains(expected), "missing '\(expected)' in:\n\(output.stdout)")
         }
