@@ -13,7 +13,7 @@ public enum RunTimeCPU {
     /// here: the module is built for AVX-512 VNNI (see Package.swift), CPUID says this machine has
     /// every feature that target implies, and the OS saves the `zmm` and mask registers. Read once.
     /// `SWIFTLITE_KERNELS=avx2` in the environment says no, so that a build's AVX2 tier can be
-    /// run and measured on an AVX-512 machine.
+    /// run and timed on an AVX-512 machine.
     public static let runsAVX512Kernels: Bool = {
         #if arch(x86_64) && SWIFTLITE_AVX512VNNI
         if let setting = getenv("SWIFTLITE_KERNELS"), String(cString: setting).lowercased() == "avx2" { return false }

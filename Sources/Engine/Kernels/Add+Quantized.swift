@@ -110,10 +110,9 @@ struct AdditiveQuantizedKernel<T: FixedWidthInteger & Sendable>: PartitionedKern
     func eval(_ memory: TensorMemory) {
         let x = memory.input(lhs, as: T.self), y = memory.input(rhs, as: T.self), z = memory.output(output, as: T.self)
         if broadcast.isElementwise {
-            // Threads take ranges of whole 16-element vectors. An element costs as much as tens of
-            // multiply-adds of a convolution (three rescalings: about 1 ns on one core in the
-            // two-step form, 0.6 in the one-shift form): counted as 32, MobileNetV2's 14 × 14 × 64
-            // residual adds are shared out (two-step form, 2 threads: 11 µs on one, 9 µs on both).
+            // Threads take ranges of whole 16-element vectors. An element (three rescalings) costs
+            // as much as tens of multiply-adds of a convolution: counted as 32, so that residual
+            // adds of MobileNetV2's 14 × 14 × 64 size are shared out and smaller ones are not.
             let count = broadcast.outputCount
             memory.parallelize(self, count: count, granularity: 16, work: count * 32)
             return

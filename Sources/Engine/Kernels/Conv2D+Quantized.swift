@@ -128,17 +128,13 @@ struct Conv2DQuantized: TiledKernel {
     }
 
     /// Packed weights up to this size are split by pixels only: every thread reading them all
-    /// costs nothing measurable while they stay in its cache (2 MiB of L2 per core on the
-    /// development Xeon). MobileNet v2's late layers (7 × 7 and 14 × 14 pixels, 55–410 KB of
-    /// weights) split into channel halves were no faster on 2 threads, some slower (320 → 1280:
-    /// 0.054 → 0.057 ms; 160 → 960: 0.015 → 0.018 ms; min of 14 alternated runs), as each
-    /// column part repeats the sign flip of its rows and narrows the product's tiles.
+    /// costs little while they stay in its L2, where channel parts would each repeat the sign
+    /// flip of their rows and narrow the product's tiles.
     static let cachedWeightBytes = 1 << 20
 
     /// Rows (output pixels) per part at least, when the threads split pixels only: eight of
-    /// the product's 4-row tiles per pass over the weights. MobileNetV2's 7 × 7 layers cut into
-    /// 8 parts (6 rows each) lost 7–12 µs per layer on 2 threads to reading their 55–300 KB of
-    /// weights four times per thread.
+    /// the product's 4-row tiles per pass over the weights, so that a small layer is not cut into
+    /// parts that each read all of its weights again.
     static let minimumPartRows = 32
 
     /// Output pixels `rows` counted over all batches, output channels `columns`.

@@ -50,8 +50,8 @@ extension DepthwiseConv2DFloat32 {
             kernel = DepthwiseConv2DFloat32.rowKernel(stride: g.strideWidth, pixels: pixels)
         }
 
-        /// Bytes of ring the groups share: 16 KiB, a third of a 48 KiB L1 (measured: 8 and 24 KiB
-        /// no faster).
+        /// Bytes of ring the groups share: 16 KiB, a third of a 48 KiB L1, so the ring stays
+        /// there beside the filter taps and the output.
         static let budget = 16 * 1024
 
         /// Floats in one group's ring row.

@@ -163,10 +163,7 @@ struct DepthwiseConv2DFloat32: TiledKernel {
     /// the threads (the late layers: 7 rows on 2 threads, hundreds of channels), groups of 16
     /// channels across as well (`TileGrid.balanced`). Through the planes, at most one tile per
     /// thread: a tile of r output rows copies r + 4 input rows into its ring, so the usual 4 tiles
-    /// per thread (2 rows each at 14 × 14) copied 3× the rows of one. On a 2-core Zen 3, 2 threads,
-    /// EfficientNet-Lite0 f32's 5 × 5 layers took 15–20 % less with one tile per thread in the two
-    /// steadier of four alternated rounds (14 × 14 × 672: 0.090–0.092 vs 0.105–0.117 ms;
-    /// 28 × 28 × 240: 0.104–0.105 vs 0.123–0.124), the same within noise in the other two.
+    /// per thread (2 rows each at 14 × 14) would copy 3× the rows of one.
     private func grid(_ memory: TensorMemory) -> TileGrid {
         let g = geometry
         let tasks = memory.taskCount(work: work)

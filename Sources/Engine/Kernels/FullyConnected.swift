@@ -69,11 +69,9 @@ struct FullyConnectedFloat32: TiledKernel {
     let range: ClosedRange<Float>
 
     /// Two batches whose weights (this tile's part of them) are at most this many bytes run as two
-    /// GEMVs rather than one GEMM tile, which computes seven rows whatever it is given. Measured
-    /// on AVX-512 (min of 100 runs): with weights in L2 (128 KB, 1 MB) two GEMVs take 0.7–0.8× the
-    /// GEMM's time, three are even; with weights streamed from L3 (5 MB) one GEMM pass over them is
-    /// 1.8× faster at two rows. The GEMV and the GEMM give a row the same bits, so the choice
-    /// changes no result.
+    /// GEMVs rather than one GEMM tile, which computes seven rows whatever it is given: weights in
+    /// L2 are cheap to read twice, weights streamed from L3 are not. The GEMV and the GEMM give a
+    /// row the same bits, so the choice changes no result.
     static let cachedGEMVBytes = 1 << 20
 
     /// Where the weights (and bias) come from in `eval`.

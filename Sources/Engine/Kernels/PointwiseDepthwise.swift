@@ -8,15 +8,14 @@
 /// an inverted residual block as one operator, neither tensor inside it written.
 ///
 /// Run apart, the expansion writes its whole output (150 × 150 × 96 floats, 8.6 MB, in the person
-/// detector) and the depthwise convolution reads it back from L3; the expansion then runs at the
-/// speed of the stores (25 GMAC/s at depth 16, where its tiles compute at 80). Here each thread
+/// detector) and the depthwise convolution reads it back from L3; at a small depth the expansion
+/// then runs at the speed of the stores, not of its tiles. Here each thread
 /// keeps a ring of `ringRows` expanded rows (about `ringBytes`) in its own scratch: for each band
 /// of `bandRows` output rows it computes the expanded rows the band needs and has not computed
 /// yet (`Conv2DFloat32.outputRows`, straight into the ring), then the band's output rows
 /// (`DepthwiseConv2DFloat32.convolve3x3`, reading its three rows from the ring) — with a
 /// projection, into a band buffer after the ring, then the projection of those rows
-/// (`outputRows` again) into the output. In the float person detector the blocks took 10.5–10.9 ms
-/// of operator time where the pairs and projections apart took 11.2–12.0 (one thread, 5 pairs).
+/// (`outputRows` again) into the output.
 ///
 /// Every expanded value is the same `FloatGEMM` sum as in the separate operator, and every
 /// output the same depthwise sum of the same values, so the result is the separate operators'
@@ -125,12 +124,10 @@ struct PointwiseDepthwiseFloat32: TiledKernel, PartitionedKernel {
 
     /// The output rows shared out evenly in a multiple of the thread count of parts (as many as
     /// the tasks allow, of `minimumPartRows` at least), then channel parts (whole `FloatGEMM`
-    /// column blocks) for the tasks left. Rows first: a tile of 32 of 144 channels spent as much
-    /// again on each row's edges and set-up (MobileNetV2 f32, 2 threads, min of 6 interleaved
-    /// rounds: the three fused pairs 0.78 ms as 2 row parts × 4 channel parts, 0.68 as 8 row
-    /// parts). Evenly: parts of 8 rows, 56 rows made 7 of them, 4 for one thread and 3 for the
-    /// other; 8 parts of 7 rows took the float person detector's first pair (75 rows) from 0.69
-    /// to 0.54 ms on 2 threads (min of 10 alternated rounds), MobileNetV2's from 0.29 to 0.25.
+    /// column blocks) for the tasks left. Rows first: a tile of a few of the channels pays each
+    /// row's edges and set-up again for a small part of the work. Evenly: with parts of a fixed
+    /// height, 56 rows made 7 parts of 8, 4 for one thread and 3 for the other, where 8 parts of
+    /// 7 rows keep both busy to the end.
     private func grid(_ memory: TensorMemory) -> TileGrid {
         let p = pointwise.geometry, d = depthwise.geometry
         let work = p.outputHeight * p.outputWidth * p.outputChannels * p.patchSize + d.outputHeight * d.outputWidth * d.outputChannels * 9

@@ -226,8 +226,8 @@ struct TensorMemory {
     /// The tiles of the operator being evaluated: `choose()` at the session's first evaluation of
     /// it, the same grid after that. A grid depends only on the operator's shapes and the
     /// session's threads, and choosing one (`TileGrid.cheapest`, `balanced`: a makespan per
-    /// candidate) took 1–2 µs an operator in eval, during which the other threads wait. One grid
-    /// per operator: an operator must not choose two different grids in one evaluation.
+    /// candidate) is work the other threads would wait for in every evaluation. One grid per
+    /// operator: an operator must not choose two different grids in one evaluation.
     @inline(__always)
     func grid(_ choose: () -> TileGrid) -> TileGrid {
         guard let grids else { return choose() }

@@ -80,10 +80,9 @@ final class WorkerPool: @unchecked Sendable {
     private let finished: UnsafeMutablePointer<pthread_cond_t>
     private var threads = [pthread_t]()
 
-    /// How long a worker spins on the job counter before yielding, and yields before parking.
-    /// Measured on the shared 2-core machine under load (MobileNetV2 int8, 2 threads): 30 + 100 µs
-    /// gave 12–14 ms; pure spinning for 200, 1000 or 2000 µs gave 36–50 ms (a spinning worker
-    /// takes the core its caller or another process needs).
+    /// How long a worker spins on the job counter before yielding, and yields before parking:
+    /// short, because a spinning worker takes the core that its caller or another process needs
+    /// (on a machine with as many busy processes as cores, long spins lose more than they save).
     private static let spinNanoseconds: UInt64 = 30_000
     private static let yieldNanoseconds: UInt64 = 100_000
     /// How long the caller spins for the last workers before it sleeps: long enough to cover
@@ -337,7 +336,7 @@ struct WorkPartition {
     }
 }
 
-/// What one parallel operator pays for its threads, measured on an empty body (nanoseconds per
+/// What one parallel operator pays for its threads, timed on an empty body (nanoseconds per
 /// dispatch: the median, which is the typical cost, and the mean, which includes the times a
 /// worker was preempted by another process on a busy machine).
 public struct DispatchOverhead: Sendable {

@@ -68,17 +68,14 @@ enum FloatGEMM {
     static let maximumChunkBytes = 512 * 1024
     /// Steps of `p` per slice of a block whose `k` exceeds two slices: a 32-column slice of `W`
     /// is 12 KiB, and with the slice of `A` of a 7 × 7 layer's 49 rows (19 KiB) it stays in a 32 KiB
-    /// L1 across the chunk's tiles, where a whole block (`k` = 1152: 147 KiB) came from L2 for
-    /// every tile. In EfficientNet-Lite0 f32's 7 × 7 layers (1 thread, min of 5 alternated
-    /// rounds) 1152 → 192 took 0.18 ms unsliced, 0.16 in slices of 96; 1152 → 320 0.32 → 0.27.
+    /// L1 across the chunk's tiles, where a whole block (`k` = 1152: 147 KiB) would come from L2
+    /// for every tile.
     static let depthSlice = 96
 
     /// Width of the block of `W` that starts `remaining` columns before the end: 32 while more than
     /// 16 columns remain, then 16, then 8. So 24 columns (MobileNet's bottlenecks) are one 7 × 32
-    /// tile with 8 columns of zeros, 59 GMAC/s in a 3136 × 144 × 24 product where a 16-block and an
-    /// 8-block (whose 7 × 8 tile does 7 half-width FMAs per 8 loads) made 48; 32 columns make 80
-    /// (AVX-512 Xeon, hot caches, best of 30). Without
-    /// AVX-512's 32 registers the 14 accumulators of a 7 × 32 tile (28 `ymm` on AVX2, 56 `q` on
+    /// tile with 8 columns of zeros rather than a 16-block and an 8-block, whose 7 × 8 tile does
+    /// 7 half-width FMAs per 8 loads. Without AVX-512's 32 registers the 14 accumulators of a 7 × 32 tile (28 `ymm` on AVX2, 56 `q` on
     /// NEON) spill in every step, so there blocks are 16 wide (7 × 16: 14 `ymm`; on AVX2 6 × 16, see
     /// `tile6x16`) until the last 8.
     @inline(always)

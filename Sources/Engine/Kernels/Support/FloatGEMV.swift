@@ -26,10 +26,8 @@
 /// - **Edges.** A block that overhangs `n` (only the last one; see `FloatGEMM.blockWidth`)
 ///   is computed into a stack buffer and its valid columns copied out.
 ///
-/// Measured (AVX-512, 1280 → 1024, weights in L3, min of 200): 0.18 ms whether two, four or eight
-/// blocks share a loop, ~29 GB/s, the core's L3 bandwidth. In MobileNetV2 (`swiftlite bench
-/// --profile`, 1 thread, busy shared machine) the classifier takes 0.21–0.28 ms where OpenBLAS's
-/// SSE3 `sgemv` took 0.41–0.63 ms.
+/// A classifier's weights come from L3 or memory once per invocation, so the product runs at
+/// the bandwidth of their stream, whatever the number of blocks per loop.
 enum FloatGEMV {
     typealias Lanes = FloatGEMM.Lanes
     typealias Half = FloatGEMM.Half

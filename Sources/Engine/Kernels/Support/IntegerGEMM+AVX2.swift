@@ -11,10 +11,8 @@
 //
 // That loop is at the arithmetic ceiling of AVX2: `vpmaddwd` + `vpaddd` are two vector-ALU
 // instructions per 16 multiply-adds on three vector ports (`vpmaddwd` on two of them), at best
-// 24 multiply-adds per cycle, where AVX-512 VNNI's `vpdpbusd zmm` does 64 in one, two per
-// cycle on the development Xeon (128, 5.3× more). 6 × 16 tiles, the pair loop unrolled twice
-// and requantizing four rows at once measured no faster (branch avx2, the reverted
-// experiment). `vpmaddubsw` (32 per instruction) is no way around it: it adds its two
+// 24 multiply-adds per cycle, where AVX-512 VNNI's `vpdpbusd zmm` does 64 in one, up to two
+// per cycle. `vpmaddubsw` (32 per instruction) is no way around it: it adds its two
 // u8 · s8 products with 16-bit saturation, and 255 · 127 · 2 = 64770 > 32767, so full-range
 // activations and weights saturate; splitting an operand to 7 bits to stay exact doubles the
 // instructions again.
