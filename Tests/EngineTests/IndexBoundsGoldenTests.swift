@@ -38,6 +38,10 @@ final class IndexBoundsGoldenTests: XCTestCase {
     /// ARG_MAX / ARG_MIN / MEAN / SUM / REDUCE_MAX over first, last, negative and repeated axes.
     func testReductionAxisEdges() throws { try checkSuite(suite("reduce")) }
 
+    /// TRANSPOSE_CONV (float32): a 1-pixel input at stride 5, a filter larger than the output,
+    /// strides beyond the filter, an odd SAME output: windows stick out of the output on every side.
+    func testTransposeConvEdges() throws { try checkSuite(suite("transpose_conv")) }
+
     /// The fuzzed model (Fixtures/hostile/fuzz_resize_bilinear_int8_242x191.tflite): int8
     /// [1, 8, 8, 8] to 242 × 191, where TFLite's row scale 34 gives output row 241 the lower index
     /// 8 of 8 (LiteRT reads the bytes after its input there). SwiftLite clamps that index: with an

@@ -325,6 +325,42 @@ def split_model(code, options_type, options, constants, shape, type_, out_types)
     return build([list(d["shape"]) for d in probe.get_output_details()])
 
 
+TRANSPOSE_CONV_CASES = [  # (name, input shape, filter [out, h, w, in], output shape, stride h×w, padding)
+    ("one_pixel_stride_5_same", [1, 1, 1, 2], [3, 4, 4, 2], [1, 5, 5, 3], (5, 5), SAME),
+    ("filter_larger_than_output_valid", [1, 2, 2, 2], [2, 5, 5, 2], [1, 6, 6, 2], (1, 1), VALID),
+    ("stride_beyond_filter_same", [1, 3, 2, 1], [2, 2, 2, 1], [1, 12, 8, 2], (4, 4), SAME),
+    ("odd_output_same", [1, 3, 3, 2], [2, 3, 3, 2], [1, 5, 6, 2], (2, 2), SAME),
+]
+
+
+def transpose_conv_cases():
+    """TRANSPOSE_CONV float32 (inputs: output_shape, weights, input): outputs whose windows stick
+    out of the output on every side."""
+    root = OUT / "transpose_conv"
+    gio.reset_dir(root)
+    cases = []
+    for name, input_shape, filter_shape, output_shape, (sh, sw), padding in TRANSPOSE_CONV_CASES:
+        rng = np.random.default_rng(gio.seed_for(f"transpose_conv/{name}"))
+        weights = rng.uniform(-1, 1, filter_shape).astype("<f4")
+        tensors = [hm.tensor("output_shape", [4], buffer=1, type_=T.INT32),
+                   hm.tensor("weights", filter_shape, buffer=2, type_=T.FLOAT32),
+                   hm.tensor("input", input_shape, type_=T.FLOAT32),
+                   hm.tensor("output", output_shape, type_=T.FLOAT32)]
+        options = schema.TransposeConvOptionsT()
+        options.padding, options.strideH, options.strideW = padding, sh, sw
+        op = hm.operator(0, [0, 1, 2], [3], OPTS.TransposeConvOptions, options)
+        model = hm.model(tensors, [op], [OP.TRANSPOSE_CONV], [2], [3],
+                         [hm.buffer(np.array(output_shape, "<i4").tobytes()), hm.buffer(weights.tobytes())])
+        x = rng.uniform(-4, 4, input_shape).astype(np.float32)
+        ys, ops = gio.run_model(model, [x])
+        gio.write_case(root, name, model, [x], ys)
+        cases.append({"name": name, "ops": gio.unique_in_order(ops), "tolerance": 1e-5,
+                      "description": f"TRANSPOSE_CONV {input_shape} -> {output_shape}, filter {filter_shape}, "
+                                     f"stride {sh}x{sw}, {'SAME' if padding == SAME else 'VALID'}"})
+    gio.write_manifest(root, ORIGIN, cases)
+    return len(cases)
+
+
 def main():
     OUT.mkdir(parents=True, exist_ok=True)
     n = resize_cases("resize_bilinear", OP.RESIZE_BILINEAR, schema.ResizeBilinearOptionsT, OPTS.ResizeBilinearOptions,
@@ -332,6 +368,7 @@ def main():
     m = resize_cases("resize_nearest", OP.RESIZE_NEAREST_NEIGHBOR, schema.ResizeNearestNeighborOptionsT,
                      OPTS.ResizeNearestNeighborOptions, (T.FLOAT32, T.INT8))  # one copying kernel for every type
     counts, skipped = index_cases()
+    counts["transpose_conv"] = transpose_conv_cases()
     print(f"resize_bilinear {n} cases, resize_nearest {m}, " + ", ".join(f"{k} {v}" for k, v in counts.items()))
     for line in skipped:
         print("skipped (LiteRT refuses):", line)
