@@ -117,6 +117,22 @@ def resize_model(size):
                  [buffer(np.array(size, dtype=np.int32).tobytes())])
 
 
+def resize_int8_model(input_shape, size):
+    """RESIZE_BILINEAR int8 (scale 0.05, zero point 3 in and out) of `input_shape` to the constant
+    `size`, align_corners and half_pixel_centers false."""
+    def int8(name, shape):
+        t = tensor(name, shape, type_=schema.TensorType.INT8)
+        t.quantization = schema.QuantizationParametersT()
+        t.quantization.scale, t.quantization.zeroPoint = [0.05], [3]
+        return t
+    tensors = [int8("input", input_shape), tensor("size", [2], 1, schema.TensorType.INT32),
+               int8("resized", [input_shape[0], *size, input_shape[3]])]
+    return model(tensors, [operator(0, [0, 1], [2], schema.BuiltinOptions.ResizeBilinearOptions,
+                                    schema.ResizeBilinearOptionsT())],
+                 [schema.BuiltinOperator.RESIZE_BILINEAR], [0], [2],
+                 [buffer(np.array(size, dtype=np.int32).tobytes())])
+
+
 def detection_model(max_detections):
     """TFLite_Detection_PostProcess over 4 anchors and 1 class, asking for `max_detections`."""
     b = flexbuffers.Builder()
@@ -181,6 +197,9 @@ def main():
          tensor(long + ";output", [1, 4, 5, 1])],
         [operator(0, [0, 1], [2], schema.BuiltinOptions.PadOptions, schema.PadOptionsT())],
         [schema.BuiltinOperator.PAD], [0], [2], [buffer(paddings)])
+    # The fuzzer's out-of-bounds read: RESIZE_BILINEAR int8 [1, 8, 8, 8] to 242 x 191, whose
+    # 10-bit fixed-point row scale (34) puts output row 241's lower index at row 8 of 8.
+    cases["fuzz_resize_bilinear_int8_242x191.tflite"] = resize_int8_model([1, 8, 8, 8], [242, 191])
     # (fuzz_*.tflite in the same folder are inputs the fuzzer found, committed as found.)
     for name, data in cases.items():
         with open(os.path.join(OUT, name), "wb") as f:

@@ -27,7 +27,12 @@ enum MirrorPad {
             shape[d] += pairs[2 * d] + pairs[2 * d + 1]
         }
         try context.setOutputShape(Self.output, shape)
-        // Each output coordinate's input coordinate, per dimension.
+        // The table below holds input element indices as Int32.
+        guard input.shape.reduce(1, *) <= Int(Int32.max) else {
+            throw context.unsupported("input shape \(input.shape) has more elements than a 32-bit index table reaches")
+        }
+        // Each output coordinate's input coordinate, per dimension: with the paddings checked
+        // above (each at most size − offset) every coordinate is in 0 ..< size.
         let maps: [[Int]] = (0 ..< rank).map { d in
             let n = input.shape[d], before = pairs[2 * d]
             return (0 ..< shape[d]).map { o in

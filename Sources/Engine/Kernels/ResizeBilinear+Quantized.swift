@@ -9,18 +9,31 @@ extension ResizeBilinear {
         let input = try context.input(Self.input), output = try context.output(Self.output)
         let (i, o) = (context.node.inputs[Self.input], context.node.outputs[Self.output])
         if input.dataType == .uint8 {
+            // The float samples' indices were checked in `prepare`.
             return ResizeBilinearFloatPath<UInt8>(input: i, output: o, inputShape: input.shape,
                                        rows: samples(input: input.shape[1], output: output.shape[1], options),
                                        columns: samples(input: input.shape[2], output: output.shape[2], options))
         }
-        return ResizeBilinearInt8(input: i, output: o, inputShape: input.shape,
-                                  rows: fixedPointSamples(input: input.shape[1], output: output.shape[1], options),
-                                  columns: fixedPointSamples(input: input.shape[2], output: output.shape[2], options))
+        let rows = fixedPointSamples(input: input.shape[1], output: output.shape[1], options)
+        let columns = fixedPointSamples(input: input.shape[2], output: output.shape[2], options)
+        // Every row's and column's lower/upper index is in 0 ..< input size: checked here, and
+        // eval reads the input only at those indices.
+        try checkInBounds(rows.map { ($0.lower, $0.upper) }, input: input.shape[1], axis: "row", &context)
+        try checkInBounds(columns.map { ($0.lower, $0.upper) }, input: input.shape[2], axis: "column", &context)
+        return ResizeBilinearInt8(input: i, output: o, inputShape: input.shape, rows: rows, columns: columns)
     }
 
     /// One output row's or column's sources in 10-bit fixed point (TFLite's
     /// `ComputeInterpolationValuesInteger`): the two input indices and the weight of the upper
     /// one, `position − 1024 · lower` (it can leave 0 ... 1024 at a half-pixel border).
+    ///
+    /// The scale is rounded to 10 bits, so the last positions can pass the input's end: 8 rows
+    /// resized to 242 give scale `(8192 + 121) / 242 = 34` and position `241 · 34 = 8194`, lower
+    /// index 8. TFLite reads that row outside its input (its bytes are whatever follows the
+    /// tensor). Here the lower index is clamped to `in − 1`, where the upper index already is, so
+    /// both taps read the last row or column and the result is that pixel (the weights sum to
+    /// 1024); wherever TFLite's lower index is inside the input the bytes are TFLite's. The weight
+    /// stays TFLite's, from the unclamped index.
     struct FixedPointSample: Sendable, Equatable {
         var lower: Int, upper: Int
         var weight: Int64
@@ -34,7 +47,7 @@ extension ResizeBilinear {
         return (0 ..< output).map { o in
             let position = options.halfPixelCenters ? o * scale + scale / 2 - one / 2 : o * scale
             let lower = max(position / one, 0), upper = min((position + one - 1) / one, input - 1)
-            return FixedPointSample(lower: lower, upper: upper, weight: Int64(position - one * lower))
+            return FixedPointSample(lower: min(lower, input - 1), upper: max(upper, 0), weight: Int64(position - one * lower))
         }
     }
 }

@@ -34,6 +34,10 @@ enum ResizeBilinear {
         try context.setOutputShape(Self.output, shape)
         let rows = samples(input: input.shape[1], output: size[0], options)
         let columns = samples(input: input.shape[2], output: size[1], options)
+        // Every row's and column's lower/upper index is in 0 ..< input size: checked here, and
+        // eval reads the input only at those indices.
+        try checkInBounds(rows.map { ($0.lower, $0.upper) }, input: input.shape[1], axis: "row", &context)
+        try checkInBounds(columns.map { ($0.lower, $0.upper) }, input: input.shape[2], axis: "column", &context)
         switch input.dataType {
         case .float32:
             return ResizeBilinearFloatPath<Float>(input: context.node.inputs[Self.input], output: context.node.outputs[Self.output],
@@ -47,13 +51,28 @@ enum ResizeBilinear {
 
     /// The source coordinates of every output index along one axis, computed as TFLite's
     /// `ComputeInterpolationValues` does (all in float).
+    ///
+    /// TFLite clamps the upper index to `in − 1` but not the lower one; here the lower index is
+    /// clamped to `in − 1` as well, so that no rounding of the position can point it past the
+    /// input. Where TFLite's lower index is inside the input the two agree; where it is not, TFLite
+    /// reads outside its input and this kernel reads the last row or column instead (then both
+    /// taps are the same pixel and the weights sum to one).
     static func samples(input: Int, output: Int, _ options: ResizeBilinearOptions) -> [Sample] {
         var scale = Float(input) / Float(output)
         if options.alignCorners && output > 1 { scale = Float(input - 1) / Float(output - 1) }
         return (0 ..< output).map { o in
             let position = options.halfPixelCenters ? (Float(o) + 0.5) * scale - 0.5 : Float(o) * scale
-            return Sample(lower: max(Int(position.rounded(.down)), 0), upper: min(Int(position.rounded(.up)), input - 1),
-                          position: position)
+            let lower = min(max(Int(position.rounded(.down)), 0), input - 1)
+            return Sample(lower: lower, upper: min(max(Int(position.rounded(.up)), 0), input - 1), position: position)
+        }
+    }
+
+    /// Throws unless every `(lower, upper)` pair is inside `0 ..< input`: the invariant that lets
+    /// eval address the input without checks.
+    static func checkInBounds(_ indices: [(Int, Int)], input: Int, axis: String,
+                              _ context: inout PrepareContext) throws(ModelError) {
+        for (o, (lower, upper)) in indices.enumerated() where !(0 ..< input).contains(lower) || !(0 ..< input).contains(upper) {
+            throw context.invalid("output \(axis) \(o) samples input \(axis)s \(lower) and \(upper), outside 0 ..< \(input)")
         }
     }
 }

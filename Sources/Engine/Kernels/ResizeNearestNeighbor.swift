@@ -32,12 +32,18 @@ enum ResizeNearestNeighbor {
             }
         }
         try context.setOutputShape(Self.output, [input.shape[0], size[0], size[1], input.shape[3]])
+        let rows = sources(input: input.shape[1], output: size[0], options)
+        let columns = sources(input: input.shape[2], output: size[1], options)
+        // Every source row and column is in 0 ..< input size (sources clamps them): checked here,
+        // and eval reads the input only there.
+        guard rows.allSatisfy({ (0 ..< input.shape[1]).contains($0) }), columns.allSatisfy({ (0 ..< input.shape[2]).contains($0) }) else {
+            throw context.invalid("a source index falls outside input shape \(input.shape)")
+        }
         return ResizeNearestNeighborKernel(
             input: context.node.inputs[Self.input], output: context.node.outputs[Self.output],
             batches: input.shape[0], inputHeight: input.shape[1], inputWidth: input.shape[2],
             pixelBytes: input.shape[3] * elementSize,
-            rows: PackedBuffer(sources(input: input.shape[1], output: size[0], options)),
-            columns: PackedBuffer(sources(input: input.shape[2], output: size[1], options)))
+            rows: PackedBuffer(rows), columns: PackedBuffer(columns))
     }
 
     /// The input index each output index copies from, along one axis.

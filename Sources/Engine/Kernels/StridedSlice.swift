@@ -48,6 +48,14 @@ enum StridedSlice {
             throw context.invalid(error.reason)
         }
         try context.setOutputShape(Self.output, slicing.outputShape)
+        // Every index the kernel reads, start + k·step for k in 0 ..< count, is in 0 ..< size
+        // along its dimension (the first and the last suffice: the steps are uniform): checked here.
+        for d in slicing.inputShape.indices where slicing.counts[d] > 0 {
+            let first = slicing.starts[d], last = first + (slicing.counts[d] - 1) * slicing.steps[d]
+            guard (0 ..< slicing.inputShape[d]).contains(first), (0 ..< slicing.inputShape[d]).contains(last) else {
+                throw context.invalid("dimension \(d) reads indices \(first) through \(last) of an input of size \(slicing.inputShape[d])")
+            }
+        }
 
         // Dimensions read once only move the start; the rest become loops.
         var offset = 0, stride = 1, counts = [Int](), steps = [Int]()

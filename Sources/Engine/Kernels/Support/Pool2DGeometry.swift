@@ -34,12 +34,28 @@ extension PrepareContext {
                               stride: options.strideHeight, dilation: 1, axis: "height")
         let cols = try window(options.padding, input: input.shape[2], filter: options.filterWidth,
                               stride: options.strideWidth, dilation: 1, axis: "width")
-        return Pool2DGeometry(
+        let geometry = Pool2DGeometry(
             batches: input.shape[0], inputHeight: input.shape[1], inputWidth: input.shape[2], channels: input.shape[3],
             outputHeight: rows.outputSize, outputWidth: cols.outputSize,
             filterHeight: options.filterHeight, filterWidth: options.filterWidth,
             strideHeight: options.strideHeight, strideWidth: options.strideWidth,
             padTop: rows.paddingBefore, padLeft: cols.paddingBefore)
+        // Every output's window rows and columns form a non-empty range inside the input (the
+        // kernels read only those and divide by their count; `inputRows`/`inputColumns` would trap
+        // on a window past the input's end): checked here, without building the ranges.
+        func covers(_ outputs: Int, stride: Int, pad: Int, filter: Int, input: Int) -> Bool {
+            (0 ..< outputs).allSatisfy { o in
+                let origin = o * stride - pad
+                return max(origin, 0) < min(origin + filter, input)
+            }
+        }
+        guard covers(geometry.outputHeight, stride: geometry.strideHeight, pad: geometry.padTop,
+                     filter: geometry.filterHeight, input: geometry.inputHeight),
+              covers(geometry.outputWidth, stride: geometry.strideWidth, pad: geometry.padLeft,
+                     filter: geometry.filterWidth, input: geometry.inputWidth) else {
+            throw invalid("a pooling window of \(geometry.filterHeight)x\(geometry.filterWidth) (stride \(geometry.strideHeight)x\(geometry.strideWidth)) covers no pixel of input \(input.shape)")
+        }
+        return geometry
     }
 
     /// What AVERAGE_POOL_2D and MAX_POOL_2D prepare alike: their options, one input and one
