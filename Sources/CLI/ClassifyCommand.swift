@@ -73,7 +73,7 @@ struct ClassifyCommand: ParsedCommand {
     let verbose: Bool
 
     init(_ arguments: Arguments) throws(CLIError) {
-        var options = try CategoryOptions.read(arguments, model: Self.model, defaultName: Self.defaultName,
+        let options = try CategoryOptions.read(arguments, model: Self.model, defaultName: Self.defaultName,
                                                maxResults: Self.maxResults, ImageClassifierOptions.init(modelPath:))
         options.cropAndScale = try arguments[Self.crop]
         self.options = options

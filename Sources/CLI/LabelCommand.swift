@@ -7,7 +7,7 @@ struct LabelCommand: ParsedCommand {
     static let summary = "label images, ML Kit style (incl. AutoML Vision Edge folders)"
     static let synopsis = "label [--model M | --automl DIR] [options] IMAGE|DIR|- ..."
 
-    static let model = Option<String?>.string("model", value: "M", help: ".tflite classifier with label metadata", default: "Models/\(ClassifyCommand.defaultName)")
+    static let model = Option<String?>.string("model", value: "M", help: ".tflite classifier with label metadata (default: the base model, ImageNet EfficientNet-Lite0, threshold 0.5, as ML Kit's)")
     static let automl = Option<String?>.string("automl", value: "DIR", help: "AutoML Vision Edge folder with manifest.json, dict.txt and the model")
     static let confidence = Option<Double?>.number("confidence", value: "X", help: "minimum confidence, 0...1 (default: the model's metadata threshold, else 0, as ML Kit)", in: 0 ... 1)
     static let maxResults = Option<Int>.integer("max-results", value: "N", help: "at most N labels", default: 10, in: 1 ... Int(Int32.max))
@@ -42,13 +42,16 @@ struct LabelCommand: ParsedCommand {
     }
 
     func run() throws {
-        let model: LocalModel
+        let options: ImageLabelerOptions
         if let automlFolder {
-            model = try LocalModel(manifestFolder: automlFolder)
+            options = ImageLabelerOptions(localModel: try LocalModel(manifestFolder: automlFolder), confidenceThreshold: confidence)
+        } else if let modelPath {
+            options = ImageLabelerOptions(localModel: LocalModel(path: modelPath), confidenceThreshold: confidence)
         } else {
-            model = LocalModel(path: try modelPath ?? defaultModel(ClassifyCommand.defaultName))
+            // ML Kit's ImageLabeler.imageLabeler(): the base model shipped with the Tasks module.
+            options = ImageLabelerOptions()
+            options.confidenceThreshold = confidence.map { NSNumber(value: $0) }
         }
-        var options = ImageLabelerOptions(localModel: model, confidenceThreshold: confidence)
         options.maxResultCount = maxResults
         if verbose { writeStderr("labels: \(try ImageLabeler(options: options).labelChoice)\n") }
         try runBatch(batch, makeWorker: { try ImageLabeler(options: options) },

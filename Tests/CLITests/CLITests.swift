@@ -277,6 +277,21 @@ final class CLITests: XCTestCase {
         XCTAssertEqual(scores, scores.sorted(by: >))
     }
 
+    /// `label` with no model uses ML Kit's base labeler: the EfficientNet-Lite0 the Tasks module
+    /// ships as a resource, threshold 0.5 — the same labels as that model file from Models/ with
+    /// `--confidence 0.5`.
+    func testLabelWithoutAModelUsesTheBaseModel() throws {
+        let base = try swiftlite("label", "--json", Self.demoCat)
+        XCTAssertEqual(base.status, 0, base.stderr)
+        let int8 = Self.root.appendingPathComponent("Models/efficientnet_lite0_int8.tflite").path
+        let explicit = try swiftlite("label", "--json", "--model", int8, "--confidence", "0.5", Self.demoCat)
+        XCTAssertEqual(explicit.status, 0, explicit.stderr)
+        XCTAssertEqual(base.stdout, explicit.stdout)
+        let labels = try XCTUnwrap((try json(base.stdout) as? [[String: Any]])?.first?["labels"] as? [[String: Any]])
+        XCTAssertFalse(labels.isEmpty)
+        XCTAssertTrue(labels.allSatisfy { ($0["confidence"] as? Double ?? 0) >= 0.5 }, base.stdout)
+    }
+
     func testLabelAutoML() throws {
         let folder = Self.root.appendingPathComponent("Models/dog_breeds_automl")
         guard FileManager.default.fileExists(atPath: folder.appendingPathComponent("manifest.json").path) else {

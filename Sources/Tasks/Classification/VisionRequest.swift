@@ -14,14 +14,14 @@ public final class VisionModel: Sendable {
 
     /// Loads a `.tflite` classifier (labels from its metadata, or `labelsPath`).
     public init(modelPath: String, labelsPath: String? = nil) throws(TaskError) {
-        var options = ImageClassifierOptions(modelPath: modelPath)
+        let options = ImageClassifierOptions(modelPath: modelPath)
         options.labelsPath = labelsPath
         classifier = try ImageClassifier(options: options)
     }
 
     /// A model held in memory.
     public init(modelData: Data, labelsPath: String? = nil) throws(TaskError) {
-        var options = ImageClassifierOptions(modelData: modelData)
+        let options = ImageClassifierOptions(modelData: modelData)
         options.labelsPath = labelsPath
         classifier = try ImageClassifier(options: options)
     }

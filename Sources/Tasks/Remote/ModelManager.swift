@@ -37,6 +37,11 @@ public final class ModelManager: @unchecked Sendable {
         return base.appendingPathComponent("swiftlite/models")
     }
 
+    /// The manager ML Kit's guides call, `ModelManager.modelManager()`: one instance per process,
+    /// on `defaultCacheDirectory`.
+    public static func modelManager() -> ModelManager { shared }
+    private static let shared = ModelManager()
+
     public init(cacheDirectory: URL = ModelManager.defaultCacheDirectory) {
         self.cacheDirectory = cacheDirectory
     }
