@@ -21,9 +21,16 @@ import FoundationNetworking
 /// A model already in the cache is revalidated with `If-None-Match` / `If-Modified-Since`; a 304
 /// keeps the cached file, a 200 replaces it with the newer version.
 public final class ModelManager: @unchecked Sendable {
-    public let cacheDirectory: URL
+    /// Where downloads are kept. Set it before downloading (the manager does not lock it).
+    public var cacheDirectory: URL
     /// Seconds without data before a download fails.
     public var timeout: TimeInterval = 60
+    /// Where hosted AutoML model names resolve: model `name` is the folder `<base>/<name>/` (see
+    /// `AutoMLImageLabelerRemoteModel`). Starts as `$SWIFTLITE_MODEL_HOST` when that is set.
+    public var modelHostBaseURL: URL? = ProcessInfo.processInfo.environment["SWIFTLITE_MODEL_HOST"]
+        .flatMap { $0.isEmpty ? nil : URL(string: $0) }
+    /// The most bytes one hosted file (`model.tflite`, `dict.txt`, `manifest.json`) may have.
+    public var maxHostedFileBytes = 1 << 30
 
     public static let remoteModelKey = "remoteModel"
     public static let errorKey = "error"
@@ -189,12 +196,14 @@ public final class ModelManager: @unchecked Sendable {
 }
 
 /// One HTTP transfer: streams the body into a file, hashing and counting as it goes.
-private final class Transfer: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+final class Transfer: NSObject, URLSessionDataDelegate, @unchecked Sendable {
     let done = DispatchSemaphore(value: 0)
     private let lock = NSLock()
     private let file: URL
     private let expectedSize: Int?
     private let progress: Progress?
+    /// The most bytes the body may have; a larger announced length or body fails the transfer.
+    private let maxBytes: Int
     private var handle: FileHandle?
     private var digest = SHA256()
     private var state = Result()
@@ -209,7 +218,8 @@ private final class Transfer: NSObject, URLSessionDataDelegate, @unchecked Senda
         var failure: RemoteModelError?
     }
 
-    init(file: URL, expectedSize: Int?, progress: Progress?) {
+    init(file: URL, expectedSize: Int?, progress: Progress?, maxBytes: Int = .max) {
+        self.maxBytes = maxBytes
         self.file = file
         self.expectedSize = expectedSize
         self.progress = progress
@@ -234,6 +244,11 @@ private final class Transfer: NSObject, URLSessionDataDelegate, @unchecked Senda
             completionHandler(.cancel)
             return
         }
+        if let announced = state.announcedLength, announced > maxBytes {
+            state.failure = .tooLarge(limit: maxBytes, url: response.url?.absoluteString ?? "")
+            completionHandler(.cancel)
+            return
+        }
         guard FileManager.default.createFile(atPath: file.path, contents: nil), let handle = try? FileHandle(forWritingTo: file) else {
             state.failure = .cache("cannot create \(file.path)")
             completionHandler(.cancel)
@@ -248,6 +263,11 @@ private final class Transfer: NSObject, URLSessionDataDelegate, @unchecked Senda
         lock.lock()
         defer { lock.unlock() }
         guard let handle, state.failure == nil else { return }
+        guard data.count <= maxBytes - state.received else {
+            state.failure = .tooLarge(limit: maxBytes, url: dataTask.originalRequest?.url?.absoluteString ?? "")
+            dataTask.cancel()
+            return
+        }
         do { try handle.write(contentsOf: data) } catch {
             state.failure = .cache("cannot write \(file.path): \(error.localizedDescription)")
             dataTask.cancel()
