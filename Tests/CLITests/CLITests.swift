@@ -292,6 +292,46 @@ final class CLITests: XCTestCase {
         XCTAssertTrue(labels.allSatisfy { ($0["confidence"] as? Double ?? 0) >= 0.5 }, base.stdout)
     }
 
+    /// `--automl` takes the folder or its manifest.json (the same labels), and a hosted model's
+    /// name with `--model-host` (downloaded from a server on 127.0.0.1 into
+    /// `$SWIFTLITE_MODEL_CACHE`): the same network, so the same indices and confidences.
+    func testLabelAutoMLManifestAndHostedName() throws {
+        let folder = Self.root.appendingPathComponent("Models/dog_breeds_automl")
+        guard FileManager.default.fileExists(atPath: folder.appendingPathComponent("manifest.json").path) else {
+            throw XCTSkip("Models/dog_breeds_automl is not in this checkout")
+        }
+        let fromFolder = try swiftlite("label", "--automl", folder.path, "--json", Self.demoCat)
+        XCTAssertEqual(fromFolder.status, 0, fromFolder.stderr)
+        let fromManifest = try swiftlite("label", "--automl", folder.appendingPathComponent("manifest.json").path, "--json", Self.demoCat)
+        XCTAssertEqual(fromManifest.stdout, fromFolder.stdout)
+
+        var files = [String: Data]()
+        for name in ["manifest.json", "dict.txt", "model.tflite"] { files[name] = try Data(contentsOf: folder.appendingPathComponent(name)) }
+        let served = files
+        let server = try LoopbackHTTPServer(lifetime: 60) { request in
+            let parts = request.path.split(separator: "/").map(String.init)
+            guard parts.count == 3, parts[0] == "models", parts[1] == "dogs", let body = served[parts[2]] else { return .init(status: 404) }
+            return .init(status: 200, headers: ["ETag": "\"\(parts[2])-1\""], body: body)
+        }
+        defer { server.stop() }
+        let cache = try temporaryDirectory()
+        setenv("SWIFTLITE_MODEL_CACHE", cache.path, 1)
+        defer { unsetenv("SWIFTLITE_MODEL_CACHE") }
+        let hosted = try swiftlite("label", "--automl", "dogs", "--model-host", server.url("/models").absoluteString, "--json", Self.demoCat)
+        XCTAssertEqual(hosted.status, 0, hosted.stderr)
+        XCTAssertEqual(hosted.stdout.replacingOccurrences(of: Self.demoCat, with: ""), fromFolder.stdout.replacingOccurrences(of: Self.demoCat, with: ""))
+        XCTAssertTrue(FileManager.default.fileExists(atPath: cache.appendingPathComponent("dogs/current/model.tflite").path))
+        // The host down: the version downloaded before is used, with a warning.
+        server.stop()
+        let offline = try swiftlite("label", "--automl", "dogs", "--model-host", server.url("/models").absoluteString, "--json", Self.demoCat)
+        XCTAssertEqual(offline.status, 0, offline.stderr)
+        XCTAssertEqual(offline.stdout, hosted.stdout)
+        XCTAssertTrue(offline.stderr.hasPrefix("warning: hosted model 'dogs'"), offline.stderr)
+        // Never downloaded and the host down: one error line.
+        assertFails(try swiftlite("label", "--automl", "cats", "--model-host", server.url("/models").absoluteString, Self.demoCat),
+                    mentioning: "hosted model 'cats'")
+    }
+
     func testLabelAutoML() throws {
         let folder = Self.root.appendingPathComponent("Models/dog_breeds_automl")
         guard FileManager.default.fileExists(atPath: folder.appendingPathComponent("manifest.json").path) else {
