@@ -476,3 +476,40 @@ func imageOrientation(
     return .up
   }
 }
+
+/// Vision's `regionOfInterest` on `VisionClassificationRequest`: normalised, origin at the lower
+/// left, in the oriented image.
+final class VisionRegionOfInterestTests: XCTestCase {
+    /// The top `rows` rows of `image` (upright, `.up`).
+    static func topRows(_ image: MPImage, _ rows: Int) throws -> MPImage {
+        try MPImage(pixels: Array(image.pixels[0 ..< rows * image.width * 3]), width: image.width, height: rows)
+    }
+
+    func observations(_ image: MPImage, orientation: MPImage.Orientation = .up, region: CGRect? = nil) throws -> [ClassificationObservation] {
+        let request = VisionClassificationRequest(model: try VisionModel(modelPath: TaskFixtures.efficientnetF32))
+        request.imageCropAndScaleOption = .scaleFill
+        if let region { request.regionOfInterest = region }
+        try ImageRequestHandler(image: image, orientation: orientation).perform([request])
+        return try XCTUnwrap(request.results)
+    }
+
+    func testRegionIsLowerLeftOriginInTheOrientedImage() throws {
+        let cat = try TaskFixtures.demoCatImage()   // 451 × 300
+        XCTAssertEqual(try observations(cat, region: CGRect(x: 0, y: 0, width: 1, height: 1)), try observations(cat))
+        // y 0.5...1 from the lower left is the top half: rows 0..<150.
+        let top = try Self.topRows(cat, 150)
+        let region = try observations(cat, region: CGRect(x: 0, y: 0.5, width: 1, height: 0.5))
+        let cropped = try observations(top)
+        XCTAssertEqual(region.prefix(5).map(\.identifier), cropped.prefix(5).map(\.identifier))
+        // Not bit-equal: at the region's edge the bilinear taps read the next stored row, where
+        // the cropped image replicates its last row.
+        for (a, b) in zip(region.prefix(5), cropped.prefix(5)) { XCTAssertEqual(a.confidence, b.confidence, accuracy: 0.01) }
+        XCTAssertNotEqual(region.prefix(5).map(\.identifier), try observations(cat, region: CGRect(x: 0, y: 0, width: 1, height: 0.5)).prefix(5).map(\.identifier))
+        // With orientation .down (turned 180°) the oriented image's top half is the stored bottom
+        // half turned: the same as the stored top half of the cat turned upside down.
+        let turned = try MPImage(pixels: cat.pixels, width: cat.width, height: cat.height)
+        let bottomOfTurned = try observations(turned, orientation: .down, region: CGRect(x: 0, y: 0, width: 1, height: 0.5))
+        let topTurned = try observations(top, orientation: .down)
+        XCTAssertEqual(bottomOfTurned.prefix(5).map(\.identifier), topTurned.prefix(5).map(\.identifier))
+    }
+}
