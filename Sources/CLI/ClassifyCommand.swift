@@ -32,6 +32,19 @@ enum CategoryOptions {
         options.displayNamesLocale = try arguments[locale] ?? "en"
     }
 
+    /// Says on stderr which `--allow`/`--deny` names are no label of the model (MediaPipe ignores
+    /// them; an allow list with no known name filters nothing).
+    static func warnAboutUnknownNames(_ options: some CategoryFiltering, labels: [String]?) {
+        guard let labels else { return }
+        let known = Set(labels)
+        for (option, names) in [("--allow", options.categoryAllowlist), ("--deny", options.categoryDenylist)] where !names.isEmpty {
+            let unknown = names.filter { !known.contains($0) }
+            guard !unknown.isEmpty else { continue }
+            let effect = unknown.count == names.count ? (option == "--allow" ? "; it filters nothing" : "; it removes nothing") : ""
+            writeStderr("warning: \(option) names no label of the model: \(unknown.joined(separator: ", "))\(effect)\n")
+        }
+    }
+
     /// Rejects `--allow` with `--deny`.
     static func validate(_ options: some CategoryFiltering) throws(CLIError) {
         guard options.categoryAllowlist.isEmpty || options.categoryDenylist.isEmpty else {
@@ -62,7 +75,7 @@ struct ClassifyCommand: ParsedCommand {
     static let defaultName = "efficientnet_lite0_f32.tflite"
 
     static let model = Option<String?>.string("model", value: "M", help: ".tflite classifier", default: "Models/\(defaultName)")
-    static let maxResults = Option<Int>.integer("max-results", value: "N", help: "top N per head, -1 for all", default: 5, in: -1 ... Int(Int32.max))
+    static let maxResults = Option<Int>.integer("max-results", value: "N", help: "top N per head; any negative number for all (as MediaPipe)", default: 5, in: Int(Int32.min) ... Int(Int32.max))
     static let crop = Option<ImageCropAndScale>.choice("crop", value: "MODE", help: "center (crop), fit (letterbox) or fill (stretch, as MediaPipe)",
                                                        default: "fill", ["center": .centerCrop, "fit": .scaleFit, "fill": .scaleFill])
     static let declarations = [model.spec, maxResults.spec] + CategoryOptions.declarations + [crop.spec] + BatchOptions.declarations
@@ -92,11 +105,15 @@ struct ClassifyCommand: ParsedCommand {
     }
 
     func run() throws {
-        if verbose {
-            let choices = try ImageClassifier(options: options).labelChoices
-            for (i, choice) in choices.enumerated() { writeStderr("labels\(choices.count > 1 ? " (head \(i))" : ""): \(choice)\n") }
+        let path = options.baseOptions.modelAssetPath
+        if verbose || !options.categoryAllowlist.isEmpty || !options.categoryDenylist.isEmpty {
+            let choices = try namingModel(path) { try ImageClassifier(options: options) }.labelChoices
+            if verbose {
+                for (i, choice) in choices.enumerated() { writeStderr("labels\(choices.count > 1 ? " (head \(i))" : ""): \(choice)\n") }
+            }
+            CategoryOptions.warnAboutUnknownNames(options, labels: choices.first?.labels?.names)
         }
-        try runBatch(batch, makeWorker: { try ImageClassifier(options: options) },
+        try runBatch(batch, makeWorker: { try namingModel(path) { try ImageClassifier(options: options) } },
                      process: { classifier, item in try classifier.classify(image: loadImage(item.path)) },
                      text: { path, result in
                          var lines = ["\(path):"]

@@ -62,8 +62,9 @@ struct LabelCommand: ParsedCommand {
             options.confidenceThreshold = confidence.map { NSNumber(value: $0) }
         }
         options.maxResultCount = maxResults
-        if verbose { writeStderr("labels: \(try ImageLabeler(options: options).labelChoice)\n") }
-        try runBatch(batch, makeWorker: { try ImageLabeler(options: options) },
+        let path = automlFolder ?? modelPath ?? ImageLabeler.baseModelPath
+        if verbose { writeStderr("labels: \(try namingModel(path) { try ImageLabeler(options: options) }.labelChoice)\n") }
+        try runBatch(batch, makeWorker: { try namingModel(path) { try ImageLabeler(options: options) } },
                      process: { labeler, item in try labeler.process(loadImage(item.path)) },
                      text: { path, labels in
                          (["\(path):"] + labels.map { String(format: "  %@ %.2f (index %d)", $0.text, $0.confidence, $0.index) }).joined(separator: "\n") + "\n"

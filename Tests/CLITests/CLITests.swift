@@ -332,6 +332,31 @@ final class CLITests: XCTestCase {
                     mentioning: "hosted model 'cats'")
     }
 
+    /// The CLI details of issue 27: any negative --max-results is "all" (as the API and
+    /// MediaPipe); --allow/--deny names that are no label are reported; --annotate refuses a
+    /// name that says another format than the PNG it writes; model errors name the model file.
+    func testCategoryOptionsAnnotateFormatAndModelErrors() throws {
+        let all = try swiftlite("classify", "--model", Self.efficientnetF32, "--max-results", "-7", Self.demoCat)
+        XCTAssertEqual(all.status, 0, all.stderr)
+        XCTAssertEqual(all.stdout.split(separator: "\n").count, 1 + 1000)
+        let allowed = try swiftlite("classify", "--model", Self.efficientnetF32, "--allow", "no such label,tabby", Self.demoCat)
+        XCTAssertEqual(allowed.status, 0, allowed.stderr)
+        XCTAssertEqual(allowed.stderr, "warning: --allow names no label of the model: no such label\n")
+        XCTAssertTrue(allowed.stdout.hasSuffix(") tabby\n"), allowed.stdout)
+        let denied = try swiftlite("classify", "--model", Self.efficientnetF32, "--deny", "nothing", Self.demoCat)
+        XCTAssertTrue(denied.stderr.contains("--deny names no label of the model: nothing; it removes nothing"), denied.stderr)
+        let jpeg = try temporaryDirectory().appendingPathComponent("boxes.jpg").path
+        let annotate = try swiftlite("detect", "--annotate", jpeg, Self.demoCat)
+        XCTAssertEqual(annotate.status, 2)
+        XCTAssertTrue(annotate.stderr.contains("name the file .png"), annotate.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: jpeg))
+        let bad = try temporaryDirectory().appendingPathComponent("bad.tflite")
+        try Data("not a model".utf8).write(to: bad)
+        for command in ["classify", "detect", "label"] {
+            assertFails(try swiftlite(command, "--model", bad.path, Self.demoCat), mentioning: "model '\(bad.path)'")
+        }
+    }
+
     func testLabelAutoML() throws {
         let folder = Self.root.appendingPathComponent("Models/dog_breeds_automl")
         guard FileManager.default.fileExists(atPath: folder.appendingPathComponent("manifest.json").path) else {
