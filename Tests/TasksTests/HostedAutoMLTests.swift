@@ -197,6 +197,17 @@ final class HostedAutoMLTests: XCTestCase {
         XCTAssertThrowsError(try labels(AutoMLImageLabelerOptions(remoteModel: remote)))
     }
 
+    /// A first download that fails leaves no folder in the cache (hosted names and URL models).
+    func testFailedFirstDownloadLeavesNoCacheFolder() throws {
+        let (host, server) = try host()
+        defer { server.stop() }
+        host.misbehave("model.tflite", version: "404") { $0 = .init(status: 404) }
+        let manager = ModelManager.modelManager()
+        XCTAssertThrowsError(try manager.downloadAndWait(AutoMLImageLabelerRemoteModel(name: "your_remote_model")))
+        XCTAssertThrowsError(try manager.download(RemoteModel(name: "plain", url: server.url("/models/missing.tflite"))))
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: manager.cacheDirectory.path), [])
+    }
+
     /// A server that stalls longer than `timeout` fails the download instead of hanging it.
     func testStalledServerTimesOut() throws {
         let (host, server) = try host()

@@ -147,9 +147,12 @@ extension ModelManager {
         _ = try hostedURL(name, "manifest.json")
         let folder = cacheDirectory.appendingPathComponent(name)
         let current = autoMLCurrentFolder(named: name)
+        let folderExisted = FileManager.default.fileExists(atPath: folder.path)
         do { try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true) } catch {
             throw .cache("cannot create \(folder.path): \(error.localizedDescription)")
         }
+        // A failed first download leaves no empty folder behind (runs after the staging folder's removal).
+        defer { if !folderExisted { Self.removeIfEmpty(folder) } }
         // The current version counts only when it is complete and loads (a usable LocalModel).
         let currentIsUsable = (try? downloadedAutoMLModel(named: name)) != nil
         let previous: HostedRecord? = currentIsUsable

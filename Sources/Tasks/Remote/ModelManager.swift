@@ -96,6 +96,13 @@ public final class ModelManager: @unchecked Sendable {
         isModelDownloaded(model) ? cachedFileURL(for: model).path : localPath
     }
 
+    /// Removes `folder` when it holds nothing.
+    static func removeIfEmpty(_ folder: URL) {
+        if let entries = try? FileManager.default.contentsOfDirectory(atPath: folder.path), entries.isEmpty {
+            try? FileManager.default.removeItem(at: folder)
+        }
+    }
+
     /// Removes `model` from the cache.
     public func deleteDownloadedModel(_ model: RemoteModel) throws(RemoteModelError) {
         guard RemoteModel.isValidName(model.name) else { throw .invalidName(model.name) }
@@ -143,9 +150,13 @@ public final class ModelManager: @unchecked Sendable {
             throw .unsupportedURL(model.url.absoluteString)
         }
         let folder = cacheDirectory.appendingPathComponent(model.name)
+        let folderExisted = FileManager.default.fileExists(atPath: folder.path)
         do { try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true) } catch {
             throw .cache("cannot create \(folder.path): \(error.localizedDescription)")
         }
+        // A failed first download leaves no empty folder behind (runs after the temporary file's removal).
+        var succeeded = false
+        defer { if !succeeded, !folderExisted { Self.removeIfEmpty(folder) } }
         var request = URLRequest(url: model.url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: timeout)
         let cached = downloadedModel(named: model.name).flatMap { $0.url == model.url ? $0 : nil }
         if let cached, FileManager.default.fileExists(atPath: cachedFileURL(for: model).path) {
@@ -170,6 +181,7 @@ public final class ModelManager: @unchecked Sendable {
         if result.status == 304, cached != nil {
             progress?.totalUnitCount = Int64(cached!.size)
             progress?.completedUnitCount = Int64(cached!.size)
+            succeeded = true
             return .notModified
         }
         guard result.status == 200 else { throw .httpStatus(result.status, url: model.url.absoluteString) }
@@ -191,6 +203,7 @@ public final class ModelManager: @unchecked Sendable {
         } catch {
             throw .cache("cannot write \(infoURL(for: model.name).path): \(error.localizedDescription)")
         }
+        succeeded = true
         return .downloaded
     }
 }
