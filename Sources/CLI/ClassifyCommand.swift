@@ -45,6 +45,16 @@ enum CategoryOptions {
         }
     }
 
+    /// The filters the user set, as the options name them ("--score-threshold 0.9 and --allow
+    /// tabby"); nil when none is set, so that an empty result is the model's alone.
+    static func filterDescription(_ options: some CategoryFiltering) -> String? {
+        var parts: [String] = []
+        if let t = options.scoreThreshold { parts.append("--score-threshold \(t)") }
+        if !options.categoryAllowlist.isEmpty { parts.append("--allow \(options.categoryAllowlist.joined(separator: ","))") }
+        if !options.categoryDenylist.isEmpty { parts.append("--deny \(options.categoryDenylist.joined(separator: ","))") }
+        return parts.isEmpty ? nil : parts.joined(separator: " and ")
+    }
+
     /// Rejects `--allow` with `--deny`.
     static func validate(_ options: some CategoryFiltering) throws(CLIError) {
         guard options.categoryAllowlist.isEmpty || options.categoryDenylist.isEmpty else {
@@ -113,8 +123,15 @@ struct ClassifyCommand: ParsedCommand {
             }
             CategoryOptions.warnAboutUnknownNames(options, labels: choices.first?.labels?.names)
         }
+        let filters = CategoryOptions.filterDescription(options)
         try runBatch(batch, makeWorker: { try namingModel(path) { try ImageClassifier(options: options) } },
-                     process: { classifier, item in try classifier.classify(image: loadImage(item.path)) },
+                     process: { classifier, item in
+                         let result = try classifier.classify(image: loadImage(item.path))
+                         if let filters, result.classifications.allSatisfy(\.categories.isEmpty) {
+                             writeStderr("note: \(item.path): no category passes \(filters)\n")
+                         }
+                         return result
+                     },
                      text: { path, result in
                          var lines = ["\(path):"]
                          for head in result.classifications {

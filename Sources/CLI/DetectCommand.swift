@@ -67,10 +67,14 @@ struct DetectCommand: ParsedCommand {
             if verbose { writeStderr("labels: \(detector.labelChoice)\ndetection outputs: \(detector.roles)\n") }
             CategoryOptions.warnAboutUnknownNames(options, labels: detector.labelChoice.labels?.names)
         }
+        let filters = CategoryOptions.filterDescription(options)
         try runBatch(batch, makeWorker: { try namingModel(path) { try ObjectDetector(options: options) } },
                      process: { detector, item in
                          let image = try loadImage(item.path)
                          let result = try detector.detect(image: image)
+                         if let filters, result.detections.isEmpty {
+                             writeStderr("note: \(item.path): no detection passes \(filters)\n")
+                         }
                          guard let annotatePath else { return Output(detections: result.detections, annotated: nil) }
                          let target = Self.annotationPath(annotatePath, number: item.number, count: item.count)
                          try writeFile(try Annotator.draw(result.detections, on: image.upright()).pngData(), to: target)

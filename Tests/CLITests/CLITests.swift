@@ -345,6 +345,10 @@ final class CLITests: XCTestCase {
         XCTAssertTrue(allowed.stdout.hasSuffix(") tabby\n"), allowed.stdout)
         let denied = try swiftlite("classify", "--model", Self.efficientnetF32, "--deny", "nothing", Self.demoCat)
         XCTAssertTrue(denied.stderr.contains("--deny names no label of the model: nothing; it removes nothing"), denied.stderr)
+        // Filters that leave nothing say so on stderr (the result itself is empty, status 0).
+        let none = try swiftlite("classify", "--model", Self.efficientnetF32, "--score-threshold", "0.99", Self.demoCat)
+        XCTAssertEqual(none.status, 0, none.stderr)
+        XCTAssertEqual(none.stderr, "note: \(Self.demoCat): no category passes --score-threshold 0.99\n")
         let jpeg = try temporaryDirectory().appendingPathComponent("boxes.jpg").path
         let annotate = try swiftlite("detect", "--annotate", jpeg, Self.demoCat)
         XCTAssertEqual(annotate.status, 2)
