@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -21,14 +22,23 @@ import FoundationNetworking
 /// A model already in the cache is revalidated with `If-None-Match` / `If-Modified-Since`; a 304
 /// keeps the cached file, a 200 replaces it with the newer version.
 public final class ModelManager: @unchecked Sendable {
-    /// Where downloads are kept. Set it before downloading (the manager does not lock it).
-    public var cacheDirectory: URL
+    /// The settings an app may change while downloads run on other threads.
+    private let settings: Mutex<(cache: URL, host: URL?)>
+
+    /// Where downloads are kept. Reads and writes are atomic; set it before starting a download
+    /// (a download reads it at each step, so a change mid-download would split its files).
+    public var cacheDirectory: URL {
+        get { settings.withLock { $0.cache } }
+        set { settings.withLock { $0.cache = newValue } }
+    }
     /// Seconds without data before a download fails.
     public var timeout: TimeInterval = 60
     /// Where hosted AutoML model names resolve: model `name` is the folder `<base>/<name>/` (see
     /// `AutoMLImageLabelerRemoteModel`). Starts as `$SWIFTLITE_MODEL_HOST` when that is set.
-    public var modelHostBaseURL: URL? = ProcessInfo.processInfo.environment["SWIFTLITE_MODEL_HOST"]
-        .flatMap { $0.isEmpty ? nil : URL(string: $0) }
+    public var modelHostBaseURL: URL? {
+        get { settings.withLock { $0.host } }
+        set { settings.withLock { $0.host = newValue } }
+    }
     /// The most bytes one hosted file (`model.tflite`, `dict.txt`, `manifest.json`) may have.
     public var maxHostedFileBytes = 1 << 30
 
@@ -50,7 +60,8 @@ public final class ModelManager: @unchecked Sendable {
     private static let shared = ModelManager()
 
     public init(cacheDirectory: URL = ModelManager.defaultCacheDirectory) {
-        self.cacheDirectory = cacheDirectory
+        let host = ProcessInfo.processInfo.environment["SWIFTLITE_MODEL_HOST"].flatMap { $0.isEmpty ? nil : URL(string: $0) }
+        settings = Mutex((cacheDirectory, host))
     }
 
     /// Where `model`'s file is (or will be) cached.
