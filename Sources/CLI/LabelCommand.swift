@@ -65,7 +65,9 @@ struct LabelCommand: ParsedCommand {
         let path = automlFolder ?? modelPath ?? ImageLabeler.baseModelPath
         if verbose { writeStderr("labels: \(try namingModel(path) { try ImageLabeler(options: options) }.labelChoice)\n") }
         try runBatch(batch, makeWorker: { try namingModel(path) { try ImageLabeler(options: options) } },
-                     process: { labeler, item in try labeler.process(loadImage(item.path)) },
+                     // The base labeler returns every label above its threshold (ML Kit's); the
+                     // CLI's --max-results caps every model's list alike.
+                     process: { [maxResults] labeler, item in Array(try labeler.process(loadImage(item.path)).prefix(maxResults)) },
                      text: { path, labels in
                          (["\(path):"] + labels.map { String(format: "  %@ %.2f (index %d)", $0.text, $0.confidence, $0.index) }).joined(separator: "\n") + "\n"
                      },

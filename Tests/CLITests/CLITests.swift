@@ -290,6 +290,9 @@ final class CLITests: XCTestCase {
         let labels = try XCTUnwrap((try json(base.stdout) as? [[String: Any]])?.first?["labels"] as? [[String: Any]])
         XCTAssertFalse(labels.isEmpty)
         XCTAssertTrue(labels.allSatisfy { ($0["confidence"] as? Double ?? 0) >= 0.5 }, base.stdout)
+        // --max-results caps the base labeler's list too.
+        let three = try swiftlite("label", "--json", "--confidence", "0", "--max-results", "3", Self.demoCat)
+        XCTAssertEqual(((try json(three.stdout) as? [[String: Any]])?.first?["labels"] as? [Any])?.count, 3, three.stdout)
     }
 
     /// `--automl` takes the folder or its manifest.json (the same labels), and a hosted model's
