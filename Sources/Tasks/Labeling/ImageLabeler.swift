@@ -34,11 +34,22 @@ public final class ImageLabeler: Sendable {
 
     /// The base model `ImageLabeler.imageLabeler()` uses: the ImageNet EfficientNet-Lite0 (int8,
     /// 1000 labels in its metadata) shipped as a resource of the Tasks module, so an app that
-    /// depends on SwiftLite finds it. nil when the resource bundle is not installed next to the
-    /// program.
+    /// depends on SwiftLite finds it. nil when no copy is found.
+    ///
+    /// Looked for where SwiftPM puts the module's resource bundle: next to the program
+    /// (`Bundle.main`, or the executable's real folder when it was reached through a link), next
+    /// to a loaded bundle (a test bundle), then in this package's sources. `Bundle.module` is not
+    /// used: its accessor stops the process when the bundle is missing.
     public static var baseModelPath: String? {
-        let path = Bundle.module.bundleURL.appendingPathComponent(baseModelName).path
-        return FileManager.default.fileExists(atPath: path) ? path : nil
+        let folders = ["SwiftLite_Tasks.resources", "SwiftLite_Tasks.bundle", "SwiftLite_Tasks.bundle/Contents/Resources"]
+        var places = [Bundle.main.bundleURL,
+                      URL(fileURLWithPath: CommandLine.arguments.first ?? "").resolvingSymlinksInPath().deletingLastPathComponent()]
+        places += Bundle.allBundles.map { $0.bundleURL.deletingLastPathComponent() }
+        var candidates = places.flatMap { place in folders.map { place.appendingPathComponent($0).appendingPathComponent(baseModelName) } }
+        // This file is Sources/Tasks/Labeling/ImageLabeler.swift; the resource is Sources/Tasks/Resources/.
+        candidates.append(URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Resources").appendingPathComponent(baseModelName))
+        return candidates.first { FileManager.default.fileExists(atPath: $0.path) }?.path
     }
 
     /// - Throws: the `TaskError` the labeler would report: the model or its labels cannot be used,
@@ -79,7 +90,7 @@ public final class ImageLabeler: Sendable {
         switch options.source {
         case .base:
             guard let path = baseModelPath else {
-                throw .invalidOptions("the base model \(baseModelName) is not in the Tasks resource bundle (\(Bundle.module.bundleURL.path))")
+                throw .invalidOptions("the base model \(baseModelName) was not found: install the SwiftLite_Tasks.resources folder next to the program")
             }
             model = LocalModel(path: path)
         case .local(let local):
