@@ -127,6 +127,7 @@ let package = Package(
         .target(name: "CJPEGShim", dependencies: ["CJPEG"]),
         .target(name: "CPNGShim", dependencies: ["CPNG"]),
         .target(name: "Tasks", dependencies: ["Engine", "CPNG", "CJPEG", "CZlib", "CJPEGShim", "CPNGShim"],
+                resources: [.copy("Resources/efficientnet_lite0_int8.tflite")],
                 swiftSettings: targetSettings + optimised),
         .executableTarget(name: "CLI", dependencies: ["Engine", "Tasks"]),
         .target(name: "TestSupport", dependencies: ["Engine"], path: "Tests/TestSupport"),

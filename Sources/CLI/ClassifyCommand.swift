@@ -32,6 +32,29 @@ enum CategoryOptions {
         options.displayNamesLocale = try arguments[locale] ?? "en"
     }
 
+    /// Says on stderr which `--allow`/`--deny` names are no label of the model (MediaPipe ignores
+    /// them; an allow list with no known name filters nothing).
+    static func warnAboutUnknownNames(_ options: some CategoryFiltering, labels: [String]?) {
+        guard let labels else { return }
+        let known = Set(labels)
+        for (option, names) in [("--allow", options.categoryAllowlist), ("--deny", options.categoryDenylist)] where !names.isEmpty {
+            let unknown = names.filter { !known.contains($0) }
+            guard !unknown.isEmpty else { continue }
+            let effect = unknown.count == names.count ? (option == "--allow" ? "; it filters nothing" : "; it removes nothing") : ""
+            writeStderr("warning: \(option) names no label of the model: \(unknown.joined(separator: ", "))\(effect)\n")
+        }
+    }
+
+    /// The filters the user set, as the options name them ("--score-threshold 0.9 and --allow
+    /// tabby"); nil when none is set, so that an empty result is the model's alone.
+    static func filterDescription(_ options: some CategoryFiltering) -> String? {
+        var parts: [String] = []
+        if let t = options.scoreThreshold { parts.append("--score-threshold \(t)") }
+        if !options.categoryAllowlist.isEmpty { parts.append("--allow \(options.categoryAllowlist.joined(separator: ","))") }
+        if !options.categoryDenylist.isEmpty { parts.append("--deny \(options.categoryDenylist.joined(separator: ","))") }
+        return parts.isEmpty ? nil : parts.joined(separator: " and ")
+    }
+
     /// Rejects `--allow` with `--deny`.
     static func validate(_ options: some CategoryFiltering) throws(CLIError) {
         guard options.categoryAllowlist.isEmpty || options.categoryDenylist.isEmpty else {
@@ -62,7 +85,7 @@ struct ClassifyCommand: ParsedCommand {
     static let defaultName = "efficientnet_lite0_f32.tflite"
 
     static let model = Option<String?>.string("model", value: "M", help: ".tflite classifier", default: "Models/\(defaultName)")
-    static let maxResults = Option<Int>.integer("max-results", value: "N", help: "top N per head, -1 for all", default: 5, in: -1 ... Int(Int32.max))
+    static let maxResults = Option<Int>.integer("max-results", value: "N", help: "top N per head; any negative number for all (as MediaPipe)", default: 5, in: Int(Int32.min) ... Int(Int32.max))
     static let crop = Option<ImageCropAndScale>.choice("crop", value: "MODE", help: "center (crop), fit (letterbox) or fill (stretch, as MediaPipe)",
                                                        default: "fill", ["center": .centerCrop, "fit": .scaleFit, "fill": .scaleFill])
     static let declarations = [model.spec, maxResults.spec] + CategoryOptions.declarations + [crop.spec] + BatchOptions.declarations
@@ -73,7 +96,7 @@ struct ClassifyCommand: ParsedCommand {
     let verbose: Bool
 
     init(_ arguments: Arguments) throws(CLIError) {
-        var options = try CategoryOptions.read(arguments, model: Self.model, defaultName: Self.defaultName,
+        let options = try CategoryOptions.read(arguments, model: Self.model, defaultName: Self.defaultName,
                                                maxResults: Self.maxResults, ImageClassifierOptions.init(modelPath:))
         options.cropAndScale = try arguments[Self.crop]
         self.options = options
@@ -92,12 +115,23 @@ struct ClassifyCommand: ParsedCommand {
     }
 
     func run() throws {
-        if verbose {
-            let choices = try ImageClassifier(options: options).labelChoices
-            for (i, choice) in choices.enumerated() { writeStderr("labels\(choices.count > 1 ? " (head \(i))" : ""): \(choice)\n") }
+        let path = options.baseOptions.modelAssetPath
+        if verbose || !options.categoryAllowlist.isEmpty || !options.categoryDenylist.isEmpty {
+            let choices = try namingModel(path) { try ImageClassifier(options: options) }.labelChoices
+            if verbose {
+                for (i, choice) in choices.enumerated() { writeStderr("labels\(choices.count > 1 ? " (head \(i))" : ""): \(choice)\n") }
+            }
+            CategoryOptions.warnAboutUnknownNames(options, labels: choices.first?.labels?.names)
         }
-        try runBatch(batch, makeWorker: { try ImageClassifier(options: options) },
-                     process: { classifier, item in try classifier.classify(image: loadImage(item.path)) },
+        let filters = CategoryOptions.filterDescription(options)
+        try runBatch(batch, makeWorker: { try namingModel(path) { try ImageClassifier(options: options) } },
+                     process: { classifier, item in
+                         let result = try classifier.classify(image: loadImage(item.path))
+                         if let filters, result.classifications.allSatisfy(\.categories.isEmpty) {
+                             writeStderr("note: \(item.path): no category passes \(filters)\n")
+                         }
+                         return result
+                     },
                      text: { path, result in
                          var lines = ["\(path):"]
                          for head in result.classifications {

@@ -9,7 +9,7 @@ struct DetectCommand: ParsedCommand {
     static let defaultName = "person_detector_f32.tflite"
 
     static let model = Option<String?>.string("model", value: "M", help: "SSD .tflite ending in TFLite_Detection_PostProcess", default: "Models/\(defaultName)")
-    static let maxResults = Option<Int>.integer("max-results", value: "N", help: "at most N detections, -1 for all", default: -1, in: -1 ... Int(Int32.max))
+    static let maxResults = Option<Int>.integer("max-results", value: "N", help: "at most N detections; any negative number for all (as MediaPipe)", default: -1, in: Int(Int32.min) ... Int(Int32.max))
     static let annotate = Option<String?>.string("annotate", value: "OUT.png", help: "draw the boxes and labels (several images: OUT-1.png, OUT-2.png, ... by input number)")
     static let declarations = [model.spec, maxResults.spec] + CategoryOptions.declarations + [annotate.spec] + BatchOptions.declarations
     static let discussion = BatchOptions.discussion
@@ -29,7 +29,14 @@ struct DetectCommand: ParsedCommand {
 
     func validate() throws(CLIError) {
         try CategoryOptions.validate(options)
-        if let annotatePath { try checkOutputFolder(of: annotatePath, option: "--annotate") }
+        if let annotatePath {
+            try checkOutputFolder(of: annotatePath, option: "--annotate")
+            // The annotated image is written as PNG; a name that says another format is refused.
+            let ext = URL(fileURLWithPath: annotatePath).pathExtension.lowercased()
+            guard ext.isEmpty || ext == "png" else {
+                throw .usage("--annotate \(annotatePath): annotated images are written as PNG; name the file .png")
+            }
+        }
         try batch.validate()
     }
 
@@ -54,14 +61,20 @@ struct DetectCommand: ParsedCommand {
 
     func run() throws {
         let annotatePath = annotatePath
-        if verbose {
-            let detector = try ObjectDetector(options: options)
-            writeStderr("labels: \(detector.labelChoice)\ndetection outputs: \(detector.roles)\n")
+        let path = options.baseOptions.modelAssetPath
+        if verbose || !options.categoryAllowlist.isEmpty || !options.categoryDenylist.isEmpty {
+            let detector = try namingModel(path) { try ObjectDetector(options: options) }
+            if verbose { writeStderr("labels: \(detector.labelChoice)\ndetection outputs: \(detector.roles)\n") }
+            CategoryOptions.warnAboutUnknownNames(options, labels: detector.labelChoice.labels?.names)
         }
-        try runBatch(batch, makeWorker: { try ObjectDetector(options: options) },
+        let filters = CategoryOptions.filterDescription(options)
+        try runBatch(batch, makeWorker: { try namingModel(path) { try ObjectDetector(options: options) } },
                      process: { detector, item in
                          let image = try loadImage(item.path)
                          let result = try detector.detect(image: image)
+                         if let filters, result.detections.isEmpty {
+                             writeStderr("note: \(item.path): no detection passes \(filters)\n")
+                         }
                          guard let annotatePath else { return Output(detections: result.detections, annotated: nil) }
                          let target = Self.annotationPath(annotatePath, number: item.number, count: item.count)
                          try writeFile(try Annotator.draw(result.detections, on: image.upright()).pngData(), to: target)

@@ -55,3 +55,17 @@ func checkOutputFolder(of path: String, option: String) throws(CLIError) {
     }
     guard isDirectory.boolValue else { throw .usage("\(option) \(path): '\(folder)' is not a folder") }
 }
+
+/// Creates a task, and names the model file in an error about the model that does not already
+/// name it ("malformed model: ..." becomes "model 'M': malformed model: ...").
+func namingModel<T>(_ path: String?, _ make: () throws -> T) throws -> T {
+    do {
+        return try make()
+    } catch let error as TaskError {
+        guard let path, !error.description.contains(path) else { throw error }
+        switch error {
+        case .model, .unsupportedModel, .invalidLabels: throw CLIError.failed("model '\(path)': \(error.description)")
+        default: throw error
+        }
+    }
+}

@@ -251,7 +251,7 @@ final class CLIBatchTests: XCTestCase {
         // Errors name the flag as typed.
         let bad = try swiftlite("classify", "--max-results=lots", Self.cat)
         XCTAssertEqual(bad.status, 2)
-        XCTAssertEqual(bad.stderrLines, ["error: --max-results must be an integer in -1...2147483647, got 'lots'"])
+        XCTAssertEqual(bad.stderrLines, ["error: --max-results must be an integer in -2147483648...2147483647, got 'lots'"])
         let flagWithValue = try swiftlite("classify", "--json=yes", Self.cat)
         XCTAssertEqual(flagWithValue.status, 2)
         XCTAssertTrue(flagWithValue.stderr.contains("--json is a flag"), flagWithValue.stderr)

@@ -277,6 +277,93 @@ final class CLITests: XCTestCase {
         XCTAssertEqual(scores, scores.sorted(by: >))
     }
 
+    /// `label` with no model uses ML Kit's base labeler: the EfficientNet-Lite0 the Tasks module
+    /// ships as a resource, threshold 0.5 — the same labels as that model file from Models/ with
+    /// `--confidence 0.5`.
+    func testLabelWithoutAModelUsesTheBaseModel() throws {
+        let base = try swiftlite("label", "--json", Self.demoCat)
+        XCTAssertEqual(base.status, 0, base.stderr)
+        let int8 = Self.root.appendingPathComponent("Models/efficientnet_lite0_int8.tflite").path
+        let explicit = try swiftlite("label", "--json", "--model", int8, "--confidence", "0.5", Self.demoCat)
+        XCTAssertEqual(explicit.status, 0, explicit.stderr)
+        XCTAssertEqual(base.stdout, explicit.stdout)
+        let labels = try XCTUnwrap((try json(base.stdout) as? [[String: Any]])?.first?["labels"] as? [[String: Any]])
+        XCTAssertFalse(labels.isEmpty)
+        XCTAssertTrue(labels.allSatisfy { ($0["confidence"] as? Double ?? 0) >= 0.5 }, base.stdout)
+        // --max-results caps the base labeler's list too.
+        let three = try swiftlite("label", "--json", "--confidence", "0", "--max-results", "3", Self.demoCat)
+        XCTAssertEqual(((try json(three.stdout) as? [[String: Any]])?.first?["labels"] as? [Any])?.count, 3, three.stdout)
+    }
+
+    /// `--automl` takes the folder or its manifest.json (the same labels), and a hosted model's
+    /// name with `--model-host` (downloaded from a server on 127.0.0.1 into
+    /// `$SWIFTLITE_MODEL_CACHE`): the same network, so the same indices and confidences.
+    func testLabelAutoMLManifestAndHostedName() throws {
+        let folder = Self.root.appendingPathComponent("Models/dog_breeds_automl")
+        guard FileManager.default.fileExists(atPath: folder.appendingPathComponent("manifest.json").path) else {
+            throw XCTSkip("Models/dog_breeds_automl is not in this checkout")
+        }
+        let fromFolder = try swiftlite("label", "--automl", folder.path, "--json", Self.demoCat)
+        XCTAssertEqual(fromFolder.status, 0, fromFolder.stderr)
+        let fromManifest = try swiftlite("label", "--automl", folder.appendingPathComponent("manifest.json").path, "--json", Self.demoCat)
+        XCTAssertEqual(fromManifest.stdout, fromFolder.stdout)
+
+        var files = [String: Data]()
+        for name in ["manifest.json", "dict.txt", "model.tflite"] { files[name] = try Data(contentsOf: folder.appendingPathComponent(name)) }
+        let served = files
+        let server = try LoopbackHTTPServer(lifetime: 60) { request in
+            let parts = request.path.split(separator: "/").map(String.init)
+            guard parts.count == 3, parts[0] == "models", parts[1] == "dogs", let body = served[parts[2]] else { return .init(status: 404) }
+            return .init(status: 200, headers: ["ETag": "\"\(parts[2])-1\""], body: body)
+        }
+        defer { server.stop() }
+        let cache = try temporaryDirectory()
+        setenv("SWIFTLITE_MODEL_CACHE", cache.path, 1)
+        defer { unsetenv("SWIFTLITE_MODEL_CACHE") }
+        let hosted = try swiftlite("label", "--automl", "dogs", "--model-host", server.url("/models").absoluteString, "--json", Self.demoCat)
+        XCTAssertEqual(hosted.status, 0, hosted.stderr)
+        XCTAssertEqual(hosted.stdout.replacingOccurrences(of: Self.demoCat, with: ""), fromFolder.stdout.replacingOccurrences(of: Self.demoCat, with: ""))
+        XCTAssertTrue(FileManager.default.fileExists(atPath: cache.appendingPathComponent("dogs/current/model.tflite").path))
+        // The host down: the version downloaded before is used, with a warning.
+        server.stop()
+        let offline = try swiftlite("label", "--automl", "dogs", "--model-host", server.url("/models").absoluteString, "--json", Self.demoCat)
+        XCTAssertEqual(offline.status, 0, offline.stderr)
+        XCTAssertEqual(offline.stdout, hosted.stdout)
+        XCTAssertTrue(offline.stderr.hasPrefix("warning: hosted model 'dogs'"), offline.stderr)
+        // Never downloaded and the host down: one error line.
+        assertFails(try swiftlite("label", "--automl", "cats", "--model-host", server.url("/models").absoluteString, Self.demoCat),
+                    mentioning: "hosted model 'cats'")
+    }
+
+    /// The CLI details of issue 27: any negative --max-results is "all" (as the API and
+    /// MediaPipe); --allow/--deny names that are no label are reported; --annotate refuses a
+    /// name that says another format than the PNG it writes; model errors name the model file.
+    func testCategoryOptionsAnnotateFormatAndModelErrors() throws {
+        let all = try swiftlite("classify", "--model", Self.efficientnetF32, "--max-results", "-7", Self.demoCat)
+        XCTAssertEqual(all.status, 0, all.stderr)
+        XCTAssertEqual(all.stdout.split(separator: "\n").count, 1 + 1000)
+        let allowed = try swiftlite("classify", "--model", Self.efficientnetF32, "--allow", "no such label,tabby", Self.demoCat)
+        XCTAssertEqual(allowed.status, 0, allowed.stderr)
+        XCTAssertEqual(allowed.stderr, "warning: --allow names no label of the model: no such label\n")
+        XCTAssertTrue(allowed.stdout.hasSuffix(") tabby\n"), allowed.stdout)
+        let denied = try swiftlite("classify", "--model", Self.efficientnetF32, "--deny", "nothing", Self.demoCat)
+        XCTAssertTrue(denied.stderr.contains("--deny names no label of the model: nothing; it removes nothing"), denied.stderr)
+        // Filters that leave nothing say so on stderr (the result itself is empty, status 0).
+        let none = try swiftlite("classify", "--model", Self.efficientnetF32, "--score-threshold", "0.99", Self.demoCat)
+        XCTAssertEqual(none.status, 0, none.stderr)
+        XCTAssertEqual(none.stderr, "note: \(Self.demoCat): no category passes --score-threshold 0.99\n")
+        let jpeg = try temporaryDirectory().appendingPathComponent("boxes.jpg").path
+        let annotate = try swiftlite("detect", "--annotate", jpeg, Self.demoCat)
+        XCTAssertEqual(annotate.status, 2)
+        XCTAssertTrue(annotate.stderr.contains("name the file .png"), annotate.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: jpeg))
+        let bad = try temporaryDirectory().appendingPathComponent("bad.tflite")
+        try Data("not a model".utf8).write(to: bad)
+        for command in ["classify", "detect", "label"] {
+            assertFails(try swiftlite(command, "--model", bad.path, Self.demoCat), mentioning: "model '\(bad.path)'")
+        }
+    }
+
     func testLabelAutoML() throws {
         let folder = Self.root.appendingPathComponent("Models/dog_breeds_automl")
         guard FileManager.default.fileExists(atPath: folder.appendingPathComponent("manifest.json").path) else {

@@ -38,3 +38,34 @@ final class AnnotatorTests: XCTestCase {
         XCTAssertEqual(pixel(300, 250), [0, 0, 0])
     }
 }
+
+/// Label placement: inside the image (shifted, not clipped) and not on top of one another.
+final class AnnotatorLabelPlacementTests: XCTestCase {
+    func detection(_ x: Int, _ y: Int, _ w: Int, _ h: Int, _ name: String = "person") -> Detection {
+        Detection(boundingBox: BoundingBox(originX: x, originY: y, width: w, height: h),
+                  categories: [Category(index: 0, score: 0.5, categoryName: name, displayName: nil)])
+    }
+
+    func testLabelsStayInsideAndDoNotOverlap() throws {
+        let w = 400, h = 300
+        // Three boxes at one place, one at the top edge, one at the right edge, one past the bottom.
+        let detections = [detection(50, 100, 80, 80), detection(50, 100, 80, 80), detection(52, 98, 80, 80),
+                          detection(10, 0, 50, 50), detection(380, 150, 20, 20, "label at the right edge"),
+                          detection(100, 295, 40, 40)]
+        let frames = Annotator.labelFrames(for: detections, width: w, height: h).compactMap { $0 }
+        XCTAssertEqual(frames.count, detections.count)
+        for (i, f) in frames.enumerated() {
+            XCTAssertTrue(f.x >= 0 && f.y >= 0 && f.x + f.width <= w && f.y + f.height <= h, "label \(i) \(f) leaves the image")
+            XCTAssertFalse(f.text.isEmpty)
+            for g in frames[(i + 1)...] { XCTAssertFalse(f.overlaps(g), "\(f) overlaps \(g)") }
+        }
+        // The right-edge label is shifted left, whole.
+        XCTAssertEqual(frames[4].text, "label at the right edge 50%")
+        XCTAssertEqual(frames[4].x + frames[4].width, w)
+        // A label wider than a tiny image is cut to fit.
+        let tiny = Annotator.labelFrames(for: [detection(0, 0, 10, 10, "wide")], width: 20, height: 30)
+        let cut = try XCTUnwrap(tiny.first ?? nil)
+        XCTAssertEqual(cut.text, "w")
+        XCTAssertLessThanOrEqual(cut.x + cut.width, 20)
+    }
+}

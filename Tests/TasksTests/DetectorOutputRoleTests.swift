@@ -133,7 +133,7 @@ final class DetectorOutputRoleTests: XCTestCase {
     /// The real TF1 COCO SSD (outputs in op order, tensor names "TFLite_Detection_PostProcess:<n>")
     /// is decided by the op's slots; MediaPipe's person detector by its metadata.
     func testRealModelsRoles() throws {
-        var coco = ObjectDetectorOptions(modelPath: try Fixtures.shared("models/ssd_mobilenet_v1_coco_quant.tflite").path)
+        let coco = ObjectDetectorOptions(modelPath: try Fixtures.shared("models/ssd_mobilenet_v1_coco_quant.tflite").path)
         coco.labelsPath = try Fixtures.shared("models/labels/coco_labelmap.txt").path
         let d = try ObjectDetector(options: coco)
         XCTAssertEqual(d.roles.rule, .postProcessOutputs)

@@ -118,7 +118,7 @@ final class HostileInputTests: XCTestCase {
     }
 
     func testAssociatedFileLimitIsConfigurable() throws {
-        var options = ImageClassifierOptions(modelPath: zipBomb)
+        let options = ImageClassifierOptions(modelPath: zipBomb)
         options.baseOptions.limits.maxAssociatedFileBytes = 100
         assertTaskError(try ImageClassifier(options: options), "unsupportedModel") { error in
             guard case .unsupportedModel(let message) = error else { return false }

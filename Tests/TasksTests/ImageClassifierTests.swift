@@ -254,7 +254,7 @@ final class MediaPipeClassifierAgreementTests: XCTestCase {
         let file = model["file"] as! String
         let modelURL = model["relative_to"] as? String == "../shared"
             ? try Fixtures.shared(file) : Fixtures.repositoryRoot.appendingPathComponent(file)
-        var options = ImageClassifierOptions(modelPath: modelURL.path)
+        let options = ImageClassifierOptions(modelPath: modelURL.path)
         options.maxResults = -1
         let classifier = try ImageClassifier(options: options)
 

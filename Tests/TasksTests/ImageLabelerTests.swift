@@ -29,7 +29,7 @@ final class ImageLabelerTests: XCTestCase {
         XCTAssertEqual(breeds.count, 19)
 
         let image = try MPImage(contentsOf: Fixtures.shared("images/pets.jpg"))
-        var options = ImageLabelerOptions(localModel: model, confidenceThreshold: 0)
+        let options = ImageLabelerOptions(localModel: model, confidenceThreshold: 0)
         options.maxResultCount = 19
         let all = try ImageLabeler(options: options).process(image)
         XCTAssertEqual(all.count, 19, "threshold 0 keeps every class")
@@ -52,7 +52,7 @@ final class ImageLabelerTests: XCTestCase {
         let model = LocalModel(path: TaskFixtures.efficientnetF32)
         XCTAssertNil(model.labelsPath)
         let image = try TaskFixtures.demoCatImage()
-        var options = ImageLabelerOptions(localModel: model, confidenceThreshold: 0.05)
+        let options = ImageLabelerOptions(localModel: model, confidenceThreshold: 0.05)
         options.maxResultCount = 2
         let labeler = try ImageLabeler(options: options)
         // The asynchronous form (one inference keeps the debug-build suite quick).
@@ -75,7 +75,7 @@ final class ImageLabelerTests: XCTestCase {
         assertTaskError(try ImageLabeler(options: ImageLabelerOptions(localModel: model, confidenceThreshold: 1.5)), "invalidOptions", isInvalidOptions)
         assertTaskError(try ImageLabeler(options: ImageLabelerOptions(localModel: model, confidenceThreshold: -0.1)), "invalidOptions", isInvalidOptions)
         // ML Kit: a maxResultCount that is not positive means the default 10 (not an error).
-        var options = ImageLabelerOptions(localModel: model)
+        let options = ImageLabelerOptions(localModel: model)
         options.maxResultCount = 0
         XCTAssertNoThrow(try ImageLabeler(options: options))
     }

@@ -8,7 +8,7 @@ import TestSupport
 /// a leading background line is skipped when the file has one line more than the model has classes.
 final class LabelSourceTests: XCTestCase {
     func classifier(_ model: String, labels: String?) throws -> ImageClassifier {
-        var options = ImageClassifierOptions(modelPath: model)
+        let options = ImageClassifierOptions(modelPath: model)
         options.labelsPath = labels
         options.maxResults = 3
         return try ImageClassifier(options: options)

@@ -131,7 +131,7 @@ final class ObjectDetectorTests: XCTestCase {
         let model = try XCTUnwrap(json["model"] as? [String: Any])
         let file = try XCTUnwrap(model["file"] as? String)
         let modelURL = model["relative_to"] as? String == "../shared" ? try Fixtures.shared(file) : Fixtures.repositoryRoot.appendingPathComponent(file)
-        var options = ObjectDetectorOptions(modelPath: modelURL.path)
+        let options = ObjectDetectorOptions(modelPath: modelURL.path)
         // MediaPipe's names for class c: line c of the label file as MediaPipe saw it. For the COCO
         // model that is coco_labelmap.txt with its leading "???" line, which ObjectDetector skips, so
         // MediaPipe's names are shifted by one (the golden's notes); map ours the same way.

@@ -9,7 +9,7 @@ final class PixelBufferTests: XCTestCase {
     func photo() throws -> MPImage { try MPImage(contentsOf: Fixtures.shared("images/grace_hopper.png")) }
 
     func classify(_ image: MPImage) throws -> [Category] {
-        var options = ImageClassifierOptions(modelPath: TaskFixtures.efficientnetF32)
+        let options = ImageClassifierOptions(modelPath: TaskFixtures.efficientnetF32)
         options.maxResults = 5
         return try ImageClassifier(options: options).classify(image: image).classifications[0].categories
     }

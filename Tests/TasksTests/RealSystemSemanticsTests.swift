@@ -45,7 +45,7 @@ final class RealSystemSemanticsTests: XCTestCase {
         let denied = try categories(small(names) { $0.categoryDenylist = ["class3"] }).map(\.index)
         XCTAssertEqual(Set(denied), Set(0 ..< 10).subtracting([3]), "index 7 is not denied")
 
-        var options = ImageClassifierOptions(modelPath: TaskFixtures.efficientnetF32)
+        let options = ImageClassifierOptions(modelPath: TaskFixtures.efficientnetF32)
         options.categoryAllowlist = ["crane"]
         let crane = try ImageClassifier(options: options).classify(image: TaskFixtures.demoCatImage()).classifications[0].categories
         XCTAssertEqual(crane.map(\.index), [134])
@@ -58,7 +58,7 @@ final class RealSystemSemanticsTests: XCTestCase {
     func testNegativeMaxResultsMeansAllAndZeroIsAnError() throws {
         for n in [-1, -2, -100] { XCTAssertEqual(try categories(small { $0.maxResults = n }).count, 10, "maxResults \(n)") }
         assertTaskError(try small { $0.maxResults = 0 }, "invalidOptions", isInvalidOptions)
-        var detector = ObjectDetectorOptions(modelPath: TaskFixtures.models.appendingPathComponent("person_detector_f32.tflite").path)
+        let detector = ObjectDetectorOptions(modelPath: TaskFixtures.models.appendingPathComponent("person_detector_f32.tflite").path)
         detector.maxResults = -7
         XCTAssertNoThrow(try ObjectDetector(options: detector))
     }
@@ -146,7 +146,7 @@ final class RealSystemSemanticsTests: XCTestCase {
         XCTAssertEqual(deliveries.snapshot.timestamps, [10])
         XCTAssertEqual(deliveries.snapshot.errors, [])
 
-        var options = ObjectDetectorOptions(modelPath: TaskFixtures.models.appendingPathComponent("person_detector_f32.tflite").path)
+        let options = ObjectDetectorOptions(modelPath: TaskFixtures.models.appendingPathComponent("person_detector_f32.tflite").path)
         options.runningMode = .liveStream
         options.resultListener = { _, _, _ in }
         let detector = try ObjectDetector(options: options)
@@ -178,12 +178,12 @@ final class RealSystemSemanticsTests: XCTestCase {
         // EfficientNet's metadata has no threshold: 0.0, so the 10 best of 1000 softmax scores.
         let labels = try ImageLabeler(options: options).results(in: TaskFixtures.demoCatImage())
         XCTAssertEqual(labels.count, 10)
-        var invalid = options
+        let invalid = options
         invalid.maxResultCount = -3
         XCTAssertEqual(try ImageLabeler(options: invalid).results(in: TaskFixtures.demoCatImage()), labels)
         // The small model (no metadata) in an AutoML folder: threshold 0.0 drops its negative logits.
         let model = try AutoMLImageLabelerLocalModel(manifestPath: autoML(model: TaskFixtures.smallUnlabelled, labels: (0 ..< 10).map { "c\($0)" }))
-        var all = ImageClassifierOptions(modelPath: TaskFixtures.smallUnlabelled)
+        let all = ImageClassifierOptions(modelPath: TaskFixtures.smallUnlabelled)
         all.maxResults = -1
         let scores = try ImageClassifier(options: all).classify(image: TaskFixtures.demoCatImage()).classifications[0].categories
         let small = try ImageLabeler(options: CustomImageLabelerOptions(localModel: model)).results(in: TaskFixtures.demoCatImage())
@@ -201,7 +201,7 @@ final class RealSystemSemanticsTests: XCTestCase {
         XCTAssertTrue(try ModelHasLabels.check(dog), "the dog model carries labels in its metadata")
         let names = (0 ..< 19).map { "breed number \($0)" }
         let model = try AutoMLImageLabelerLocalModel(manifestPath: autoML(model: dog, labels: names))
-        var options = CustomImageLabelerOptions(localModel: model)
+        let options = CustomImageLabelerOptions(localModel: model)
         options.confidenceThreshold = 0
         options.maxResultCount = 19
         let labels = try ImageLabeler(options: options).results(in: TaskFixtures.demoCatImage())
@@ -213,25 +213,29 @@ final class RealSystemSemanticsTests: XCTestCase {
     /// Kit `ImageLabeler` (developers.google.com/ml-kit/reference/swift/mlkitimagelabelingcommon/api/reference/Classes/ImageLabeler:
     /// `process(_:completion:)` with `([ImageLabel]?, Error?)`, `results(in:)`).
     func testMLKitCallShapes() throws {
-        let labeler = try ImageLabeler.imageLabeler(options: CustomImageLabelerOptions(localModel: LocalModel(path: TaskFixtures.efficientnetF32)))
+        let labeler = ImageLabeler.imageLabeler(options: CustomImageLabelerOptions(localModel: LocalModel(path: TaskFixtures.efficientnetF32)))
         let image = try TaskFixtures.demoCatImage()
         let sync = try labeler.results(in: image)
-        let done = expectation(description: "labels"), failed = expectation(description: "error")
-        nonisolated(unsafe) var received: [ImageLabel]?, error: TaskError?
+        let done = expectation(description: "labels"), mirroredDone = expectation(description: "mirrored labels")
+        nonisolated(unsafe) var received: [ImageLabel]?, receivedMirrored: [ImageLabel]?
         labeler.process(image) { labels, e in
             received = labels
             XCTAssertNil(e)
             done.fulfill()
         }
+        // ML Kit applies mirrored orientations (`VisionImage.orientation = .downMirrored`): the
+        // labels are those of the picture flipped top to bottom.
         let mirrored = try MPImage(pixels: image.pixels, width: image.width, height: image.height, orientation: .downMirrored)
         labeler.process(mirrored) { labels, e in
-            XCTAssertNil(labels)
-            error = e
-            failed.fulfill()
+            receivedMirrored = labels
+            XCTAssertNil(e)
+            mirroredDone.fulfill()
         }
-        wait(for: [done, failed], timeout: 60)
+        wait(for: [done, mirroredDone], timeout: 60)
         XCTAssertEqual(received, sync)
-        XCTAssertNotNil(error)
+        let rowBytes = image.width * 3
+        let flipped = (0 ..< image.height).reversed().flatMap { image.pixels[$0 * rowBytes ..< ($0 + 1) * rowBytes] }
+        XCTAssertEqual(receivedMirrored, try labeler.results(in: MPImage(pixels: flipped, width: image.width, height: image.height)))
     }
 
     // MARK: - Vision
@@ -245,7 +249,7 @@ final class RealSystemSemanticsTests: XCTestCase {
         XCTAssertEqual(request.imageCropAndScaleOption, .centerCrop)
         let cat = try TaskFixtures.demoCatImage()
         try ImageRequestHandler(image: cat).perform([request])
-        var options = ImageClassifierOptions(modelPath: TaskFixtures.efficientnetF32)
+        let options = ImageClassifierOptions(modelPath: TaskFixtures.efficientnetF32)
         options.cropAndScale = .centerCrop
         let expected = try ImageClassifier(options: options).classify(image: cat).classifications[0].categories
         XCTAssertEqual(request.results, expected.map { ClassificationObservation(identifier: $0.categoryName!, confidence: $0.score) })

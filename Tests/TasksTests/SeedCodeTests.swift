@@ -13,7 +13,7 @@ final class SeedCodeTests: XCTestCase {
     // MARK: - MediaPipe ImageClassifier: image, video, live stream
 
     func testMediaPipeImageClassifierImageAndVideo() throws {
-        var options = ImageClassifierOptions()
+        let options = ImageClassifierOptions()
         options.baseOptions.modelAssetPath = Self.modelPath
         options.runningMode = .image
         options.maxResults = 5
@@ -33,7 +33,7 @@ final class SeedCodeTests: XCTestCase {
     @MainActor
     func testMediaPipeImageClassifierLiveStreamDelegateOnTheMainActor() async throws {
         let viewModel = ClassifierViewModel()
-        var options = ImageClassifierOptions(modelPath: Self.modelPath)
+        let options = ImageClassifierOptions(modelPath: Self.modelPath)
         options.runningMode = .liveStream
         options.maxResults = 1
         options.imageClassifierLiveStreamDelegate = viewModel
@@ -46,7 +46,7 @@ final class SeedCodeTests: XCTestCase {
 
     @MainActor
     func testLiveStreamResultsAsAnAsyncStream() async throws {
-        var options = ImageClassifierOptions(modelPath: Self.modelPath)
+        let options = ImageClassifierOptions(modelPath: Self.modelPath)
         options.runningMode = .liveStream
         options.maxResults = 1
         let results = options.makeLiveStreamResults()
@@ -76,7 +76,7 @@ final class SeedCodeTests: XCTestCase {
 
     func testMediaPipeObjectDetectorAllModes() throws {
         let photo = try MPImage(contentsOf: Fixtures.shared("images/grace_hopper.png"))
-        var options = ObjectDetectorOptions()
+        let options = ObjectDetectorOptions()
         options.baseOptions.modelAssetPath = Self.detectorPath
         options.runningMode = .image
         options.maxResults = 5
@@ -102,10 +102,10 @@ final class SeedCodeTests: XCTestCase {
     func testMLKitAutoMLLabeler() throws {
         let manifestPath = TaskFixtures.models.appendingPathComponent("dog_breeds_automl/manifest.json").path
         guard FileManager.default.fileExists(atPath: manifestPath) else { throw XCTSkip("no Models/dog_breeds_automl") }
-        let localModel = try AutoMLImageLabelerLocalModel(manifestPath: manifestPath)
-        var options = AutoMLImageLabelerOptions(localModel: localModel)
+        let localModel = AutoMLImageLabelerLocalModel(manifestPath: manifestPath)
+        let options = AutoMLImageLabelerOptions(localModel: localModel)
         options.confidenceThreshold = 0.0
-        let imageLabeler = try ImageLabeler.imageLabeler(options: options)
+        let imageLabeler = ImageLabeler.imageLabeler(options: options)
         let image = try MPImage(contentsOf: Fixtures.shared("images/pets.jpg"))
         let done = expectation(description: "labels")
         let texts = Box<[String]>([])
@@ -145,7 +145,7 @@ final class ClassifierViewModel: ImageClassifierLiveStreamDelegate {
     private var waiting: [CheckedContinuation<String, Never>] = []
 
     nonisolated func imageClassifier(_ imageClassifier: ImageClassifier, didFinishClassification result: ImageClassifierResult?,
-                                     timestampInMilliseconds: Int, error: TaskError?) {
+                                     timestampInMilliseconds: Int, error: (any Error)?) {
         let label = result?.classifications.first?.categories.first?.categoryName ?? error?.localizedDescription ?? "?"
         Task { @MainActor in self.show(label) }
     }
@@ -171,7 +171,7 @@ final class DetectionProcessor: ObjectDetectorLiveStreamDelegate, @unchecked Sen
     init(_ done: XCTestExpectation) { self.done = done }
 
     func objectDetector(_ objectDetector: ObjectDetector, didFinishDetection result: ObjectDetectorResult?,
-                        timestampInMilliseconds: Int, error: TaskError?) {
+                        timestampInMilliseconds: Int, error: (any Error)?) {
         lock.withLock { results[timestampInMilliseconds] = result?.detections }
         done.fulfill()
     }

@@ -56,7 +56,7 @@ final class TaskAPITests: XCTestCase {
         let detectorData = try Data(contentsOf: URL(fileURLWithPath: detectorPath))
         XCTAssertEqual(try ObjectDetector(options: ObjectDetectorOptions(modelData: detectorData)).detect(image: cat),
                        try ObjectDetector(modelPath: detectorPath).detect(image: cat))
-        var both = ImageClassifierOptions(modelData: data)
+        let both = ImageClassifierOptions(modelData: data)
         both.baseOptions.modelAssetPath = TaskFixtures.efficientnetF32
         assertTaskError(try ImageClassifier(options: both), "invalidOptions", isInvalidOptions)
         assertTaskError(try ImageClassifier(options: ImageClassifierOptions(modelData: Data([1, 2, 3]))), "model") {
@@ -68,9 +68,9 @@ final class TaskAPITests: XCTestCase {
     func testLiveStreamDelegateIsHeldWeakly() throws {
         final class Listener: ImageClassifierLiveStreamDelegate {
             func imageClassifier(_ imageClassifier: ImageClassifier, didFinishClassification result: ImageClassifierResult?,
-                                 timestampInMilliseconds: Int, error: TaskError?) {}
+                                 timestampInMilliseconds: Int, error: (any Error)?) {}
         }
-        var options = ImageClassifierOptions(modelPath: TaskFixtures.smallUnlabelled)
+        let options = ImageClassifierOptions(modelPath: TaskFixtures.smallUnlabelled)
         options.runningMode = .liveStream
         var listener: Listener? = Listener()
         options.imageClassifierLiveStreamDelegate = listener
@@ -84,7 +84,7 @@ final class TaskAPITests: XCTestCase {
 
     func testResultsRoundTripThroughJSON() throws {
         let cat = try TaskFixtures.demoCatImage()
-        var options = ImageClassifierOptions(modelPath: TaskFixtures.efficientnetF32)
+        let options = ImageClassifierOptions(modelPath: TaskFixtures.efficientnetF32)
         options.maxResults = 3
         let classification = try ImageClassifier(options: options).classify(image: cat)
         XCTAssertEqual(try JSONDecoder().decode(ImageClassifierResult.self, from: JSONEncoder().encode(classification)), classification)

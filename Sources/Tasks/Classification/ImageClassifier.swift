@@ -18,7 +18,11 @@ import Foundation
 /// One classifier may be used from many threads at once: it holds one prepared plan, and each
 /// concurrent call runs on a session of its own.
 public final class ImageClassifier: Sendable {
-    public let options: ImageClassifierOptions
+    /// The options as they were when the task was created: a private copy, never mutated after
+    /// `init` (so reading it from any thread is safe).
+    nonisolated(unsafe) private let frozen: ImageClassifierOptions
+    /// A copy of the options the task was created with; changing it does not change the task.
+    public var options: ImageClassifierOptions { frozen.copy() }
     private let model: TaskModel
     private let encoder: InputTensorEncoder
     private let heads: [Head]
@@ -39,7 +43,8 @@ public final class ImageClassifier: Sendable {
     ///   does not match an output.
     public init(options: ImageClassifierOptions) throws(TaskError) {
         try options.validate()
-        self.options = options
+        let options = options.copy()
+        frozen = options
         model = try TaskModel(options.baseOptions)
         guard model.graph.inputs.count == 1 else {
             throw .unsupportedModel("an image classifier needs exactly one input, the model has \(model.graph.inputs.count)")
@@ -118,7 +123,7 @@ public final class ImageClassifier: Sendable {
         return try run(image, region: region, timestamp: timestamp)
     }
 
-    /// Sends a live-stream frame; the result arrives on the delegate and `options.resultListener`
+    /// Sends a live-stream frame; the result arrives on the delegate and `frozen.resultListener`
     /// (on a serial queue). A frame that arrives while the previous one is still being processed
     /// is dropped.
     /// - Throws: for the wrong running mode, a timestamp that does not increase, or a mirrored
@@ -129,8 +134,8 @@ public final class ImageClassifier: Sendable {
         try gate.advance(to: timestampInMilliseconds)
         gate.submit({ [self] () throws(TaskError) in try run(image, region: regionOfInterest, timestamp: timestampInMilliseconds) },
                     deliver: { [self] result in
-                        options.resultListener?(result, image, timestampInMilliseconds)
-                        if let delegate = options.imageClassifierLiveStreamDelegate {
+                        frozen.resultListener?(result, image, timestampInMilliseconds)
+                        if let delegate = frozen.imageClassifierLiveStreamDelegate {
                             let (value, error): (ImageClassifierResult?, TaskError?) = switch result {
                             case .success(let r): (r, nil)
                             case .failure(let e): (nil, e)
@@ -150,7 +155,7 @@ public final class ImageClassifier: Sendable {
     /// Runs the model on `image` with its orientation applied (mirrored ones too: the callers
     /// that must refuse them have) and the crop option given (the options' by default).
     func run(_ image: MPImage, region: RegionOfInterest, timestamp: Int, crop: ImageCropAndScale? = nil) throws(TaskError) -> ImageClassifierResult {
-        let input = try encoder.encode(image.applyingOrientation(), crop: crop ?? options.cropAndScale,
+        let input = try encoder.encode(image.applyingOrientation(), crop: crop ?? frozen.cropAndScale,
                                        region: try InputTensorEncoder.checked(region).inUprightFrame(of: image.orientation))
         let outputs = try model.run(input, outputs: heads.count)
         let classifications = heads.enumerated().map { i, head in

@@ -1,7 +1,19 @@
 import Foundation
 
 /// Options of an `ImageClassifier` (MediaPipe's `ImageClassifierOptions`).
-public struct ImageClassifierOptions: Sendable {
+///
+/// A class, as MediaPipe's, so the guide's lines compile as written:
+///
+/// ```swift
+/// let options = ImageClassifierOptions()
+/// options.baseOptions.modelAssetPath = Bundle.main.path(forResource: "model", ofType: "tflite")
+/// options.maxResults = 5
+/// let imageClassifier = try ImageClassifier(options: options)
+/// ```
+///
+/// `ImageClassifier(options:)` copies the options (`copy()`), so changing this object afterwards
+/// (another running mode for a second classifier, say) leaves the first classifier as it was.
+public final class ImageClassifierOptions {
     public var baseOptions = BaseOptions()
     public var runningMode = RunningMode.image
     /// Locale of the display names, when the model's metadata has translated label files.
@@ -28,26 +40,50 @@ public struct ImageClassifierOptions: Sendable {
     /// Receives live-stream results on a serial queue (the result, the frame, its timestamp).
     public var resultListener: (@Sendable (Result<ImageClassifierResult, TaskError>, MPImage, Int) -> Void)?
 
-    public init(modelPath: String = "") {
+    /// Default options; set `baseOptions.modelAssetPath` (or `modelAssetBuffer`) before creating a task.
+    public init() {}
+
+    public convenience init(modelPath: String) {
+        self.init()
         baseOptions.modelAssetPath = modelPath
     }
 
     /// Options for a model held in memory (MediaPipe's `baseOptions.modelAssetBuffer`).
-    public init(modelData: Data) {
+    public convenience init(modelData: Data) {
+        self.init()
         baseOptions.modelAssetBuffer = modelData
+    }
+
+    /// An independent instance with the same values (the base options copied too; the delegate
+    /// is the same object, still held weakly).
+    public func copy() -> ImageClassifierOptions {
+        let copy = ImageClassifierOptions()
+        copy.baseOptions = baseOptions.copy()
+        copy.runningMode = runningMode
+        copy.displayNamesLocale = displayNamesLocale
+        copy.maxResults = maxResults
+        copy.scoreThreshold = scoreThreshold
+        copy.categoryAllowlist = categoryAllowlist
+        copy.categoryDenylist = categoryDenylist
+        copy.cropAndScale = cropAndScale
+        copy.labelsPath = labelsPath
+        copy.defaultScoreThreshold = defaultScoreThreshold
+        copy.imageClassifierLiveStreamDelegate = imageClassifierLiveStreamDelegate
+        copy.resultListener = resultListener
+        return copy
     }
 
     /// Routes live-stream results into an `AsyncStream` (setting `resultListener`) and returns it.
     ///
     /// ```swift
-    /// var options = ImageClassifierOptions(modelPath: path)
+    /// let options = ImageClassifierOptions(modelPath: path)
     /// options.runningMode = .liveStream
     /// let results = options.makeLiveStreamResults()
     /// let classifier = try ImageClassifier(options: options)
     /// Task { @MainActor in for await r in results { model.show(r) } }
     /// ```
     /// - Parameter bufferingNewest: results kept while nobody reads (older ones are dropped).
-    public mutating func makeLiveStreamResults(bufferingNewest: Int = 1) -> AsyncStream<LiveStreamResult<ImageClassifierResult>> {
+    public func makeLiveStreamResults(bufferingNewest: Int = 1) -> AsyncStream<LiveStreamResult<ImageClassifierResult>> {
         let (stream, listener) = liveStream(of: ImageClassifierResult.self, bufferingNewest: bufferingNewest)
         resultListener = { result, _, timestamp in listener(result, timestamp) }
         return stream
@@ -63,9 +99,13 @@ public struct ImageClassifierOptions: Sendable {
 
 /// Receives an `ImageClassifier`'s live-stream results (MediaPipe's
 /// `ImageClassifierLiveStreamDelegate`). The classifier holds its delegate weakly and calls it on
-/// a private serial queue; a `@MainActor` type implements the method `nonisolated` and hops to
-/// the main actor with the (Sendable) result.
-public protocol ImageClassifierLiveStreamDelegate: AnyObject, Sendable {
+/// a private serial queue.
+///
+/// Not `Sendable`, as MediaPipe's Objective-C protocol is not: the guide's
+/// `class P: NSObject, ImageClassifierLiveStreamDelegate` conforms as written in Swift 5 and 6
+/// modes. A `@MainActor` type implements the method `nonisolated` and hops to the main actor
+/// with the (Sendable) result.
+public protocol ImageClassifierLiveStreamDelegate: AnyObject {
     func imageClassifier(_ imageClassifier: ImageClassifier, didFinishClassification result: ImageClassifierResult?,
-                         timestampInMilliseconds: Int, error: TaskError?)
+                         timestampInMilliseconds: Int, error: (any Error)?)
 }

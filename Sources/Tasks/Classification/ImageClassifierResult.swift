@@ -34,3 +34,23 @@ public struct ImageClassifierResult: Sendable, Equatable, Codable {
         }.joined(separator: "\n")
     }
 }
+
+/// The classifications of one image or frame (MediaPipe's `ClassificationResult`).
+public struct ClassificationResult: Sendable, Equatable {
+    /// One entry per output head.
+    public var classifications: [Classifications]
+    public var timestampInMilliseconds: Int
+
+    public init(classifications: [Classifications], timestampInMilliseconds: Int) {
+        self.classifications = classifications
+        self.timestampInMilliseconds = timestampInMilliseconds
+    }
+}
+
+extension ImageClassifierResult {
+    /// MediaPipe iOS's shape: `result.classificationResult.classifications.first?.categories`
+    /// (the same values as `classifications`).
+    public var classificationResult: ClassificationResult {
+        ClassificationResult(classifications: classifications, timestampInMilliseconds: timestampInMilliseconds)
+    }
+}

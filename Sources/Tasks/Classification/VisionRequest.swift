@@ -14,14 +14,14 @@ public final class VisionModel: Sendable {
 
     /// Loads a `.tflite` classifier (labels from its metadata, or `labelsPath`).
     public init(modelPath: String, labelsPath: String? = nil) throws(TaskError) {
-        var options = ImageClassifierOptions(modelPath: modelPath)
+        let options = ImageClassifierOptions(modelPath: modelPath)
         options.labelsPath = labelsPath
         classifier = try ImageClassifier(options: options)
     }
 
     /// A model held in memory.
     public init(modelData: Data, labelsPath: String? = nil) throws(TaskError) {
-        var options = ImageClassifierOptions(modelData: modelData)
+        let options = ImageClassifierOptions(modelData: modelData)
         options.labelsPath = labelsPath
         classifier = try ImageClassifier(options: options)
     }
@@ -46,14 +46,14 @@ public struct ClassificationObservation: Sendable, Equatable, Codable {
 /// eight orientations is applied, mirrored ones included.
 public final class VisionClassificationRequest: Sendable {
     public let model: VisionModel
-    private let state: Mutex<(crop: ImageCropAndScale, results: [ClassificationObservation]?)>
+    private let state: Mutex<(crop: ImageCropAndScale, region: CGRect, results: [ClassificationObservation]?)>
     private let completionHandler: (@Sendable (VisionClassificationRequest, TaskError?) -> Void)?
 
     /// - Parameter completionHandler: called by `perform` after the request ran (with its error, if any).
     public init(model: VisionModel, completionHandler: (@Sendable (VisionClassificationRequest, TaskError?) -> Void)? = nil) {
         self.model = model
         self.completionHandler = completionHandler
-        state = Mutex((.centerCrop, nil))
+        state = Mutex((.centerCrop, CGRect(x: 0, y: 0, width: 1, height: 1), nil))
     }
 
     /// How the image is fitted to the model's input; `.centerCrop` by default, as Vision's.
@@ -62,14 +62,25 @@ public final class VisionClassificationRequest: Sendable {
         set { state.withLock { $0.crop = newValue } }
     }
 
+    /// The part of the image the request looks at, as Vision's `regionOfInterest`: normalised to
+    /// the oriented image (the orientation the handler applies), origin at the lower left;
+    /// `(0, 0, 1, 1)`, the whole image, by default. The crop option then applies to this region.
+    public var regionOfInterest: CGRect {
+        get { state.withLock { $0.region } }
+        set { state.withLock { $0.region = newValue } }
+    }
+
     /// The observations of the last `perform`, best first; nil before it (or after it failed).
     public var results: [ClassificationObservation]? { state.withLock { $0.results } }
 
     func perform(on image: MPImage) throws(TaskError) {
-        let crop = imageCropAndScaleOption
+        let (crop, roi) = state.withLock { ($0.crop, $0.region) }
         state.withLock { $0.results = nil }
         do {
-            let result = try model.classifier.run(image, region: .full, timestamp: 0, crop: crop)
+            // Vision's region (lower-left origin, oriented image) as a top-left region of the
+            // stored pixels, the frame `run` takes (it maps the region back through the orientation).
+            let upright = RegionOfInterest(x: Double(roi.minX), y: 1 - Double(roi.maxY), width: Double(roi.width), height: Double(roi.height))
+            let result = try model.classifier.run(image, region: upright.inStoredFrame(of: image.orientation), timestamp: 0, crop: crop)
             let observations = result.classifications.first?.categories.map {
                 ClassificationObservation(identifier: $0.categoryName ?? "\($0.index)", confidence: $0.score)
             } ?? []

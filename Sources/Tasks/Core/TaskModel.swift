@@ -12,23 +12,29 @@ final class TaskModel: Sendable {
     /// Threads per operator in each session (`BaseOptions.threadCount`, default 1).
     private let threadCount: Int
 
-    init(_ options: BaseOptions) throws(TaskError) {
+    convenience init(_ options: BaseOptions) throws(TaskError) {
+        try self.init(options.snapshot)
+    }
+
+    init(_ options: BaseOptions.Snapshot) throws(TaskError) {
         threadCount = options.threadCount ?? 1
         do {
             try Session.validate(threadCount: threadCount)
             if let buffer = options.modelAssetBuffer {
-                guard options.modelAssetPath.isEmpty else {
+                guard options.modelAssetPath == nil || options.modelAssetPath == "" else {
                     throw TaskError.invalidOptions("set one of baseOptions.modelAssetPath and baseOptions.modelAssetBuffer, not both")
                 }
                 plan = try Plan(graph: Graph(data: buffer), limits: options.limits)
             } else {
-                guard !options.modelAssetPath.isEmpty else {
-                    throw TaskError.invalidOptions("baseOptions.modelAssetPath is empty (set it or modelAssetBuffer)")
+                guard let path = options.modelAssetPath, !path.isEmpty else {
+                    throw TaskError.invalidOptions(options.modelAssetPath == nil
+                        ? "baseOptions.modelAssetPath is nil (a model file that was not found?) and no modelAssetBuffer is set"
+                        : "baseOptions.modelAssetPath is empty (set it or modelAssetBuffer)")
                 }
                 // Only the interpreter's plan is kept (it never allocates a session); sessions come from the pool.
                 var engineOptions = Interpreter.Options(threadCount: options.threadCount)
                 engineOptions.limits = options.limits
-                plan = try Interpreter(modelPath: options.modelAssetPath, options: engineOptions).plan
+                plan = try Interpreter(modelPath: path, options: engineOptions).plan
             }
         } catch let error as TaskError {
             throw error

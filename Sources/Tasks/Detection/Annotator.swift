@@ -5,7 +5,7 @@ public enum Annotator {
     public static func draw(_ detections: [Detection], on image: MPImage) throws -> MPImage {
         var pixels = image.pixels
         let w = image.width, h = image.height
-        let thickness = max(2, min(w, h) / 200), scale = max(2, min(w, h) / 250)
+        let thickness = max(2, min(w, h) / 200)
         func plot(_ x: Int, _ y: Int, _ color: (UInt8, UInt8, UInt8)) {
             guard x >= 0, y >= 0, x < w, y < h else { return }
             let i = (y * w + x) * 3
@@ -18,6 +18,7 @@ public enum Annotator {
             guard left < right, top < bottom else { return }
             for y in top ..< bottom { for x in left ..< right { plot(x, y, color) } }
         }
+        let frames = labelFrames(for: detections, width: w, height: h)
         for (n, d) in detections.enumerated() {
             let color = palette[n % palette.count]
             let b = d.boundingBox
@@ -25,22 +26,78 @@ public enum Annotator {
             fill(b.originX, b.originY + b.height - thickness, b.originX + b.width, b.originY + b.height, color)
             fill(b.originX, b.originY, b.originX + thickness, b.originY + b.height, color)
             fill(b.originX + b.width - thickness, b.originY, b.originX + b.width, b.originY + b.height, color)
-            guard let c = d.categories.first else { continue }
-            let text = "\(c.label) \(Int((c.score * 100).rounded()))%"
-            let glyphWidth = 6 * scale, textHeight = 9 * scale
-            let top = b.originY - textHeight >= 0 ? b.originY - textHeight : b.originY
-            fill(b.originX, top, b.originX + text.count * glyphWidth + scale, top + textHeight, color)
-            for (k, character) in text.uppercased().enumerated() {
+        }
+        // Labels after every box, so no box line crosses a label.
+        for (n, frame) in frames.enumerated() {
+            guard let frame else { continue }
+            let color = palette[n % palette.count]
+            fill(frame.x, frame.y, frame.x + frame.width, frame.y + frame.height, color)
+            for (k, character) in frame.text.uppercased().enumerated() {
                 let rows = font[character] ?? font["?"]!
                 for (row, bits) in rows.enumerated() {
                     for col in 0 ..< 5 where bits & (0x10 >> col) != 0 {
-                        let x0 = b.originX + scale + k * glyphWidth + col * scale, y0 = top + scale + row * scale
-                        fill(x0, y0, x0 + scale, y0 + scale, (255, 255, 255))
+                        let x0 = frame.x + frame.scale + k * 6 * frame.scale + col * frame.scale, y0 = frame.y + frame.scale + row * frame.scale
+                        fill(x0, y0, x0 + frame.scale, y0 + frame.scale, (255, 255, 255))
                     }
                 }
             }
         }
         return try MPImage(pixels: pixels, width: w, height: h)
+    }
+
+    /// Where a detection's label goes: a rectangle in pixels and the text it holds.
+    public struct LabelFrame: Sendable, Equatable {
+        public var x: Int, y: Int, width: Int, height: Int
+        /// The label as drawn (cut to the image's width when it is wider).
+        public var text: String
+        /// Pixels per font dot.
+        public var scale: Int
+
+        /// Whether the two rectangles share a pixel.
+        public func overlaps(_ other: LabelFrame) -> Bool {
+            x < other.x + other.width && other.x < x + width && y < other.y + other.height && other.y < y + height
+        }
+    }
+
+    /// The label rectangle of each detection (nil for one without a category), all inside the
+    /// `width` × `height` image and none overlapping another while there is room.
+    ///
+    /// Each label is tried above its box, then inside the box's top, then below it; a candidate
+    /// that overlaps a label already placed moves down past that label. The rectangle is then
+    /// shifted (not clipped) into the image, and text wider than the image is cut to fit.
+    public static func labelFrames(for detections: [Detection], width w: Int, height h: Int) -> [LabelFrame?] {
+        let scale = max(2, min(w, h) / 250)
+        let glyphWidth = 6 * scale, textHeight = 9 * scale
+        var placed: [LabelFrame] = []
+        return detections.map { d -> LabelFrame? in
+            guard let c = d.categories.first, w > 0, h > 0 else { return nil }
+            var text = "\(c.label) \(Int((c.score * 100).rounded()))%"
+            let fitting = max(1, (w - scale) / glyphWidth)
+            if text.count > fitting { text = String(text.prefix(fitting)) }
+            let labelWidth = min(w, text.count * glyphWidth + scale), labelHeight = min(h, textHeight)
+            let b = d.boundingBox
+            let x = min(max(0, b.originX), w - labelWidth)
+            func inside(_ y: Int) -> LabelFrame {
+                LabelFrame(x: x, y: min(max(0, y), h - labelHeight), width: labelWidth, height: labelHeight, text: text, scale: scale)
+            }
+            var best: LabelFrame?
+            for start in [b.originY - labelHeight, b.originY, b.originY + max(0, b.height)] {
+                var frame = inside(start)
+                // Move down past every placed label it meets; each step passes one label, so at
+                // most `placed.count` steps.
+                for _ in 0 ... placed.count {
+                    guard let blocker = placed.first(where: frame.overlaps) else { break }
+                    frame = inside(blocker.y + blocker.height)
+                }
+                if !placed.contains(where: frame.overlaps) {
+                    best = frame
+                    break
+                }
+                best = best ?? frame
+            }
+            if let best { placed.append(best) }
+            return best
+        }
     }
 
     private static let palette: [(UInt8, UInt8, UInt8)] = [

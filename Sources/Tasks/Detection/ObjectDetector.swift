@@ -21,7 +21,11 @@ import Foundation
 ///
 /// One detector may be used from many threads at once (one plan, a session per concurrent call).
 public final class ObjectDetector: Sendable {
-    public let options: ObjectDetectorOptions
+    /// The options as they were when the task was created: a private copy, never mutated after
+    /// `init` (so reading it from any thread is safe).
+    nonisolated(unsafe) private let frozen: ObjectDetectorOptions
+    /// A copy of the options the task was created with; changing it does not change the task.
+    public var options: ObjectDetectorOptions { frozen.copy() }
     private let model: TaskModel
     private let encoder: InputTensorEncoder
     private let labels: Labels?
@@ -38,7 +42,8 @@ public final class ObjectDetector: Sendable {
     ///   when the labels cannot cover the classes the post-process op emits.
     public init(options: ObjectDetectorOptions) throws(TaskError) {
         try options.validate()
-        self.options = options
+        let options = options.copy()
+        frozen = options
         model = try TaskModel(options.baseOptions)
         guard model.graph.inputs.count == 1 else {
             throw .unsupportedModel("an object detector needs exactly one input, the model has \(model.graph.inputs.count)")
@@ -122,7 +127,7 @@ public final class ObjectDetector: Sendable {
         return try run(image, timestamp: timestamp)
     }
 
-    /// Sends a live-stream frame; the result arrives on the delegate and `options.resultListener`
+    /// Sends a live-stream frame; the result arrives on the delegate and `frozen.resultListener`
     /// on a serial queue. A frame that arrives while the previous one is still being processed is
     /// dropped.
     /// - Throws: for the wrong running mode, a timestamp that does not increase, or a mirrored
@@ -133,8 +138,8 @@ public final class ObjectDetector: Sendable {
         try gate.advance(to: timestampInMilliseconds)
         gate.submit({ [self] () throws(TaskError) in try run(image, timestamp: timestampInMilliseconds) },
                     deliver: { [self] result in
-                        options.resultListener?(result, image, timestampInMilliseconds)
-                        if let delegate = options.objectDetectorLiveStreamDelegate {
+                        frozen.resultListener?(result, image, timestampInMilliseconds)
+                        if let delegate = frozen.objectDetectorLiveStreamDelegate {
                             let (value, error): (ObjectDetectorResult?, TaskError?) = switch result {
                             case .success(let r): (r, nil)
                             case .failure(let e): (nil, e)

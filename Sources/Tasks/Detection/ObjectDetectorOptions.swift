@@ -1,7 +1,11 @@
 import Foundation
 
 /// Options of an `ObjectDetector` (MediaPipe's `ObjectDetectorOptions`).
-public struct ObjectDetectorOptions: Sendable {
+///
+/// A class, as MediaPipe's (`let options = ObjectDetectorOptions(); options.maxResults = 5`
+/// compiles). `ObjectDetector(options:)` copies the options, so later changes to this object do
+/// not affect a detector already created.
+public final class ObjectDetectorOptions {
     public var baseOptions = BaseOptions()
     public var runningMode = RunningMode.image
     public var displayNamesLocale = "en"
@@ -20,18 +24,40 @@ public struct ObjectDetectorOptions: Sendable {
     /// Receives live-stream results on a serial queue (the result, the frame, its timestamp).
     public var resultListener: (@Sendable (Result<ObjectDetectorResult, TaskError>, MPImage, Int) -> Void)?
 
-    public init(modelPath: String = "") {
+    /// Default options; set `baseOptions.modelAssetPath` (or `modelAssetBuffer`) before creating a task.
+    public init() {}
+
+    public convenience init(modelPath: String) {
+        self.init()
         baseOptions.modelAssetPath = modelPath
     }
 
     /// Options for a model held in memory (MediaPipe's `baseOptions.modelAssetBuffer`).
-    public init(modelData: Data) {
+    public convenience init(modelData: Data) {
+        self.init()
         baseOptions.modelAssetBuffer = modelData
+    }
+
+    /// An independent instance with the same values (the base options copied too; the delegate
+    /// is the same object, still held weakly).
+    public func copy() -> ObjectDetectorOptions {
+        let copy = ObjectDetectorOptions()
+        copy.baseOptions = baseOptions.copy()
+        copy.runningMode = runningMode
+        copy.displayNamesLocale = displayNamesLocale
+        copy.maxResults = maxResults
+        copy.scoreThreshold = scoreThreshold
+        copy.categoryAllowlist = categoryAllowlist
+        copy.categoryDenylist = categoryDenylist
+        copy.labelsPath = labelsPath
+        copy.objectDetectorLiveStreamDelegate = objectDetectorLiveStreamDelegate
+        copy.resultListener = resultListener
+        return copy
     }
 
     /// Routes live-stream results into an `AsyncStream` (setting `resultListener`) and returns it.
     /// - Parameter bufferingNewest: results kept while nobody reads (older ones are dropped).
-    public mutating func makeLiveStreamResults(bufferingNewest: Int = 1) -> AsyncStream<LiveStreamResult<ObjectDetectorResult>> {
+    public func makeLiveStreamResults(bufferingNewest: Int = 1) -> AsyncStream<LiveStreamResult<ObjectDetectorResult>> {
         let (stream, listener) = liveStream(of: ObjectDetectorResult.self, bufferingNewest: bufferingNewest)
         resultListener = { result, _, timestamp in listener(result, timestamp) }
         return stream
@@ -46,8 +72,9 @@ public struct ObjectDetectorOptions: Sendable {
 }
 
 /// Receives an `ObjectDetector`'s live-stream results (MediaPipe's
-/// `ObjectDetectorLiveStreamDelegate`), held weakly and called on a private serial queue.
-public protocol ObjectDetectorLiveStreamDelegate: AnyObject, Sendable {
+/// `ObjectDetectorLiveStreamDelegate`), held weakly and called on a private serial queue. Not
+/// `Sendable`, as MediaPipe's protocol is not (see `ImageClassifierLiveStreamDelegate`).
+public protocol ObjectDetectorLiveStreamDelegate: AnyObject {
     func objectDetector(_ objectDetector: ObjectDetector, didFinishDetection result: ObjectDetectorResult?,
-                        timestampInMilliseconds: Int, error: TaskError?)
+                        timestampInMilliseconds: Int, error: (any Error)?)
 }

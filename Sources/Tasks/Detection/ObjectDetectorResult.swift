@@ -1,3 +1,5 @@
+import Foundation
+
 /// A box in pixels of the stored image (MediaPipe's unrotated frame).
 public struct BoundingBox: Sendable, Equatable, Codable {
     public var originX: Int, originY: Int, width: Int, height: Int
@@ -27,4 +29,18 @@ public struct ObjectDetectorResult: Sendable, Equatable, Codable {
         self.detections = detections
         self.timestampInMilliseconds = timestampInMilliseconds
     }
+}
+
+extension BoundingBox {
+    /// The box as MediaPipe iOS gives it (a `CGRect` in pixels of the stored image).
+    public var cgRect: CGRect { CGRect(x: originX, y: originY, width: width, height: height) }
+    /// `CGRect`'s accessors, for code written against MediaPipe's `boundingBox: CGRect`.
+    public var origin: CGPoint { cgRect.origin }
+    public var size: CGSize { cgRect.size }
+    public var minX: CGFloat { cgRect.minX }
+    public var minY: CGFloat { cgRect.minY }
+    public var maxX: CGFloat { cgRect.maxX }
+    public var maxY: CGFloat { cgRect.maxY }
+    public var midX: CGFloat { cgRect.midX }
+    public var midY: CGFloat { cgRect.midY }
 }

@@ -1,21 +1,77 @@
 import Engine
 import Foundation
 
-/// Options of an `ImageLabeler` with a model of yours (ML Kit's `CustomImageLabelerOptions`).
-public struct ImageLabelerOptions: Sendable, Equatable {
-    /// The model: a `.tflite` file, or an AutoML Vision Edge folder (see `LocalModel`).
-    public var localModel: LocalModel
-    /// Labels with a confidence below this are not returned. nil (ML Kit's default for custom
-    /// models) uses the model metadata's score threshold, or 0.0 when it has none.
-    public var confidenceThreshold: Float?
-    /// At most this many labels (ML Kit's default is 10, also used for a value that is not positive).
+/// Options of an `ImageLabeler` (ML Kit's `ImageLabelerOptions`, `CustomImageLabelerOptions` and
+/// `AutoMLImageLabelerOptions` in one class).
+///
+/// - `ImageLabelerOptions()`: the base model that ships with SwiftLite (`ImageLabeler.baseModelPath`,
+///   ImageNet EfficientNet-Lite0, 1000 labels); an unset threshold is ML Kit's base default 0.5,
+///   and every label at or above it is returned.
+/// - `init(localModel:)` with a `.tflite` `LocalModel` or an `AutoMLImageLabelerLocalModel`, or
+///   `init(remoteModel:)` with a hosted AutoML model: an unset threshold is the model metadata's,
+///   else 0.0, and at most `maxResultCount` labels are returned.
+///
+/// A class, as ML Kit's (`let options = ImageLabelerOptions(); options.confidenceThreshold = 0.7`).
+/// The labeler copies it when created.
+public final class ImageLabelerOptions {
+    /// Where the model comes from.
+    public enum Source: Sendable, Equatable {
+        /// The base model shipped with SwiftLite.
+        case base
+        /// A `.tflite` file or a resolved AutoML folder.
+        case local(LocalModel)
+        /// An AutoML folder named by the path of its `manifest.json`, read when the labeler is made.
+        case autoML(manifestPath: String)
+        /// A hosted AutoML model by name, read from the `ModelManager.modelManager()` cache when
+        /// the labeler is made.
+        case remote(name: String)
+    }
+
+    public let source: Source
+    /// Labels with a confidence below this are not returned; a value in 0...1 (ML Kit's
+    /// `NSNumber?`, so `options.confidenceThreshold = 0.7` and `NSNumber(value: 0.0)` both work).
+    /// nil: 0.5 for the base model; the model metadata's threshold, else 0.0, for other models.
+    public var confidenceThreshold: NSNumber?
+    /// At most this many labels from a custom or AutoML model (ML Kit's default is 10, also used
+    /// for a value that is not positive). The base model returns every label above the threshold.
     public var maxResultCount = 10
     /// The most memory and work the model and its files may ask for (see `Limits`).
     public var limits = Limits.default
 
+    /// The base model (ML Kit's `ImageLabelerOptions()`).
+    public init() {
+        source = .base
+    }
+
+    /// A `.tflite` model or an AutoML folder already read (ML Kit's `CustomImageLabelerOptions(localModel:)`).
     public init(localModel: LocalModel, confidenceThreshold: Float? = nil) {
-        self.localModel = localModel
-        self.confidenceThreshold = confidenceThreshold
+        source = .local(localModel)
+        self.confidenceThreshold = confidenceThreshold.map { NSNumber(value: $0) }
+    }
+
+    /// An AutoML Vision Edge folder (ML Kit's `AutoMLImageLabelerOptions(localModel:)`); its
+    /// manifest is read when the labeler is made, and a bad one is the labeler's error.
+    public init(localModel: AutoMLImageLabelerLocalModel) {
+        source = .autoML(manifestPath: localModel.manifestPath)
+    }
+
+    /// A hosted AutoML model (ML Kit's `AutoMLImageLabelerOptions(remoteModel:)`); the labeler
+    /// uses the copy `ModelManager.modelManager()` downloaded, and reports an error when there is none.
+    public init(remoteModel: AutoMLImageLabelerRemoteModel) {
+        source = .remote(name: remoteModel.name)
+    }
+
+    private init(source: Source) {
+        self.source = source
+    }
+
+    /// An independent instance with the same values.
+    public func copy() -> ImageLabelerOptions {
+        let copy = ImageLabelerOptions(source: source)
+        copy.confidenceThreshold = confidenceThreshold
+        copy.maxResultCount = maxResultCount
+        copy.limits = limits
+        return copy
     }
 }
 
@@ -23,8 +79,23 @@ public struct ImageLabelerOptions: Sendable, Equatable {
 public typealias CustomImageLabelerOptions = ImageLabelerOptions
 /// ML Kit's name for the options of a labeler with an AutoML Vision Edge model.
 public typealias AutoMLImageLabelerOptions = ImageLabelerOptions
-/// ML Kit's name for an AutoML Vision Edge model: `AutoMLImageLabelerLocalModel(manifestPath:)`.
-public typealias AutoMLImageLabelerLocalModel = LocalModel
+
+/// An AutoML Vision Edge model by the path of its `manifest.json` (ML Kit's
+/// `AutoMLImageLabelerLocalModel(manifestPath:)`). Creating one never fails, as in ML Kit: the
+/// manifest is read when a labeler is made from it, and a missing or bad one is the error that
+/// labeler reports (`results(in:)` throws it, `process` passes it to the completion).
+public final class AutoMLImageLabelerLocalModel: Sendable {
+    public let manifestPath: String
+
+    public init(manifestPath: String) {
+        self.manifestPath = manifestPath
+    }
+
+    /// The model and label files the manifest names (see `LocalModel.init(manifestPath:)`).
+    public func resolved() throws(TaskError) -> LocalModel {
+        try LocalModel(manifestPath: manifestPath)
+    }
+}
 
 /// A model on disk, as ML Kit's `LocalModel`: a `.tflite` path, or an AutoML Vision Edge export
 /// folder whose `manifest.json` names the model and label files.

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -21,9 +22,25 @@ import FoundationNetworking
 /// A model already in the cache is revalidated with `If-None-Match` / `If-Modified-Since`; a 304
 /// keeps the cached file, a 200 replaces it with the newer version.
 public final class ModelManager: @unchecked Sendable {
-    public let cacheDirectory: URL
+    /// The settings an app may change while downloads run on other threads.
+    private let settings: Mutex<(cache: URL, host: URL?)>
+
+    /// Where downloads are kept. Reads and writes are atomic; set it before starting a download
+    /// (a download reads it at each step, so a change mid-download would split its files).
+    public var cacheDirectory: URL {
+        get { settings.withLock { $0.cache } }
+        set { settings.withLock { $0.cache = newValue } }
+    }
     /// Seconds without data before a download fails.
     public var timeout: TimeInterval = 60
+    /// Where hosted AutoML model names resolve: model `name` is the folder `<base>/<name>/` (see
+    /// `AutoMLImageLabelerRemoteModel`). Starts as `$SWIFTLITE_MODEL_HOST` when that is set.
+    public var modelHostBaseURL: URL? {
+        get { settings.withLock { $0.host } }
+        set { settings.withLock { $0.host = newValue } }
+    }
+    /// The most bytes one hosted file (`model.tflite`, `dict.txt`, `manifest.json`) may have.
+    public var maxHostedFileBytes = 1 << 30
 
     public static let remoteModelKey = "remoteModel"
     public static let errorKey = "error"
@@ -37,8 +54,14 @@ public final class ModelManager: @unchecked Sendable {
         return base.appendingPathComponent("swiftlite/models")
     }
 
+    /// The manager ML Kit's guides call, `ModelManager.modelManager()`: one instance per process,
+    /// on `defaultCacheDirectory`.
+    public static func modelManager() -> ModelManager { shared }
+    private static let shared = ModelManager()
+
     public init(cacheDirectory: URL = ModelManager.defaultCacheDirectory) {
-        self.cacheDirectory = cacheDirectory
+        let host = ProcessInfo.processInfo.environment["SWIFTLITE_MODEL_HOST"].flatMap { $0.isEmpty ? nil : URL(string: $0) }
+        settings = Mutex((cacheDirectory, host))
     }
 
     /// Where `model`'s file is (or will be) cached.
@@ -82,6 +105,13 @@ public final class ModelManager: @unchecked Sendable {
     /// ```
     public func modelPath(_ model: RemoteModel, orLocal localPath: String) -> String {
         isModelDownloaded(model) ? cachedFileURL(for: model).path : localPath
+    }
+
+    /// Removes `folder` when it holds nothing.
+    static func removeIfEmpty(_ folder: URL) {
+        if let entries = try? FileManager.default.contentsOfDirectory(atPath: folder.path), entries.isEmpty {
+            try? FileManager.default.removeItem(at: folder)
+        }
     }
 
     /// Removes `model` from the cache.
@@ -131,9 +161,13 @@ public final class ModelManager: @unchecked Sendable {
             throw .unsupportedURL(model.url.absoluteString)
         }
         let folder = cacheDirectory.appendingPathComponent(model.name)
+        let folderExisted = FileManager.default.fileExists(atPath: folder.path)
         do { try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true) } catch {
             throw .cache("cannot create \(folder.path): \(error.localizedDescription)")
         }
+        // A failed first download leaves no empty folder behind (runs after the temporary file's removal).
+        var succeeded = false
+        defer { if !succeeded, !folderExisted { Self.removeIfEmpty(folder) } }
         var request = URLRequest(url: model.url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: timeout)
         let cached = downloadedModel(named: model.name).flatMap { $0.url == model.url ? $0 : nil }
         if let cached, FileManager.default.fileExists(atPath: cachedFileURL(for: model).path) {
@@ -158,6 +192,7 @@ public final class ModelManager: @unchecked Sendable {
         if result.status == 304, cached != nil {
             progress?.totalUnitCount = Int64(cached!.size)
             progress?.completedUnitCount = Int64(cached!.size)
+            succeeded = true
             return .notModified
         }
         guard result.status == 200 else { throw .httpStatus(result.status, url: model.url.absoluteString) }
@@ -179,17 +214,20 @@ public final class ModelManager: @unchecked Sendable {
         } catch {
             throw .cache("cannot write \(infoURL(for: model.name).path): \(error.localizedDescription)")
         }
+        succeeded = true
         return .downloaded
     }
 }
 
 /// One HTTP transfer: streams the body into a file, hashing and counting as it goes.
-private final class Transfer: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+final class Transfer: NSObject, URLSessionDataDelegate, @unchecked Sendable {
     let done = DispatchSemaphore(value: 0)
     private let lock = NSLock()
     private let file: URL
     private let expectedSize: Int?
     private let progress: Progress?
+    /// The most bytes the body may have; a larger announced length or body fails the transfer.
+    private let maxBytes: Int
     private var handle: FileHandle?
     private var digest = SHA256()
     private var state = Result()
@@ -204,7 +242,8 @@ private final class Transfer: NSObject, URLSessionDataDelegate, @unchecked Senda
         var failure: RemoteModelError?
     }
 
-    init(file: URL, expectedSize: Int?, progress: Progress?) {
+    init(file: URL, expectedSize: Int?, progress: Progress?, maxBytes: Int = .max) {
+        self.maxBytes = maxBytes
         self.file = file
         self.expectedSize = expectedSize
         self.progress = progress
@@ -229,6 +268,11 @@ private final class Transfer: NSObject, URLSessionDataDelegate, @unchecked Senda
             completionHandler(.cancel)
             return
         }
+        if let announced = state.announcedLength, announced > maxBytes {
+            state.failure = .tooLarge(limit: maxBytes, url: response.url?.absoluteString ?? "")
+            completionHandler(.cancel)
+            return
+        }
         guard FileManager.default.createFile(atPath: file.path, contents: nil), let handle = try? FileHandle(forWritingTo: file) else {
             state.failure = .cache("cannot create \(file.path)")
             completionHandler(.cancel)
@@ -243,6 +287,11 @@ private final class Transfer: NSObject, URLSessionDataDelegate, @unchecked Senda
         lock.lock()
         defer { lock.unlock() }
         guard let handle, state.failure == nil else { return }
+        guard data.count <= maxBytes - state.received else {
+            state.failure = .tooLarge(limit: maxBytes, url: dataTask.originalRequest?.url?.absoluteString ?? "")
+            dataTask.cancel()
+            return
+        }
         do { try handle.write(contentsOf: data) } catch {
             state.failure = .cache("cannot write \(file.path): \(error.localizedDescription)")
             dataTask.cancel()

@@ -73,6 +73,12 @@ public enum RemoteModelError: Error, Equatable, CustomStringConvertible {
     case network(String)
     /// The cache folder could not be written.
     case cache(String)
+    /// The server announced or sent more than `limit` bytes for one file.
+    case tooLarge(limit: Int, url: String)
+    /// The downloaded files are not a model that loads (a bad manifest, labels or `.tflite`).
+    case invalidModel(String)
+    /// No base URL for hosted model names (`ModelManager.modelHostBaseURL`, `SWIFTLITE_MODEL_HOST`).
+    case noModelHost
 
     public var description: String {
         switch self {
@@ -84,6 +90,9 @@ public enum RemoteModelError: Error, Equatable, CustomStringConvertible {
         case .checksumMismatch(let e, let a): return "downloaded file has SHA-256 \(a), expected \(e)"
         case .network(let m): return "download failed: \(m)"
         case .cache(let m): return "model cache: \(m)"
+        case .tooLarge(let limit, let u): return "\(u): more than \(limit) bytes"
+        case .invalidModel(let m): return "downloaded model is not usable: \(m)"
+        case .noModelHost: return "no model host: set ModelManager.modelHostBaseURL or SWIFTLITE_MODEL_HOST"
         }
     }
 }
