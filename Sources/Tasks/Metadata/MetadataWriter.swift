@@ -99,20 +99,23 @@ public enum MetadataWriter {
         if request.name == nil { request.name = existing?.name }
         if request.normalization == nil, let n = existing?.inputs.first?.normalization { request.normalization = n }
         if request.scoreThreshold == nil { request.scoreThreshold = existing?.outputs.compactMap(\.scoreThreshold).first }
-        if request.labels == nil, let existing { request.labels = try existingLabels(existing, graph: graph, limits: limits) }
+        if request.labels == nil, let existing, let (name, lines) = try existingLabels(existing, graph: graph, limits: limits) {
+            request.labels = lines
+            request.labelFileName = name
+        }
         let plan = try MetadataPlan(graph: graph, request: request, existing: existing, limits: limits)
         let metadata = plan.build()
         return try rewrite(model: model, metadata: metadata, files: plan.files)
     }
 
-    /// The label lines already packed in the model (the first label file of any output), or nil.
-    static func existingLabels(_ metadata: ModelMetadata, graph: Graph, limits: Limits) throws(MetadataWriteError) -> [String]? {
+    /// The name and lines of the label file already packed in the model (the first label file of any output), or nil.
+    static func existingLabels(_ metadata: ModelMetadata, graph: Graph, limits: Limits) throws(MetadataWriteError) -> (String, [String])? {
         let files = metadata.outputs.flatMap(\.associatedFiles).filter { $0.type == .tensorAxisLabels || $0.type == .tensorValueLabels }
         guard let file = files.first else { return nil }
         do {
             guard let archive = try ZipArchive(graph.associatedFilesBytes, maxFileBytes: limits.maxAssociatedFileBytes),
                   let bytes = try archive.contents(of: file.name) else { return nil }
-            return Labels(fileContents: String(decoding: bytes, as: UTF8.self)).names
+            return (file.name, Labels(fileContents: String(decoding: bytes, as: UTF8.self)).names)
         } catch {
             throw .unreadableModel("the existing label file '\(file.name)': \(error)")
         }
