@@ -56,3 +56,31 @@ struct CheckCommand: ParsedCommand {
         if !report.fits { exit(1) }
     }
 }
+
+/// The detection-cap warnings of `detect`, each printed at most once per run: that the model's
+/// cap is below `--max-results` (at start), and, with `--verbose`, that an image filled every slot
+/// (the first such image; small test models fill every slot on every image, so it is not shown by default).
+final class DetectionCapWarnings: @unchecked Sendable {
+    let cap: DetectionCap?
+    private let lock = NSLock()
+    /// Guarded by `lock`: whether the all-slots-filled warning was printed.
+    private var warnedFilled = false
+
+    let reportFilled: Bool
+
+    init(modelPath: String, maxResults: Int, reportFilled: Bool) {
+        self.reportFilled = reportFilled
+        cap = modelPath.isEmpty ? nil : DetectionCap(modelPath: modelPath)
+        if let text = cap?.warning(maxResults: maxResults) { writeStderr("warning: \(text)\n") }
+    }
+
+    /// Warns, once, when `count` detections fill every slot of the model.
+    func check(count: Int, path: String) {
+        guard reportFilled, let cap, count >= cap.slots else { return }
+        lock.lock()
+        let first = !warnedFilled
+        warnedFilled = true
+        lock.unlock()
+        if first { writeStderr("warning: \(cap.filledWarning(path: path))\n") }
+    }
+}

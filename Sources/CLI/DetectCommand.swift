@@ -58,10 +58,12 @@ struct DetectCommand: ParsedCommand {
             let detector = try ObjectDetector(options: options)
             writeStderr("labels: \(detector.labelChoice)\ndetection outputs: \(detector.roles)\n")
         }
+        let capWarnings = DetectionCapWarnings(modelPath: options.baseOptions.modelAssetPath, maxResults: options.maxResults, reportFilled: verbose)
         try runBatch(batch, makeWorker: { try ObjectDetector(options: options) },
                      process: { detector, item in
                          let image = try loadImage(item.path)
                          let result = try detector.detect(image: image)
+                         capWarnings.check(count: result.detections.count, path: item.path)
                          guard let annotatePath else { return Output(detections: result.detections, annotated: nil) }
                          let target = Self.annotationPath(annotatePath, number: item.number, count: item.count)
                          try writeFile(try Annotator.draw(result.detections, on: image.upright()).pngData(), to: target)
