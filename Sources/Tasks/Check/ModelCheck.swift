@@ -171,13 +171,14 @@ public struct ModelCheck: Sendable, Encodable {
         let graph = plan.graph
         let name = task == .label ? "image labeler" : "image classifier"
         if graph.detectionPostProcess != nil {
-            add(.problem, "outputs", "the model ends in TFLite_Detection_PostProcess: it is an object detector, not an \(name); use --task detect")
+            add(.problem, "outputs", "the model ends in TFLite_Detection_PostProcess: it is an object detector (\(graph.outputs.count) outputs: boxes, classes, scores, count), not an \(name) with [1, classes] score outputs; use --task detect")
+            return
         }
         for i in graph.outputs.indices {
             let t = plan.outputTensor(i)
             let classes = t.shape.last ?? 0
             guard t.elementCount == classes, classes > 0 else {
-                add(.problem, "outputs", "output \(i) '\(t.name)' has shape \(t.shape); an \(name) head is [1, classes]")
+                add(.problem, "outputs", "output \(i) '\(t.name)' has shape \(t.shape); an \(name) reads [1, classes] scores")
                 continue
             }
             switch Self.producer(of: graph.outputs[i], in: graph)?.op {
