@@ -114,7 +114,12 @@ struct MetadataCommand: ParsedCommand {
         // A temporary file in OUT's folder, renamed over OUT: OUT is either the old file or the whole new one.
         let folder = URL(fileURLWithPath: outPath).deletingLastPathComponent().path
         let temporary = folder + "/.\(URL(fileURLWithPath: outPath).lastPathComponent).\(getpid()).tmp"
-        try writeFile(Data(written), to: temporary)
+        do {
+            try writeFile(Data(written), to: temporary)
+        } catch {
+            unlink(temporary)
+            throw error
+        }
         guard rename(temporary, outPath) == 0 else {
             let reason = String(cString: strerror(errno))
             unlink(temporary)
