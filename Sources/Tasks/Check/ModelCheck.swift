@@ -208,7 +208,8 @@ public struct ModelCheck: Sendable, Encodable {
                 if choice.labels == nil {
                     add(.warning, "labels", "output \(i) has no labels (no label file in the metadata): categories show as #index; add them with 'swiftlite metadata write --labels FILE' or pass --labels")
                 } else {
-                    add(.ok, "labels", "output \(i): \(choice)")
+                    let classes = plan.outputTensor(min(i, graph.outputs.count - 1)).shape.last ?? 0
+                    add(.ok, "labels", "output \(i): \(choice) for \(classes) classes")
                 }
             }
             add(.ok, "task", "fits the \(name) (\(task.rawValue))")
@@ -243,6 +244,8 @@ public struct ModelCheck: Sendable, Encodable {
         }
         if let t = metadata?.outputs.compactMap(\.scoreThreshold).first {
             add(.ok, "threshold", "the metadata recommends score threshold \(t)")
+        } else {
+            add(.note, "threshold", "no recommended score threshold in the metadata: every detection the post-process op keeps is returned; pass --score-threshold or write one with 'swiftlite metadata write --score-threshold X'")
         }
         if let cap = DetectionCap(plan: plan) {
             if let warning = cap.warning(maxResults: options.maxResults) {
