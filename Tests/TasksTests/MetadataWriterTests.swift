@@ -194,6 +194,33 @@ final class MetadataWriterTests: XCTestCase {
         XCTAssertThrowsError(try MetadataWriter.write(model: Array(bare.prefix(4096)), request))
     }
 
+    /// Corrupted and truncated models (seeded byte flips, mostly in the flatbuffer's tables near
+    /// the start) end in a written model or a typed error, never a crash or a hang.
+    func testCorruptedModelsNeverCrashTheWriter() throws {
+        let original = try Self.stripped(TaskFixtures.efficientnetInt8)
+        var generator = SplitMix64(seed: 28)
+        var written = 0, refused = 0
+        for round in 0 ..< 120 {
+            var bytes = original
+            if round % 4 == 3 {
+                bytes = Array(bytes.prefix(Int(generator.next() % UInt64(bytes.count))))
+            } else {
+                for _ in 0 ..< 4 {
+                    let window = round % 2 == 0 ? 4096 : bytes.count
+                    bytes[Int(generator.next() % UInt64(window))] = UInt8(truncatingIfNeeded: generator.next())
+                }
+            }
+            do {
+                let out = try MetadataWriter.write(model: bytes, MetadataWriteRequest())
+                XCTAssertNotNil(try? Graph(data: Data(out)), "round \(round): a written model must load")
+                written += 1
+            } catch {
+                refused += 1
+            }
+        }
+        XCTAssertEqual(written + refused, 120)
+    }
+
     func testBuilderLaysOutTablesAReaderAccepts() throws {
         var b = FlatBufferBuilder()
         let name = b.string("labels.txt")
