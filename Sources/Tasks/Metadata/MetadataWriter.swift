@@ -296,8 +296,10 @@ struct MetadataPlan {
                 files = [(request.labelFileName, Self.labelFile(labels))]
             }
         }
-        for (fileName, bytes) in files where fileName.isEmpty || bytes.count > Int(UInt32.max) / 2 {
-            throw .refused("label file '\(fileName)' is empty-named or too large")
+        // Zip entries here are 32-bit (no ZIP64) and need a name.
+        for (fileName, bytes) in files {
+            guard !fileName.isEmpty else { throw .refused("the label file needs a name to be packed under") }
+            guard bytes.count <= Int(UInt32.max) / 2 else { throw .refused("label file '\(fileName)' has \(bytes.count) bytes, more than a zip entry here holds") }
         }
     }
 
