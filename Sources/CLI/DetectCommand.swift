@@ -68,6 +68,7 @@ struct DetectCommand: ParsedCommand {
             CategoryOptions.warnAboutUnknownNames(options, labels: detector.labelChoice.labels?.names)
         }
         let filters = CategoryOptions.filterDescription(options)
+        let capWarnings = DetectionCapWarnings(modelPath: path ?? "", maxResults: options.maxResults, reportFilled: verbose)
         try runBatch(batch, makeWorker: { try namingModel(path) { try ObjectDetector(options: options) } },
                      process: { detector, item in
                          let image = try loadImage(item.path)
@@ -75,6 +76,7 @@ struct DetectCommand: ParsedCommand {
                          if let filters, result.detections.isEmpty {
                              writeStderr("note: \(item.path): no detection passes \(filters)\n")
                          }
+                         capWarnings.check(count: result.detections.count, path: item.path)
                          guard let annotatePath else { return Output(detections: result.detections, annotated: nil) }
                          let target = Self.annotationPath(annotatePath, number: item.number, count: item.count)
                          try writeFile(try Annotator.draw(result.detections, on: image.upright()).pngData(), to: target)

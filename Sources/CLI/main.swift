@@ -5,7 +5,7 @@ import Engine
 let commands = [
     CommandEntry(ClassifyCommand.self), CommandEntry(DetectCommand.self), CommandEntry(LabelCommand.self),
     CommandEntry(InspectCommand.self), CommandEntry(RunCommand.self), CommandEntry(BenchCommand.self),
-    CommandEntry(ModelsCommand.self),
+    CommandEntry(ModelsCommand.self), CommandEntry(CheckCommand.self), CommandEntry(MetadataCommand.self),
 ]
 
 func printHelp(_ commands: [CommandEntry]) {
