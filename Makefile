@@ -1,5 +1,5 @@
 # The two commands of the README's Quick start. Both install missing system packages first.
-.PHONY: demo test native bench fuzz sanitize
+.PHONY: demo test native bench fuzz sanitize docs
 
 demo:
 	@scripts/install-system-packages.sh
@@ -10,6 +10,12 @@ test:
 	@scripts/install-system-packages.sh
 	swift build
 	swift test --disable-swift-testing
+
+# The DocC reference for Engine and Tasks in .build/docs/, built with the toolchain's own docc from
+# compiler-emitted symbol graphs (scripts/build-docs.sh); any documentation warning fails it.
+docs:
+	@scripts/install-system-packages.sh
+	scripts/build-docs.sh
 
 # Opt-in: a release build for this machine's own CPU only (kernels fixed at compile time; the
 # binary may not run on an older CPU), in its own scratch directory.
