@@ -57,6 +57,7 @@ public final class Plan: Sendable {
 
     /// Prepares every operator and plans memory.
     /// - Parameters:
+    ///   - graph: the validated model.
     ///   - preserveAllTensors: give every tensor its own memory instead of reusing buffers whose
     ///     lifetimes do not overlap, so that every intermediate can be read after `invoke`.
     ///   - limits: the most memory and work the plan may ask for (see `Limits`).

@@ -42,8 +42,10 @@ public final class Session {
     /// Allocates (and zeroes) the arena and scratch memory the plan asks for, points every tensor
     /// at its place (arena offsets for activations, the mapped file for constants), and starts
     /// `threadCount − 1` worker threads.
-    /// - Parameter threadCount: threads per operator, `1...Session.maxThreadCount`. Outputs are
-    ///   byte-identical for every count.
+    /// - Parameters:
+    ///   - plan: the prepared model; sessions share it.
+    ///   - threadCount: threads per operator, `1...Session.maxThreadCount`. Outputs are
+    ///     byte-identical for every count.
     /// - Throws: `ModelError.invalidArgument` for a thread count outside that range.
     public init(plan: Plan, threadCount: Int) throws(ModelError) {
         try Self.validate(threadCount: threadCount)

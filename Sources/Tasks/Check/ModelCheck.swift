@@ -200,7 +200,7 @@ public struct ModelCheck: Sendable, Encodable {
             if task == .label {
                 labels = [try ImageLabeler(options: ImageLabelerOptions(localModel: LocalModel(path: path))).labelChoice]
             } else {
-                var o = ImageClassifierOptions(modelPath: path)
+                let o = ImageClassifierOptions(modelPath: path)
                 o.baseOptions.limits = options.limits
                 labels = try ImageClassifier(options: o).labelChoices
             }
@@ -255,7 +255,7 @@ public struct ModelCheck: Sendable, Encodable {
             }
         }
         do {
-            var o = ObjectDetectorOptions(modelPath: path)
+            let o = ObjectDetectorOptions(modelPath: path)
             o.baseOptions.limits = options.limits
             let detector = try ObjectDetector(options: o)
             let choice = detector.labelChoice

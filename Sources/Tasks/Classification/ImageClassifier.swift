@@ -84,9 +84,11 @@ public final class ImageClassifier: Sendable {
     }
 
     /// Classifies one image (image running mode).
-    /// - Parameter regionOfInterest: in normalised coordinates of the *stored* pixels, as
-    ///   MediaPipe's `ImageProcessingOptions.regionOfInterest`; the image's orientation is then
-    ///   applied to that region.
+    /// - Parameters:
+    ///   - image: the image to classify.
+    ///   - regionOfInterest: in normalised coordinates of the *stored* pixels, as
+    ///     MediaPipe's `ImageProcessingOptions.regionOfInterest`; the image's orientation is then
+    ///     applied to that region.
     /// - Throws: `TaskError.invalidArgument` in another running mode, for a mirrored orientation
     ///   (MediaPipe rejects them) or a region outside the image.
     public func classify(image: MPImage, regionOfInterest: RegionOfInterest = .full) throws(TaskError) -> ImageClassifierResult {

@@ -49,7 +49,9 @@ public final class VisionClassificationRequest: Sendable {
     private let state: Mutex<(crop: ImageCropAndScale, region: CGRect, results: [ClassificationObservation]?)>
     private let completionHandler: (@Sendable (VisionClassificationRequest, TaskError?) -> Void)?
 
-    /// - Parameter completionHandler: called by `perform` after the request ran (with its error, if any).
+    /// - Parameters:
+    ///   - model: the classifier the request runs.
+    ///   - completionHandler: called by `perform` after the request ran (with its error, if any).
     public init(model: VisionModel, completionHandler: (@Sendable (VisionClassificationRequest, TaskError?) -> Void)? = nil) {
         self.model = model
         self.completionHandler = completionHandler
@@ -99,7 +101,9 @@ public struct ImageRequestHandler: Sendable {
     /// As `CGImagePropertyOrientation`: how the stored pixels are shown; applied before any request.
     public let orientation: MPImage.Orientation
 
-    /// - Parameter orientation: nil uses the image's own orientation.
+    /// - Parameters:
+    ///   - image: the image every request of `perform` reads.
+    ///   - orientation: nil uses the image's own orientation.
     public init(image: MPImage, orientation: MPImage.Orientation? = nil) {
         self.image = image
         self.orientation = orientation ?? image.orientation

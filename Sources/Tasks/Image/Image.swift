@@ -135,9 +135,10 @@ public struct MPImage: Sendable, Equatable {
     /// - Parameters:
     ///   - url: A file URL.
     ///   - orientation: nil (the default) applies the file's EXIF orientation, as
-    ///     ``init(data:orientation:)`` describes; a value keeps the stored pixels with it.
+    ///     ``init(data:orientation:limits:)`` describes; a value keeps the stored pixels with it.
+    ///   - limits: the largest image the decoder accepts (see `Limits`).
     /// - Throws: ``ImageError/fileUnreadable(path:reason:)`` when the file cannot be read
-    ///   (or `url` is not a file URL), and otherwise the errors of ``init(data:orientation:)``.
+    ///   (or `url` is not a file URL), and otherwise the errors of ``init(data:orientation:limits:)``.
     public init(contentsOf url: URL, orientation: Orientation? = nil, limits: Limits = .default) throws {
         guard url.isFileURL else {
             throw ImageError.fileUnreadable(path: url.absoluteString,
@@ -166,6 +167,7 @@ public struct MPImage: Sendable, Equatable {
     ///     the image is upright as the camera meant, with orientation `.up` (no tag: `.up`).
     ///     A value: the stored pixels are kept as they are, with that orientation, and any
     ///     EXIF tag is ignored.
+    ///   - limits: the largest image the decoder accepts (see `Limits`).
     /// - Throws: ``ImageError/unknownFormat(firstBytes:)`` for other data (including
     ///   empty data), ``ImageError/corruptData(format:message:)`` for truncated or
     ///   corrupt files, ``ImageError/unsupported(format:feature:)`` for variants such as

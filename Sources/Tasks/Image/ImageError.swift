@@ -50,7 +50,7 @@ public enum ImageError: Error, CustomStringConvertible, Equatable, Sendable {
     /// A pixel buffer whose rows do not fit its bytes (`bytesPerRow` too small, too few bytes).
     case invalidPixelBuffer(String)
 
-    /// Encoding (``MPImage/pngData()``) failed; `message` is the encoder's explanation.
+    /// Encoding (``MPImage/pngData(fast:)``) failed; `message` is the encoder's explanation.
     case encodingFailed(format: MPImage.Format, message: String)
 
     /// A one-sentence explanation naming the problem and, where useful, what to do.

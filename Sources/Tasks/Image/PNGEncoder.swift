@@ -7,7 +7,7 @@ extension MPImage {
     ///
     /// The pixels are written as stored: ``orientation`` is not applied (call
     /// ``upright()`` first to bake it in) and not recorded in the file. Decoding the
-    /// result with ``init(data:orientation:)`` gives back the same pixels.
+    /// result with ``init(data:orientation:limits:)`` gives back the same pixels.
     ///
     /// ```swift
     /// let png = try image.upright().pngData()

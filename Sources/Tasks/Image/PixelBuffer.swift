@@ -59,7 +59,11 @@ public struct PixelBuffer<Format: PackedPixelFormat>: Sendable {
     public let height: Int
     public let bytesPerRow: Int
 
-    /// - Parameter bytesPerRow: the row stride; nil means `width * Format.bytesPerPixel` (no padding).
+    /// - Parameters:
+    ///   - bytes: `height` rows of `width` pixels, `bytesPerRow` apart.
+    ///   - width: pixels per row.
+    ///   - height: rows.
+    ///   - bytesPerRow: the row stride; nil means `width * Format.bytesPerPixel` (no padding).
     /// - Throws: ``ImageError/invalidDimensions(width:height:)``,
     ///   ``ImageError/dimensionsTooLarge(width:height:)``, or ``ImageError/invalidPixelBuffer(_:)``
     ///   when a row does not fit its stride or the bytes end before the last row.
@@ -127,9 +131,15 @@ public struct YUV420BiPlanarBuffer: Sendable {
     public let chromaBytesPerRow: Int
 
     /// - Parameters:
-    ///   - luma: `height` rows of `width` bytes, `lumaBytesPerRow` apart (nil: `width`).
+    ///   - width: pixels per row.
+    ///   - height: rows.
+    ///   - chromaOrder: which of the two chroma bytes of a pair comes first (NV12: Cb, NV21: Cr).
+    ///   - range: video (16...235) or full (0...255) range luma and chroma.
+    ///   - luma: `height` rows of `width` bytes, `lumaBytesPerRow` apart.
+    ///   - lumaBytesPerRow: the luma row stride; nil means `width`.
     ///   - chroma: `(height + 1) / 2` rows of `(width + 1) / 2` byte pairs, `chromaBytesPerRow`
-    ///     apart (nil: `2 · ((width + 1) / 2)`).
+    ///     apart.
+    ///   - chromaBytesPerRow: the chroma row stride; nil means `2 · ((width + 1) / 2)`.
     /// - Throws: ``ImageError`` when the planes do not hold the rows their strides describe.
     public init(width: Int, height: Int, chromaOrder: ChromaOrder, range: Range,
                 luma: Data, lumaBytesPerRow: Int? = nil, chroma: Data, chromaBytesPerRow: Int? = nil) throws(ImageError) {
@@ -162,8 +172,10 @@ extension MPImage {
     /// let image = try MPImage(PixelBuffer<BGRA8>(bytes: frame, width: 640, height: 480, bytesPerRow: 2560),
     ///                         orientation: .right)
     /// ```
-    /// - Parameter orientation: how the buffer's pixels must be rotated to appear upright (a
-    ///   camera buffer's sensor orientation); buffers carry no EXIF.
+    /// - Parameters:
+    ///   - buffer: the packed pixels.
+    ///   - orientation: how the buffer's pixels must be rotated to appear upright (a camera
+    ///     buffer's sensor orientation); buffers carry no EXIF.
     public init<Format>(_ buffer: PixelBuffer<Format>, orientation: Orientation = .up) {
         let w = buffer.width, h = buffer.height, stride = buffer.bytesPerRow
         let step = Format.bytesPerPixel, (r, g, b) = Format.channelOffsets

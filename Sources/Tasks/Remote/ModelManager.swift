@@ -140,8 +140,10 @@ public final class ModelManager: @unchecked Sendable {
     /// Downloads `model` into the cache (or revalidates the cached copy) and waits for it.
     ///
     /// Posts `.swiftLiteModelDownloadDidSucceed` or `.swiftLiteModelDownloadDidFail`.
-    /// - Parameter progress: updated as bytes arrive (`totalUnitCount` is the expected size, -1
-    ///   when unknown); a 304 completes it at once.
+    /// - Parameters:
+    ///   - model: the hosted model to fetch.
+    ///   - progress: updated as bytes arrive (`totalUnitCount` is the expected size, -1 when
+    ///     unknown); a 304 completes it at once.
     /// - Throws: `RemoteModelError`; on any failure the cache holds what it held before.
     @discardableResult
     public func download(_ model: RemoteModel, progress: Progress? = nil) throws(RemoteModelError) -> DownloadOutcome {
