@@ -48,6 +48,18 @@ extension Plan {
     /// - Precondition: `position` is in `graph.outputs.indices`.
     public func outputTensor(_ position: Int) -> TensorDescriptor { tensors[graph.outputs[position]] }
 
+    /// The shape of tensor `index` after preparation: shape inference fills in what the file
+    /// leaves out (the post-process op's outputs, for one). Nil when the model has no tensor `index`.
+    ///
+    /// ```swift
+    /// if let op = plan.detectionPostProcess, let boxes = op.boxes, let shape = plan.tensorShape(boxes) {
+    ///     print("up to \(shape[1]) boxes")
+    /// }
+    /// ```
+    public func tensorShape(_ index: Int) -> [Int]? {
+        tensors.indices.contains(index) ? tensors[index].shape : nil
+    }
+
     /// The model's `TFLite_Detection_PostProcess` operator, with shapes after preparation (the
     /// file usually declares its outputs without shapes); see `Graph.detectionPostProcess`.
     public var detectionPostProcess: DetectionPostProcessDescription? {

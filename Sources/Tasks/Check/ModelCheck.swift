@@ -287,8 +287,8 @@ public struct DetectionCap: Sendable, Equatable {
         guard let options = node.customOptions, let max = Self.intOption("max_detections", options.bytes), max > 0 else { return nil }
         maxDetections = max
         // The boxes output [1, slots, 4] is the op's real row count after preparation.
-        if let boxes = op.boxes, plan.tensors.indices.contains(boxes), plan.tensors[boxes].shape.count == 3, plan.tensors[boxes].shape[1] > 0 {
-            slots = plan.tensors[boxes].shape[1]
+        if let boxes = op.boxes, let shape = plan.tensorShape(boxes), shape.count == 3, shape[1] > 0 {
+            slots = shape[1]
         } else {
             slots = max * (Self.intOption("max_classes_per_detection", options.bytes) ?? 1)
         }

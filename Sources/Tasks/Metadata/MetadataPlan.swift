@@ -67,8 +67,12 @@ struct MetadataPlan {
             } else {
                 do {
                     // The prepared shapes: files often declare the post-process outputs without shapes.
-                    let tensors = (try? Plan(graph: graph, limits: limits))?.tensors ?? graph.tensors
-                    let decided = try DetectionOutputRoles(graph: graph, tensors: tensors, metadata: existing)
+                    let decided: DetectionOutputRoles
+                    if let plan = try? Plan(graph: graph, limits: limits) {
+                        decided = try DetectionOutputRoles(plan: plan, metadata: existing)
+                    } else {
+                        decided = try DetectionOutputRoles(graph: graph, tensors: graph.tensors, metadata: existing)
+                    }
                     var r = [DetectionRole](repeating: .boxes, count: 4)
                     r[decided.boxes] = .boxes; r[decided.classes] = .classes; r[decided.scores] = .scores; r[decided.count] = .count
                     roles = r
