@@ -21,10 +21,7 @@ enum AdditiveQuantized {
 
     static func prepare(_ context: inout PrepareContext, broadcast: Broadcast, activation: FusedActivation,
                         subtract: Bool) throws(ModelError) -> any Kernel {
-        let lhs = try context.input(0), rhs = try context.input(1), output = try context.output(0)
-        let lhsQ = try context.affineQuantization(of: lhs, role: "input 0")
-        let rhsQ = try context.affineQuantization(of: rhs, role: "input 1")
-        let outputQ = try context.affineQuantization(of: output, role: "output")
+        let (lhs, lhsQ, _, rhsQ, output, outputQ) = try context.binaryQuantized()
         let twiceMaxInputScale = Double(2 * max(lhsQ.scale, rhsQ.scale))
         let realOutput = twiceMaxInputScale / Double(Float(1 << leftShift) * outputQ.scale)
         guard let lhsMultiplier = QuantizedMultiplier.smallerThanOneExp(Double(lhsQ.scale) / twiceMaxInputScale),

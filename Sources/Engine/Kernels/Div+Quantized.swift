@@ -11,10 +11,7 @@ extension Div {
     /// with `M · 2^S` the multiplier of `scale1 / (scale2 · scaleOut)` (Float, then widened).
     /// A zero divisor (TFLite only checks it in debug builds) gives the clamp bound of `x`'s sign.
     static func prepareQuantized(_ context: inout PrepareContext, broadcast: Broadcast, activation: FusedActivation) throws(ModelError) -> any Kernel {
-        let lhs = try context.input(Self.lhs), rhs = try context.input(Self.rhs), output = try context.output(Self.output)
-        let lhsQ = try context.affineQuantization(of: lhs, role: "input 0")
-        let rhsQ = try context.affineQuantization(of: rhs, role: "input 1")
-        let outputQ = try context.affineQuantization(of: output, role: "output")
+        let (lhs, lhsQ, _, rhsQ, output, outputQ) = try context.binaryQuantized()
         let multiplier = QuantizedMultiplier(Double(lhsQ.scale / (rhsQ.scale * outputQ.scale)))
         let range = try context.integerActivationRange(activation, output: output, outputQ)
         let (l, r, o) = (context.node.inputs[Self.lhs], context.node.inputs[Self.rhs], context.node.outputs[Self.output])

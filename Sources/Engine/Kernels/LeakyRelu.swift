@@ -4,19 +4,11 @@ enum LeakyRelu {
 
     static func prepare(_ context: inout PrepareContext) throws(ModelError) -> any Kernel {
         guard case .leakyRelu(let alpha) = context.node.options else { throw context.invalid("missing LeakyReluOptions") }
-        try context.expect(inputs: 1 ... 1, outputs: 1)
-        let input = try context.input(Self.input)
-        try context.setOutputShape(Self.output, input.shape)
-        switch input.dataType {
-        case .float32:
-            try context.expect(try context.output(Self.output), is: .float32, role: "output")
-            return LeakyReluFloat32(count: input.elementCount, alpha: alpha,
-                                    input: context.node.inputs[Self.input], output: context.node.outputs[Self.output])
-        case .uint8, .int8:
-            return try prepareQuantized(&context, alpha: alpha)
-        default:
-            throw context.unsupported("input type \(input.dataType)")
-        }
+        return try context.prepareElementwise(
+            float: { LeakyReluFloat32(count: $0, alpha: alpha, input: $1, output: $2) },
+            quantized: { (context: inout PrepareContext, _: Int) throws(ModelError) -> any Kernel in
+                try prepareQuantized(&context, alpha: alpha)
+            })
     }
 }
 

@@ -6,18 +6,8 @@ enum Logistic {
     static let input = 0, output = 0
 
     static func prepare(_ context: inout PrepareContext) throws(ModelError) -> any Kernel {
-        try context.expect(inputs: 1 ... 1, outputs: 1)
-        let input = try context.input(Self.input)
-        try context.setOutputShape(Self.output, input.shape)
-        switch input.dataType {
-        case .float32:
-            try context.expect(try context.output(Self.output), is: .float32, role: "output")
-            return LogisticFloat32(count: input.elementCount, input: context.node.inputs[Self.input], output: context.node.outputs[Self.output])
-        case .uint8, .int8:
-            return try prepareQuantized(&context, count: input.elementCount)
-        default:
-            throw context.unsupported("input type \(input.dataType)")
-        }
+        try context.prepareElementwise(float: { LogisticFloat32(count: $0, input: $1, output: $2) },
+                                       quantized: prepareQuantized(_:count:))
     }
 }
 

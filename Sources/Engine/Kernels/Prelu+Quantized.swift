@@ -7,10 +7,7 @@ extension Prelu {
     ///
     /// (scales combined in Float, then widened), clamped to the type's range.
     static func prepareQuantized(_ context: inout PrepareContext, broadcast: Broadcast) throws(ModelError) -> any Kernel {
-        let input = try context.input(Self.input), alpha = try context.input(Self.alpha), output = try context.output(Self.output)
-        let inputQ = try context.affineQuantization(of: input, role: "input")
-        let alphaQ = try context.affineQuantization(of: alpha, role: "alpha")
-        let outputQ = try context.affineQuantization(of: output, role: "output")
+        let (input, inputQ, _, alphaQ, _, outputQ) = try context.binaryQuantized(roles: ("input", "alpha"))
         let identity = QuantizedMultiplier(Double(inputQ.scale / outputQ.scale))
         let negative = QuantizedMultiplier(Double(inputQ.scale * alphaQ.scale / outputQ.scale))
         let (i, a, o) = (context.node.inputs[Self.input], context.node.inputs[Self.alpha], context.node.outputs[Self.output])

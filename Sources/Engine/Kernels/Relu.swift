@@ -11,19 +11,11 @@ enum Relu {
         case .reluN1To1: (lower, upper) = (-1, 1)
         default: throw context.invalid("not a RELU operator")
         }
-        try context.expect(inputs: 1 ... 1, outputs: 1)
-        let input = try context.input(Self.input)
-        try context.setOutputShape(Self.output, input.shape)
-        switch input.dataType {
-        case .float32:
-            try context.expect(try context.output(Self.output), is: .float32, role: "output")
-            return ReluFloat32(count: input.elementCount, lower: lower, upper: upper,
-                               input: context.node.inputs[Self.input], output: context.node.outputs[Self.output])
-        case .uint8, .int8:
-            return try prepareQuantized(&context, lower: lower, upper: upper)
-        default:
-            throw context.unsupported("input type \(input.dataType)")
-        }
+        return try context.prepareElementwise(
+            float: { ReluFloat32(count: $0, lower: lower, upper: upper, input: $1, output: $2) },
+            quantized: { (context: inout PrepareContext, _: Int) throws(ModelError) -> any Kernel in
+                try prepareQuantized(&context, lower: lower, upper: upper)
+            })
     }
 }
 

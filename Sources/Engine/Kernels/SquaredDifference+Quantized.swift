@@ -6,10 +6,7 @@ extension SquaredDifference {
     ///     a = RDPOT(SRDHM((q1 − zp1) · 2^7, m1), −s1), b likewise
     ///     out = clamp(zpOut + RDPOT(SRDHM((a − b)², M), −S), −128, 127)
     static func prepareQuantized(_ context: inout PrepareContext, broadcast: Broadcast) throws(ModelError) -> any Kernel {
-        let lhs = try context.input(Self.lhs), rhs = try context.input(Self.rhs), output = try context.output(Self.output)
-        let lhsQ = try context.affineQuantization(of: lhs, role: "input 0")
-        let rhsQ = try context.affineQuantization(of: rhs, role: "input 1")
-        let outputQ = try context.affineQuantization(of: output, role: "output")
+        let (_, lhsQ, _, rhsQ, _, outputQ) = try context.binaryQuantized()
         let leftShift = 7
         // C++: 2 * std::max(float, float) is a float; the rest is divided in double.
         let twiceMaxScale = Double(2 * max(lhsQ.scale, rhsQ.scale))

@@ -48,6 +48,18 @@ extension Plan {
     /// - Precondition: `position` is in `graph.outputs.indices`.
     public func outputTensor(_ position: Int) -> TensorDescriptor { tensors[graph.outputs[position]] }
 
+    /// The shape of tensor `index` after preparation: shape inference fills in what the file
+    /// leaves out (the post-process op's outputs, for one). Nil when the model has no tensor `index`.
+    ///
+    /// ```swift
+    /// if let op = plan.detectionPostProcess, let boxes = op.boxes, let shape = plan.tensorShape(boxes) {
+    ///     print("up to \(shape[1]) boxes")
+    /// }
+    /// ```
+    public func tensorShape(_ index: Int) -> [Int]? {
+        tensors.indices.contains(index) ? tensors[index].shape : nil
+    }
+
     /// The model's `TFLite_Detection_PostProcess` operator, with shapes after preparation (the
     /// file usually declares its outputs without shapes); see `Graph.detectionPostProcess`.
     public var detectionPostProcess: DetectionPostProcessDescription? {
@@ -98,6 +110,10 @@ public struct DetectionPostProcessDescription: Sendable, Equatable {
     public let scoreColumns: Int?
     /// The operator's `num_classes` option (classes without background); nil when absent.
     public let numClasses: Int?
+    /// The operator's `max_detections` option; nil when absent.
+    public let maxDetections: Int?
+    /// The operator's `max_classes_per_detection` option; nil when absent.
+    public let maxClassesPerDetection: Int?
 
     init(_ node: Node, tensors: [TensorDescriptor]) {
         func output(_ slot: Int) -> Int? { node.outputs.indices.contains(slot) && node.outputs[slot] >= 0 ? node.outputs[slot] : nil }
@@ -109,6 +125,8 @@ public struct DetectionPostProcessDescription: Sendable, Equatable {
             scoreColumns = nil
         }
         numClasses = node.customOptions.flatMap { Self.intOption("num_classes", in: $0.bytes) }
+        maxDetections = node.customOptions.flatMap { Self.intOption("max_detections", in: $0.bytes) }
+        maxClassesPerDetection = node.customOptions.flatMap { Self.intOption("max_classes_per_detection", in: $0.bytes) }
     }
 
     /// An integer entry of a FlexBuffer options map; nil when missing, not a number or unreadable.

@@ -282,15 +282,13 @@ public struct DetectionCap: Sendable, Equatable {
 
     /// The cap of a prepared model's post-process op, nil without one or without `max_detections`.
     public init?(plan: Plan) {
-        guard let op = plan.detectionPostProcess else { return nil }
-        let node = plan.graph.nodes[op.nodeIndex]
-        guard let options = node.customOptions, let max = Self.intOption("max_detections", options.bytes), max > 0 else { return nil }
+        guard let op = plan.detectionPostProcess, let max = op.maxDetections, max > 0 else { return nil }
         maxDetections = max
         // The boxes output [1, slots, 4] is the op's real row count after preparation.
-        if let boxes = op.boxes, plan.tensors.indices.contains(boxes), plan.tensors[boxes].shape.count == 3, plan.tensors[boxes].shape[1] > 0 {
-            slots = plan.tensors[boxes].shape[1]
+        if let boxes = op.boxes, let shape = plan.tensorShape(boxes), shape.count == 3, shape[1] > 0 {
+            slots = shape[1]
         } else {
-            slots = max * (Self.intOption("max_classes_per_detection", options.bytes) ?? 1)
+            slots = max * (op.maxClassesPerDetection ?? 1)
         }
     }
 
@@ -309,16 +307,5 @@ public struct DetectionCap: Sendable, Equatable {
     /// Text when one image filled every slot: more objects may have been cut off.
     public func filledWarning(path: String) -> String {
         "\(path) filled all \(slots) detection slots of the model (max_detections \(maxDetections)): objects beyond them were dropped by the model itself; more need a model exported with a larger max_detections"
-    }
-
-    /// An integer entry of a FlexBuffer options map; nil when missing or unreadable.
-    static func intOption(_ key: String, _ bytes: UnsafeRawBufferPointer) -> Int? {
-        guard let map = try? FlexBuffer.root(bytes).map() else { return nil }
-        for i in 0 ..< map.count where (try? map.key(at: i)) == key {
-            guard let value = try? map.values.element(at: i) else { return nil }
-            if let v = try? value.int() { return Int(exactly: v) }
-            return (try? value.double()).flatMap { Int(exactly: $0) }
-        }
-        return nil
     }
 }

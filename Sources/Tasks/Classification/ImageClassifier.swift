@@ -45,11 +45,7 @@ public final class ImageClassifier: Sendable {
         try options.validate()
         let options = options.copy()
         frozen = options
-        model = try TaskModel(options.baseOptions)
-        guard model.graph.inputs.count == 1 else {
-            throw .unsupportedModel("an image classifier needs exactly one input, the model has \(model.graph.inputs.count)")
-        }
-        encoder = try InputTensorEncoder(input: model.inputDescriptor(), metadata: model.metadata?.inputs.first)
+        (model, encoder) = try TaskModel.imageTask(options.baseOptions, task: "an image classifier")
         var heads = [Head]()
         var choices = [LabelChoice]()
         for i in 0 ..< model.graph.outputs.count {

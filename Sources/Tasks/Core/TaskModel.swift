@@ -52,6 +52,16 @@ final class TaskModel: Sendable {
         }
     }
 
+    /// The model of an image task and the encoder of its one input; `task` ("an image
+    /// classifier") names the task in the error for a model with any other number of inputs.
+    static func imageTask(_ options: BaseOptions, task: String) throws(TaskError) -> (TaskModel, InputTensorEncoder) {
+        let model = try TaskModel(options)
+        guard model.graph.inputs.count == 1 else {
+            throw .unsupportedModel("\(task) needs exactly one input, the model has \(model.graph.inputs.count)")
+        }
+        return (model, try InputTensorEncoder(input: model.inputDescriptor(), metadata: model.metadata?.inputs.first))
+    }
+
     var graph: Graph { plan.graph }
 
     func inputDescriptor(_ i: Int = 0) -> TensorDescriptor { plan.inputTensor(i) }

@@ -54,14 +54,23 @@ public struct DetectionOutputRoles: Sendable, Equatable, CustomStringConvertible
     /// - Throws: `TaskError.unsupportedModel` when the model does not have four outputs or no rule
     ///   decides them; the message lists every output's name, shape and type.
     public init(plan: Plan, metadata: ModelMetadata?) throws(TaskError) {
-        try self.init(graph: plan.graph, tensors: plan.tensors, metadata: metadata)
+        try self.init(outputs: plan.graph.outputs.indices.map(plan.outputTensor), outputIndices: plan.graph.outputs,
+                      postProcess: plan.detectionPostProcess, metadata: metadata)
     }
 
     /// Decides the roles of `graph`'s outputs, with `tensors` the descriptors to judge shapes by
     /// (`Plan.tensors` after preparation; a file often declares the op's outputs without shapes).
     /// - Throws: as `init(plan:metadata:)`.
     public init(graph: Graph, tensors: [TensorDescriptor], metadata: ModelMetadata?) throws(TaskError) {
-        let outputs = graph.outputs.map { tensors[$0] }
+        try self.init(outputs: graph.outputs.map { tensors[$0] }, outputIndices: graph.outputs,
+                      postProcess: graph.detectionPostProcess(tensors: tensors), metadata: metadata)
+    }
+
+    /// The rules above, applied to the model's output descriptors in model order (`outputs[i]`
+    /// describes tensor `outputIndices[i]`) and its post-process op, both read with one set of shapes
+    /// (prepared or declared).
+    init(outputs: [TensorDescriptor], outputIndices: [Int], postProcess: DetectionPostProcessDescription?,
+         metadata: ModelMetadata?) throws(TaskError) {
         guard outputs.count == 4 else {
             throw .unsupportedModel("an object detector needs 4 outputs (boxes, classes, scores, count), the model has \(outputs.count): \(Self.list(outputs))")
         }
@@ -72,8 +81,8 @@ public struct DetectionOutputRoles: Sendable, Equatable, CustomStringConvertible
             outputs.indices.filter { i in words.contains { outputs[i].name.lowercased().contains($0) } }
         }) {
             self.init(p, rule: .tensorNames)
-        } else if let op = graph.detectionPostProcess(tensors: tensors),
-                  let p = Self.unique([op.boxes, op.classes, op.scores, op.count].map { t in graph.outputs.indices.filter { graph.outputs[$0] == t } }) {
+        } else if let op = postProcess,
+                  let p = Self.unique([op.boxes, op.classes, op.scores, op.count].map { t in outputIndices.indices.filter { outputIndices[$0] == t } }) {
             self.init(p, rule: .postProcessOutputs)
         } else {
             let boxes = outputs.indices.filter { outputs[$0].shape.count == 3 && outputs[$0].shape.last == 4 }

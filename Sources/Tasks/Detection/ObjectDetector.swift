@@ -44,11 +44,7 @@ public final class ObjectDetector: Sendable {
         try options.validate()
         let options = options.copy()
         frozen = options
-        model = try TaskModel(options.baseOptions)
-        guard model.graph.inputs.count == 1 else {
-            throw .unsupportedModel("an object detector needs exactly one input, the model has \(model.graph.inputs.count)")
-        }
-        encoder = try InputTensorEncoder(input: model.inputDescriptor(), metadata: model.metadata?.inputs.first)
+        (model, encoder) = try TaskModel.imageTask(options.baseOptions, task: "an object detector")
         roles = try DetectionOutputRoles(plan: model.plan, metadata: model.metadata)
         var choice = try model.labels(path: options.labelsPath, limits: options.baseOptions.limits, output: roles.classes,
                                       type: .tensorValueLabels, locale: options.displayNamesLocale)

@@ -271,6 +271,24 @@ struct DecodedPixels {
     var width: Int
     var height: Int
     var pixels: [UInt8]
+
+    /// The `width × height` image (checked by `MPImage.checkDimensions` first) whose RGB bytes
+    /// `decode(buffer, count)` writes; `status` receives what `decode` returns. The pixels are kept
+    /// only when that is `success`: a failed decode leaves its rows partly written.
+    static func rgb<Status: Equatable>(width: Int, height: Int, maxPixels: Int, success: Status, status: inout Status,
+                                       _ decode: (UnsafeMutablePointer<UInt8>?, Int) -> Status) throws -> DecodedPixels {
+        try MPImage.checkDimensions(width: width, height: height, maxPixels: maxPixels)
+        let count = width * height * 3
+        var result = success
+        let pixels = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+            result = decode(buffer.baseAddress, count)
+            // Keep none of a failed decode's rows (UInt8 needs no deinitialization, and zeroing a
+            // hostile file's claimed size would cost time).
+            initialized = result == success ? count : 0
+        }
+        status = result
+        return DecodedPixels(width: width, height: height, pixels: pixels)
+    }
 }
 
 /// The old name of ``MPImage``, kept so existing code compiles; it collides with `SwiftUI.Image`.

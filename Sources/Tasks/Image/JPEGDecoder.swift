@@ -51,19 +51,11 @@ enum JPEGDecoder {
                         + "components; only grayscale, YCbCr and RGB JPEGs are decoded.")
             }
 
-            let width = Int(info.width)
-            let height = Int(info.height)
-            try MPImage.checkDimensions(width: width, height: height, maxPixels: maxPixels)
-            let count = width * height * 3
             var status = SWL_JPEG_OK
-            let pixels = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
-                status = swl_jpeg_decode_rgb(decoder, buffer.baseAddress, count)
-                // On failure the rows are partly written: keep none of them (UInt8 needs no
-                // deinitialization, and zeroing a hostile file's claimed size would cost time).
-                initialized = status == SWL_JPEG_OK ? count : 0
-            }
+            let decoded = try DecodedPixels.rgb(width: Int(info.width), height: Int(info.height), maxPixels: maxPixels,
+                                                success: SWL_JPEG_OK, status: &status) { swl_jpeg_decode_rgb(decoder, $0, $1) }
             try check(status, decoder)
-            return DecodedPixels(width: width, height: height, pixels: pixels)
+            return decoded
         }
     }
 

@@ -31,19 +31,11 @@ enum PNGDecoder {
             var info = swl_png_info()
             try check(swl_png_read_header(decoder, base, raw.count, &info), decoder)
 
-            let width = Int(info.width)
-            let height = Int(info.height)
-            try MPImage.checkDimensions(width: width, height: height, maxPixels: maxPixels)
-            let count = width * height * 3
             var status = SWL_PNG_OK
-            let pixels = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
-                status = swl_png_decode_rgb(decoder, buffer.baseAddress, count)
-                // On failure the rows are partly written: keep none of them (UInt8 needs no
-                // deinitialization, and zeroing a hostile file's claimed size would cost time).
-                initialized = status == SWL_PNG_OK ? count : 0
-            }
+            let decoded = try DecodedPixels.rgb(width: Int(info.width), height: Int(info.height), maxPixels: maxPixels,
+                                                success: SWL_PNG_OK, status: &status) { swl_png_decode_rgb(decoder, $0, $1) }
             try check(status, decoder)
-            return DecodedPixels(width: width, height: height, pixels: pixels)
+            return decoded
         }
     }
 

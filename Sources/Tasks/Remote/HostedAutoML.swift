@@ -241,16 +241,7 @@ extension ModelManager {
     private func get(_ url: URL, ifNoneMatch etag: String?, to file: URL, maxBytes: Int, etag newETag: inout String?) throws(RemoteModelError) -> Int {
         var request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: timeout)
         if let etag { request.setValue(etag, forHTTPHeaderField: "If-None-Match") }
-        let transfer = Transfer(file: file, expectedSize: nil, progress: nil, maxBytes: maxBytes)
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.urlCache = nil
-        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
-        configuration.timeoutIntervalForRequest = timeout
-        let session = URLSession(configuration: configuration, delegate: transfer, delegateQueue: nil)
-        session.dataTask(with: request).resume()
-        transfer.done.wait()
-        session.finishTasksAndInvalidate()
-        let result = transfer.result()
+        let result = Transfer(file: file, expectedSize: nil, progress: nil, maxBytes: maxBytes).run(request, timeout: timeout)
         if let failure = result.failure { throw failure }
         if result.status == 304, etag != nil { return 304 }
         guard result.status == 200 else { throw .httpStatus(result.status, url: url.absoluteString) }

@@ -179,17 +179,7 @@ public final class ModelManager: @unchecked Sendable {
 
         let temporary = folder.appendingPathComponent(".download-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: temporary) }
-        let transfer = Transfer(file: temporary, expectedSize: model.size, progress: progress)
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.urlCache = nil
-        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
-        configuration.timeoutIntervalForRequest = timeout
-        let session = URLSession(configuration: configuration, delegate: transfer, delegateQueue: nil)
-        session.dataTask(with: request).resume()
-        transfer.done.wait()
-        session.finishTasksAndInvalidate()
-
-        let result = transfer.result()
+        let result = Transfer(file: temporary, expectedSize: model.size, progress: progress).run(request, timeout: timeout)
         if let failure = result.failure { throw failure }
         if result.status == 304, cached != nil {
             progress?.totalUnitCount = Int64(cached!.size)
@@ -255,6 +245,20 @@ final class Transfer: NSObject, URLSessionDataDelegate, @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         return state
+    }
+
+    /// Sends `request` through an ephemeral session with no cache (every request reaches the
+    /// server and no response is stored), waits until the transfer ends and returns its result.
+    func run(_ request: URLRequest, timeout: TimeInterval) -> Result {
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.urlCache = nil
+        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+        configuration.timeoutIntervalForRequest = timeout
+        let session = URLSession(configuration: configuration, delegate: self, delegateQueue: nil)
+        session.dataTask(with: request).resume()
+        done.wait()
+        session.finishTasksAndInvalidate()
+        return result()
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,

@@ -1,0 +1,306 @@
+/// Float32 convolution as a matrix product `output[pixels × o] = patches[pixels × ky·kx·i] · filterᵀ`,
+/// with bias and activation applied as each tile of the output is stored. The patches are read:
+///
+/// - **pointwise** (1×1, stride 1): the input itself is the matrix;
+/// - **in place** (dilation 1 across): for one output row, patch `x` is `filterHeight` runs of
+///   `filterWidth · i` adjacent input values starting `strideWidth · i` after patch `x − 1`'s
+///   (`FloatGEMM.Runs`); with padding, from a zero-padded copy of the input in scratch;
+/// - **im2col** otherwise: patches are copied out a chunk of pixels at a time into scratch.
+struct Conv2DFloat32: PartitionedKernel, TiledKernel {
+    let geometry: Conv2D.Geometry
+    let input: Int, output: Int
+    let weights: FloatGEMM.PackedWeights
+    let range: ClosedRange<Float>
+    let layout: Layout
+    /// Scratch this kernel needs in `eval`.
+    let scratchBytes: Int
+
+    enum Layout {
+        case pointwise
+        /// Padded to `height × width` pixels (the input is used as is when nil).
+        case inPlace(padded: (height: Int, width: Int)?)
+        /// Output pixels per im2col chunk.
+        case im2col(chunkPixels: Int)
+    }
+
+    init(_ context: inout PrepareContext, geometry g: Conv2D.Geometry, activation: FusedActivation) throws(ModelError) {
+        try context.expect(try context.input(Conv2D.filter), is: .float32, role: "filter")
+        try context.expect(try context.output(Conv2D.output), is: .float32, role: "output")
+        var biasData: UnsafeBufferPointer<Float>?
+        if let biasTensor = context.optionalInput(Conv2D.bias) {
+            try context.expect(biasTensor, is: .float32, role: "bias")
+            biasData = try context.constant(Conv2D.bias).elements(as: Float.self)
+        }
+        self.init(geometry: g, filter: try context.constant(Conv2D.filter).elements(as: Float.self), bias: biasData,
+                  range: try context.floatActivationRange(activation),
+                  input: context.node.inputs[Conv2D.input], output: context.node.outputs[Conv2D.output])
+        if case .im2col = layout {
+            context.requestWorkerScratch(bytes: scratchBytes)
+        } else {
+            context.requestScratch(bytes: scratchBytes)
+        }
+        context.markPacked(Conv2D.filter)
+        if biasData != nil { context.markPacked(Conv2D.bias) }
+    }
+
+    /// A kernel on the given constants; tests leave it unbound to tensors and call `convolve`.
+    init(geometry g: Conv2D.Geometry, filter: UnsafeBufferPointer<Float>, bias: UnsafeBufferPointer<Float>?,
+         range: ClosedRange<Float>, input: Int = -1, output: Int = -1) {
+        geometry = g
+        self.input = input
+        self.output = output
+        weights = FloatGEMM.PackedWeights(weights: filter, bias: bias, n: g.outputChannels, k: g.patchSize)
+        self.range = range
+        let floatSize = MemoryLayout<Float>.stride
+        if g.isPointwise {
+            layout = .pointwise
+            scratchBytes = 0
+        } else if g.dilationWidth == 1 {
+            // Input pixels the windows reach, padding included.
+            let height = max(g.padTop + g.inputHeight, (g.outputHeight - 1) * g.strideHeight + (g.filterHeight - 1) * g.dilationHeight + 1)
+            let width = max(g.padLeft + g.inputWidth, (g.outputWidth - 1) * g.strideWidth + g.filterWidth)
+            if g.padTop == 0, g.padLeft == 0, height == g.inputHeight, width == g.inputWidth {
+                layout = .inPlace(padded: nil)
+                scratchBytes = 0
+            } else {
+                layout = .inPlace(padded: (height, width))
+                scratchBytes = height * width * g.inputChannels * floatSize
+            }
+        } else {
+            let pixels = max(FloatGEMM.tileRows, 64 * 1024 / (g.patchSize * floatSize) / FloatGEMM.tileRows * FloatGEMM.tileRows)
+            layout = .im2col(chunkPixels: pixels)
+            scratchBytes = min(pixels, g.outputHeight * g.outputWidth) * g.patchSize * floatSize
+        }
+    }
+
+    func eval(_ memory: TensorMemory) {
+        convolve(memory.input(input, as: Float.self), memory.output(output, as: Float.self), memory: memory)
+    }
+
+    /// All batches; `scratch` holds `scratchBytes` (one thread).
+    func convolve(_ source: UnsafePointer<Float>, _ out: UnsafeMutablePointer<Float>, scratch: UnsafeMutablePointer<Float>) {
+        convolve(source, out, rows: 0 ..< geometry.batches * geometry.outputHeight * geometry.outputWidth,
+                 columns: 0 ..< geometry.outputChannels, scratch: scratch, prepared: false)
+    }
+
+    /// All batches, the output split across the session's threads into a grid of tiles: whole rows
+    /// of the output image (in place) or blocks of 7 pixels (one micro-tile) down, blocks of output
+    /// channels across. Channels are split when the weights outweigh the input rows (the small
+    /// late layers: 7 × 7 pixels, 1152 channels), so that each thread reads only its part of the
+    /// weights instead of all of them.
+    private func convolve(_ source: UnsafePointer<Float>, _ out: UnsafeMutablePointer<Float>, memory: TensorMemory) {
+        let g = geometry
+        let pixels = g.batches * g.outputHeight * g.outputWidth
+        switch layout {
+        case .inPlace(padded: let padded?) where g.batches == 1:
+            // The padded copy is shared by every thread: its rows first, then the tiles.
+            memory.parallelize(self, step: Self.padding, count: padded.height, work: padded.height * padded.width * g.inputChannels)
+            memory.parallelize(self, step: Self.paddedRows, grid: memory.grid { grid(memory, step: Self.paddedRows) })
+        case .inPlace(padded: .some):
+            convolve(source, out, rows: 0 ..< pixels, columns: 0 ..< g.outputChannels, scratch: memory.scratch(as: Float.self), prepared: false)
+        case .inPlace(padded: nil):
+            memory.parallelize(self, step: Self.imageRows, grid: memory.grid { grid(memory, step: Self.imageRows) })
+        case .pointwise, .im2col:
+            memory.parallelize(self, step: Self.pixelBlocks, grid: memory.grid { grid(memory, step: Self.pixelBlocks) })
+        }
+    }
+
+    /// The parallel steps: the padded frame's rows, tiles of the one image from that frame, tiles
+    /// of the input read in place (over all batches), tiles of pixel blocks.
+    private static let padding = 0, paddedRows = 1, imageRows = 2, pixelBlocks = 3
+
+    /// The tiles of step `step`: the cheapest split for the reads (`TileGrid.cheapest`); im2col
+    /// never splits channels (each part would copy its patches again).
+    private func grid(_ memory: TensorMemory, step: Int) -> TileGrid {
+        let g = geometry
+        let pixels = g.batches * g.outputHeight * g.outputWidth
+        let tasks = memory.taskCount(work: pixels * g.outputChannels * g.patchSize)
+        let floatSize = MemoryLayout<Float>.stride
+        let (rows, rowGranularity) = step == Self.pixelBlocks ? (pixels, FloatGEMM.tileRows) : (g.batches * g.outputHeight, 1)
+        if case .im2col = layout {
+            return TileGrid(rows: WorkPartition(count: rows, granularity: rowGranularity, maxParts: tasks),
+                            columns: WorkPartition(count: g.outputChannels, granularity: g.outputChannels, maxParts: 1))
+        }
+        return TileGrid.cheapest(tasks: tasks, threads: memory.threadCount, rows: rows, rowGranularity: rowGranularity,
+                                 columns: g.outputChannels, columnGranularity: FloatGEMM.columnGranularity,
+                                 bytesPerRowPart: g.outputChannels * g.patchSize * floatSize,
+                                 bytesPerColumnPart: pixels * g.patchSize * floatSize)
+    }
+
+    /// Rows `units` of the padded frame (step `padding`).
+    func evalPart(_ units: Range<Int>, step: Int, worker: Int, memory: TensorMemory) {
+        guard case .inPlace(padded: let padded?) = layout else { return }
+        pad(memory.input(input, as: Float.self), into: memory.scratch(as: Float.self), height: padded.height, width: padded.width,
+            rows: units)
+    }
+
+    /// Tile `rows` × `columns` of a tile step: output rows (in place) or pixels (pixel blocks),
+    /// output channels.
+    func evalTile(rows: Range<Int>, columns: Range<Int>, step: Int, worker: Int, memory: TensorMemory) {
+        let g = geometry
+        let source = memory.input(input, as: Float.self), out = memory.output(output, as: Float.self)
+        switch step {
+        case Self.paddedRows, Self.imageRows:
+            convolve(source, out, rows: rows.lowerBound * g.outputWidth ..< rows.upperBound * g.outputWidth, columns: columns,
+                     scratch: memory.scratch(as: Float.self), prepared: step == Self.paddedRows)
+        default:
+            convolve(source, out, rows: rows, columns: columns, scratch: memory.scratch(as: Float.self, worker: worker), prepared: false)
+        }
+    }
+
+    /// Output pixels `rows` (counted over all batches; whole output rows for the in-place layout),
+    /// output channels `columns` (bounds at multiples of `FloatGEMM.columnGranularity`).
+    /// `prepared`: the in-place layout's padded frame of the (single) image is already in `scratch`.
+    private func convolve(_ source: UnsafePointer<Float>, _ out: UnsafeMutablePointer<Float>, rows: Range<Int>, columns: Range<Int>,
+                          scratch: UnsafeMutablePointer<Float>, prepared: Bool) {
+        let g = geometry
+        let pixels = g.outputHeight * g.outputWidth
+        let c = g.inputChannels, n = g.outputChannels
+        switch layout {
+        case .pointwise:
+            FloatGEMM.multiply(m: rows.count, a: source + rows.lowerBound * c, lda: c, weights: weights, columns: columns,
+                               range: range, c: out + rows.lowerBound * n, ldc: n)
+        case .inPlace:
+            // The rows of one image at a time, from its padded frame where the layout pads.
+            var row = rows.lowerBound / g.outputWidth
+            let end = rows.upperBound / g.outputWidth
+            while row < end {
+                let b = row / g.outputHeight, oy = row % g.outputHeight, count = min(end - row, g.outputHeight - oy)
+                var image = source + b * g.inputHeight * g.inputWidth * c
+                if frameHeight > 0 {
+                    if !prepared { padFrame(image, into: scratch, rows: 0 ..< frameHeight) }
+                    image = UnsafePointer(scratch)
+                }
+                outputRows(image, rows: oy ..< oy + count, columns: columns, c: out + (b * pixels + oy * g.outputWidth) * n, ldc: n)
+                row += count
+            }
+        case .im2col(let chunkPixels):
+            var first = rows.lowerBound
+            while first < rows.upperBound {
+                // A chunk stays inside one image.
+                let b = first / pixels, start = first % pixels
+                let count = min(chunkPixels, pixels - start, rows.upperBound - first)
+                im2col(source + b * g.inputHeight * g.inputWidth * c, pixels: start ..< start + count, into: scratch)
+                FloatGEMM.multiply(m: count, a: scratch, lda: g.patchSize, weights: weights, columns: columns, range: range,
+                                   c: out + first * n, ldc: n)
+                first += count
+            }
+        }
+    }
+
+    /// Whether `outputRows` computes this convolution's rows: the pointwise layout, or in place
+    /// on one image (read as it is, or from its padded frame, `padFrame`).
+    var computesRows: Bool {
+        switch layout {
+        case .pointwise, .inPlace(padded: nil): true
+        case .inPlace(padded: .some): geometry.batches == 1
+        case .im2col: false
+        }
+    }
+
+    /// Output rows `rows` of one image, channels `columns` (bounds at multiples of
+    /// `FloatGEMM.columnGranularity`), to `c`: pixel `x` of row `rows.lowerBound + r` at
+    /// `c + (r · outputWidth + x) · ldc` — the same sums as `convolve` (`computesRows` layouts
+    /// only). `image` is the image itself, or its frame (`padFrame`) where the layout pads.
+    func outputRows(_ image: UnsafePointer<Float>, rows: Range<Int>, columns: Range<Int>, c: UnsafeMutablePointer<Float>, ldc: Int) {
+        let g = geometry
+        let channels = g.inputChannels
+        switch layout {
+        case .pointwise:
+            FloatGEMM.multiply(m: rows.count * g.outputWidth, a: image + rows.lowerBound * g.inputWidth * channels, lda: channels,
+                               weights: weights, columns: columns, range: range, c: c, ldc: ldc)
+        case .inPlace(let padded):
+            let width = padded?.width ?? g.inputWidth
+            let runs = FloatGEMM.Runs(count: g.filterHeight, length: g.filterWidth * channels, stride: g.dilationHeight * width * channels)
+            for oy in rows {
+                FloatGEMM.multiply(m: g.outputWidth, a: image + oy * g.strideHeight * width * channels, lda: g.strideWidth * channels,
+                                   runs: runs, weights: weights, columns: columns, range: range,
+                                   c: c + (oy - rows.lowerBound) * g.outputWidth * ldc, ldc: ldc)
+            }
+        case .im2col:
+            preconditionFailure("outputRows needs the pointwise or in-place layout")
+        }
+    }
+
+    /// Rows `rows` of the frame `outputRows` reads for one image where the layout pads (nothing
+    /// otherwise); `frame` holds `scratchBytes`.
+    func padFrame(_ image: UnsafePointer<Float>, into frame: UnsafeMutablePointer<Float>, rows: Range<Int>) {
+        guard case .inPlace(padded: let padded?) = layout else { return }
+        pad(image, into: frame, height: padded.height, width: padded.width, rows: rows)
+    }
+
+    /// The padded frame's height (0 where the layout does not pad).
+    var frameHeight: Int {
+        guard case .inPlace(padded: let padded?) = layout else { return 0 }
+        return padded.height
+    }
+
+    /// Copies one image into a `height × width` frame of zeros, at (`padTop`, `padLeft`): the frame's rows `rows`.
+    private func pad(_ image: UnsafePointer<Float>, into frame: UnsafeMutablePointer<Float>, height: Int, width: Int, rows: Range<Int>) {
+        let g = geometry
+        let c = g.inputChannels
+        let rowLength = width * c, before = g.padLeft * c, inside = g.inputWidth * c
+        for y in rows {
+            let row = frame + y * rowLength, iy = y - g.padTop
+            guard iy >= 0, iy < g.inputHeight else {
+                row.update(repeating: 0, count: rowLength)
+                continue
+            }
+            row.update(repeating: 0, count: before)
+            (row + before).update(from: image + iy * inside, count: inside)
+            (row + before + inside).update(repeating: 0, count: rowLength - before - inside)
+        }
+    }
+
+    /// Lays out the receptive field of each output pixel in `pixels` as one row of `patchSize`
+    /// values, zero where it falls in the padding.
+    private func im2col(_ source: UnsafePointer<Float>, pixels: Range<Int>, into patches: UnsafeMutablePointer<Float>) {
+        let g = geometry
+        let c = g.inputChannels
+        var oy = pixels.lowerBound / g.outputWidth, ox = pixels.lowerBound % g.outputWidth
+        var dst = patches
+        for _ in pixels {
+            for ky in 0 ..< g.filterHeight {
+                let iy = oy * g.strideHeight - g.padTop + ky * g.dilationHeight
+                for kx in 0 ..< g.filterWidth {
+                    let ix = ox * g.strideWidth - g.padLeft + kx * g.dilationWidth
+                    if iy >= 0, iy < g.inputHeight, ix >= 0, ix < g.inputWidth {
+                        dst.update(from: source + (iy * g.inputWidth + ix) * c, count: c)
+                    } else {
+                        dst.update(repeating: 0, count: c)
+                    }
+                    dst += c
+                }
+            }
+            ox += 1
+            if ox == g.outputWidth { ox = 0; oy += 1 }
+        }
+    }
+
+    /// Plain scalar convolution of all batches, straight from the definition: the oracle for `convolve`.
+    func reference(_ source: UnsafePointer<Float>, _ out: UnsafeMutablePointer<Float>, filter: UnsafePointer<Float>,
+                   bias: UnsafePointer<Float>?) {
+        let g = geometry
+        for b in 0 ..< g.batches {
+            for oy in 0 ..< g.outputHeight {
+                for ox in 0 ..< g.outputWidth {
+                    for o in 0 ..< g.outputChannels {
+                        var sum = bias?[o] ?? 0
+                        for ky in 0 ..< g.filterHeight {
+                            for kx in 0 ..< g.filterWidth {
+                                let iy = oy * g.strideHeight - g.padTop + ky * g.dilationHeight
+                                let ix = ox * g.strideWidth - g.padLeft + kx * g.dilationWidth
+                                guard iy >= 0, iy < g.inputHeight, ix >= 0, ix < g.inputWidth else { continue }
+                                for i in 0 ..< g.inputChannels {
+                                    sum += source[((b * g.inputHeight + iy) * g.inputWidth + ix) * g.inputChannels + i]
+                                        * filter[((o * g.filterHeight + ky) * g.filterWidth + kx) * g.inputChannels + i]
+                                }
+                            }
+                        }
+                        out[((b * g.outputHeight + oy) * g.outputWidth + ox) * g.outputChannels + o] = min(max(sum, range.lowerBound), range.upperBound)
+                    }
+                }
+            }
+        }
+    }
+}
