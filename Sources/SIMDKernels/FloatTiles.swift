@@ -7,8 +7,8 @@
 /// stored), then one FMA per step of `k` in order, so a tile's shape or width never changes a
 /// result.
 public enum FloatTiles {
-    typealias Lanes = SIMD16<Float>
-    typealias Half = SIMD8<Float>
+    public typealias Lanes = SIMD16<Float>
+    public typealias Half = SIMD8<Float>
 
     /// Where the `k` values of one row of `A` lie: `count` runs of `length` adjacent floats.
     struct Runs {
@@ -16,17 +16,18 @@ public enum FloatTiles {
     }
 
     /// `x` limited to `lower...upper`. (`SIMD.clamped` compiles to per-lane scalar code; masked
-    /// replacement against broadcast bounds becomes `vmaxps`/`vminps`.)
-    @inline(always)
-    static func clamp(_ x: Lanes, _ lower: Float, _ upper: Float) -> Lanes {
+    /// replacement against broadcast bounds becomes `vmaxps`/`vminps`.) Inlinable: the engine's
+    /// float kernels clamp with it too, and `SIMDKernels` is compiled for the engine's own CPU.
+    @inlinable @inline(always)
+    public static func clamp(_ x: Lanes, _ lower: Float, _ upper: Float) -> Lanes {
         var x = x
         x.replace(with: Lanes(repeating: lower), where: x .< Lanes(repeating: lower))
         x.replace(with: Lanes(repeating: upper), where: x .> Lanes(repeating: upper))
         return x
     }
 
-    @inline(always)
-    static func clamp(_ x: Half, _ lower: Float, _ upper: Float) -> Half {
+    @inlinable @inline(always)
+    public static func clamp(_ x: Half, _ lower: Float, _ upper: Float) -> Half {
         var x = x
         x.replace(with: Half(repeating: lower), where: x .< Half(repeating: lower))
         x.replace(with: Half(repeating: upper), where: x .> Half(repeating: upper))

@@ -238,23 +238,13 @@ enum FloatGEMM {
         }
     }
 
-    /// `x` limited to `lower...upper`, for the engine's float kernels. (`SIMD.clamped` compiles to
-    /// per-lane scalar code; masked replacement against broadcast bounds becomes `vmaxps`/`vminps`.)
+    /// `x` limited to `lower...upper`, for the engine's float kernels: `SIMDKernels`' clamp, which
+    /// is compiled for the engine's own CPU.
     @inline(always)
-    static func clamp(_ x: Lanes, _ lower: Float, _ upper: Float) -> Lanes {
-        var x = x
-        x.replace(with: Lanes(repeating: lower), where: x .< Lanes(repeating: lower))
-        x.replace(with: Lanes(repeating: upper), where: x .> Lanes(repeating: upper))
-        return x
-    }
+    static func clamp(_ x: Lanes, _ lower: Float, _ upper: Float) -> Lanes { SIMDKernels.FloatTiles.clamp(x, lower, upper) }
 
     @inline(always)
-    static func clamp(_ x: Half, _ lower: Float, _ upper: Float) -> Half {
-        var x = x
-        x.replace(with: Half(repeating: lower), where: x .< Half(repeating: lower))
-        x.replace(with: Half(repeating: upper), where: x .> Half(repeating: upper))
-        return x
-    }
+    static func clamp(_ x: Half, _ lower: Float, _ upper: Float) -> Half { SIMDKernels.FloatTiles.clamp(x, lower, upper) }
 
     /// Plain scalar `C = clamp(A · Wᵀ + bias, range)` on the unpacked filter: the oracle for `multiply`.
     static func reference(m: Int, n: Int, k: Int, a: UnsafePointer<Float>, lda: Int, weights: UnsafePointer<Float>,
