@@ -30,7 +30,8 @@ bench:
 	.build/release/swiftlite bench ../shared/models/perf/mobilenet_v2_1.0_224_f32.tflite
 
 # The default build under qemu-user as an AVX2 machine (names the demo cat) and as a CPU without
-# AVX2 (a clear error, not SIGILL), then the golden suites on the AVX2 tier (scripts/check-portable.sh).
+# AVX2 (a clear error, not SIGILL), then the golden suites on the AVX2 tier and on the portable
+# kernels of a baseline x86-64 build (scripts/check-portable.sh).
 .PHONY: check-portable
 check-portable:
 	@scripts/install-system-packages.sh

@@ -4,7 +4,10 @@
 #   demo photo's cat;
 # - as a CPU without AVX2 (`-cpu Nehalem`) it stops at start-up with an error that names AVX2 and
 #   an exit status (not a signal).
-# Then, on this machine, the golden suites with the AVX2 tier forced (SWIFTLITE_KERNELS=avx2).
+# Then, on this machine, the golden suites with the AVX2 tier forced (SWIFTLITE_KERNELS=avx2), and
+# the portable Swift kernels that an arm64 or baseline x86-64 build runs (the `.int16` integer
+# product among them, which an AVX2 build leaves out): the suites built for `x86-64` in their own
+# scratch directory, again with the AVX-512 tier off.
 # QEMU cannot emulate AVX-512, so the AVX-512 tier is checked by the plain test suite on a machine
 # that has it.
 set -eu
@@ -32,4 +35,7 @@ echo "$message" | grep -q "AVX2" || { echo "FAIL: the error does not name AVX2" 
 
 echo "== golden suites with SWIFTLITE_KERNELS=avx2"
 SWIFTLITE_KERNELS=avx2 swift test --disable-swift-testing --filter 'Golden|Tiling|GEMM|Depthwise|PointwiseDepthwise|Threading'
+echo "== golden suites built for baseline x86-64 (portable kernels), SWIFTLITE_KERNELS=avx2"
+SWIFTLITE_TARGET_CPU=x86-64 SWIFTLITE_KERNELS=avx2 swift test --scratch-path .build/baseline --disable-swift-testing \
+    --filter 'Golden|Tiling|GEMM|Depthwise|PointwiseDepthwise|Threading'
 echo "check-portable: passed"

@@ -1,4 +1,5 @@
-// The `.int16` micro-kernels of `IntegerGEMM`: portable Swift SIMD, for every target.
+// The `.int16` micro-kernels of `IntegerGEMM`: portable Swift SIMD, for targets without AVX2
+// (an AVX2 build runs `.avx2` instead and leaves these out).
 //
 // Per `k` a tile sign-extends one row of 16 `Int16` weights per panel, broadcasts each row's
 // zero-extended activation (`Int8` ones with their sign bit flipped, i.e. offset by 128, the
@@ -8,6 +9,7 @@
 // SSE2 — never a call. (LLVM does not form the pairwise `pmaddwd` that would use all 32
 // halfword lanes from Swift SIMD code, hence one activation per lane.)
 
+#if !SWIFTLITE_AVX2
 extension IntegerGEMM {
     /// The `.int16` product (see the type's documentation).
     func multiplyInt16<Output: IntegerGEMMOutput>(_ a: UnsafePointer<UInt8>, rows: Int, rowStride: Int, into output: Output) {
@@ -230,3 +232,4 @@ extension IntegerGEMM {
         SIMD16(repeating: Int32(signed ? byte ^ 0x80 : byte))
     }
 }
+#endif

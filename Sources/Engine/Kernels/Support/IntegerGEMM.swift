@@ -32,9 +32,10 @@ import Microkernels
 ///   See `IntegerGEMM+VNNI.swift` and Microkernels' `VNNIProduct.swift`.
 /// - `.avx2` (builds whose target CPU has AVX2, the portable floor): pairs of 16-bit weights and
 ///   activations, `vpmaddwd` (16 multiply-adds per instruction). See `IntegerGEMM+AVX2.swift`.
-/// - `.int16` (every build): 16-bit panels and widening multiply-adds, which LLVM turns into
-///   `vpdpwssd` (AVX-512 VNNI), `vpmaddwd` + `vpaddd` (AVX2, 8 multiply-adds), `pmaddwd`
-///   (SSE2), `smlal` (NEON). See `IntegerGEMM+Int16.swift`.
+/// - `.int16` (builds whose target lacks AVX2: arm64, baseline x86-64): 16-bit panels and
+///   widening multiply-adds, which LLVM turns into `pmaddwd` (SSE2) or `smlal` (NEON). See
+///   `IntegerGEMM+Int16.swift`. An AVX2 build leaves it out: `.avx2` takes every weight it
+///   could, faster, and its tiles were a third of the engine's machine code.
 ///
 /// All compute tiles of up to 4 rows × 64 columns (`.avx2`: × 16; narrow `.int16` and
 /// `.avx512vnni` products: 16 × 16 and 8 × 32) in `Int32` accumulators started at the bias, and
@@ -54,13 +55,14 @@ struct IntegerGEMM: Sendable {
         /// with zero weights to a multiple of 4.
         case avx512vnni
 
-        /// The layouts this build can run here, slowest first: `.avx2` only when compiled for
-        /// it; `.avx512vnni` when compiled for it, or when its kernels (compiled apart, see
-        /// Package.swift) run on this machine.
+        /// The layouts this build can run here, slowest first: `.avx2` when compiled for it,
+        /// else `.int16`; then `.avx512vnni` when compiled for it, or when its kernels (compiled
+        /// apart, see Package.swift) run on this machine.
         static var allCases: [Layout] {
-            var layouts = [Layout.int16]
             #if SWIFTLITE_AVX2
-            layouts.append(.avx2)
+            var layouts = [Layout.avx2]
+            #else
+            var layouts = [Layout.int16]
             #endif
             if KernelSelection.runsVNNI { layouts.append(.avx512vnni) }
             return layouts
@@ -239,7 +241,11 @@ struct IntegerGEMM: Sendable {
                                                      buffer: UnsafeMutableRawPointer?, into output: Output) {
         switch layout {
         case .int16:
+            #if SWIFTLITE_AVX2
+            preconditionFailure("IntegerGEMM.Layout.int16 is not compiled into an AVX2 build")
+            #else
             multiplyInt16(a, rows: rows, rowStride: rowStride, into: output)
+            #endif
         case .avx2:
             #if SWIFTLITE_AVX2
             multiplyAVX2(a, rows: rows, rowStride: rowStride, scratch: buffer!, into: output)
