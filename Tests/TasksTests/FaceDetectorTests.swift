@@ -250,6 +250,55 @@ final class FaceDetectorTests: XCTestCase {
         XCTAssertLessThan(max(abs(b.originX - 171), abs(b.originY - 147)), 30, "\(b)")
     }
 
+    // MARK: - ObjectDetector with anchor options
+
+    /// The generic detector takes the face model when given its anchors. It stretches the image
+    /// (MediaPipe's object detector) where the face detector letterboxes, so on a square photo —
+    /// where the two sample the same pixels — both find the same face with the same numbers.
+    func testObjectDetectorDecodesRawOutputsWithAnchorOptions() throws {
+        let model = try zooModel("face_detection_short_range.tflite")
+        let options = ObjectDetectorOptions(modelPath: model)
+        options.rawOutputDecoding = SsdDecoding.face(inputSize: 128, minScore: 0.5, minSuppressionThreshold: 0.3)
+        let detector = try ObjectDetector(options: options)
+        XCTAssertEqual(detector.roles.rule, .anchorDecoding)
+        XCTAssertEqual([detector.roles.boxes, detector.roles.scores], [0, 1])
+        let astronaut = try MPImage(contentsOf: Fixtures.repositoryRoot.appendingPathComponent("Tests/TasksTests/Fixtures/faces/astronaut.jpg"))
+        let generic = try detector.detect(image: astronaut).detections
+        let faces = try FaceDetector(modelPath: model).detect(image: astronaut).detections
+        XCTAssertEqual(generic.count, 1)
+        XCTAssertEqual(generic.map(\.boundingBox), faces.map(\.boundingBox))
+        XCTAssertEqual(generic.map(\.keypoints), faces.map(\.keypoints))
+        XCTAssertEqual(generic.first?.categories.first?.score, faces.first?.categories.first?.score)
+        // maxResults and scoreThreshold apply after the decoding.
+        options.scoreThreshold = 0.99
+        XCTAssertEqual(try ObjectDetector(options: options).detect(image: astronaut).detections, [])
+
+        // Anchor options that do not fit the model are typed errors naming the problem.
+        options.scoreThreshold = nil
+        options.rawOutputDecoding = SsdDecoding.face(inputSize: 192, minScore: 0.5, minSuppressionThreshold: 0.3)
+        do {
+            _ = try ObjectDetector(options: options)
+            XCTFail("2304-anchor decoding accepted for an 896-box model")
+        } catch {
+            guard case .unsupportedModel(let message) = error else { return XCTFail("\(error)") }
+            XCTAssertTrue(message.contains("[1, 2304, 16]") && message.contains("[1, 896, 16]"), message)
+        }
+        var mismatched = SsdDecoding.face(inputSize: 128, minScore: 0.5, minSuppressionThreshold: 0.3)!
+        mismatched.boxes.numBoxes = 900
+        options.rawOutputDecoding = mismatched
+        assertTaskError(try ObjectDetector(options: options), "invalidOptions", isInvalidOptions)
+        // A post-process SSD with raw decoding options: four outputs, not two.
+        let ssd = ObjectDetectorOptions(modelPath: TaskFixtures.models.appendingPathComponent("person_detector_f32.tflite").path)
+        ssd.rawOutputDecoding = SsdDecoding.face(inputSize: 128, minScore: 0.5, minSuppressionThreshold: 0.3)
+        do {
+            _ = try ObjectDetector(options: ssd)
+            XCTFail("a four-output model accepted with raw decoding")
+        } catch {
+            guard case .unsupportedModel(let message) = error else { return XCTFail("\(error)") }
+            XCTAssertTrue(message.contains("needs 2 outputs"), message)
+        }
+    }
+
     // MARK: - Modes, orientation, hostile inputs
 
     func testRotatedImageGivesBoxesInTheStoredFrame() throws {

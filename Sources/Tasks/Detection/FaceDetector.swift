@@ -115,32 +115,7 @@ public final class FaceDetector: Sendable {
     }
 
     private func run(_ image: MPImage, timestamp: Int) throws(TaskError) -> FaceDetectorResult {
-        FaceDetectorResult(detections: try Self.detections(in: image, model: model, encoder: encoder, decoder: decoder),
+        FaceDetectorResult(detections: try decoder.detections(in: image, model: model, encoder: encoder, letterbox: true),
                            timestampInMilliseconds: timestamp)
-    }
-
-    /// Runs a raw-output SSD on `image` letterboxed (MediaPipe's detector preprocessing) and
-    /// returns its detections in the stored image's frame, best first; shared with
-    /// `ObjectDetector`'s raw-output path. Category names are left to the caller.
-    static func detections(in image: MPImage, model: TaskModel, encoder: InputTensorEncoder, decoder: SsdDecoder) throws(TaskError) -> [Detection] {
-        let upright = image.applyingOrientation()
-        let (input, letterbox) = encoder.encodeLetterboxed(upright)
-        let outputs = try model.run(input, outputs: 2)
-        return decoder.detections(outputs).map { found in
-            var d = found.projected(letterbox.project)
-            if image.orientation != .up {
-                // Normalised upright coordinates back to the stored frame (MediaPipe's unrotated one).
-                let box = RegionOfInterest(x: Double(d.xmin), y: Double(d.ymin), width: Double(d.width), height: Double(d.height))
-                    .inStoredFrame(of: image.orientation)
-                d.xmin = Float(box.x); d.ymin = Float(box.y); d.width = Float(box.width); d.height = Float(box.height)
-                d.keypoints = d.keypoints.map { k in
-                    let p = RegionOfInterest(x: Double(k.x), y: Double(k.y), width: 0, height: 0).inStoredFrame(of: image.orientation)
-                    return NormalizedKeypoint(x: Float(p.x), y: Float(p.y), label: k.label, score: k.score)
-                }
-            }
-            return Detection(boundingBox: d.pixelBox(imageWidth: image.width, imageHeight: image.height),
-                             categories: [Category(index: d.classIndex, score: d.score, categoryName: nil, displayName: nil)],
-                             keypoints: d.keypoints)
-        }
     }
 }

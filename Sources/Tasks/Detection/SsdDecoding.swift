@@ -1,4 +1,5 @@
 import Engine
+import Foundation
 
 /// Everything needed to turn a raw-output SSD's two tensors (boxes `[1, N, coords]`, scores
 /// `[1, N, classes]`) into detections: the anchors, the box decoding and the non-max suppression
@@ -82,5 +83,39 @@ struct SsdDecoder: Sendable {
     func detections(_ outputs: [[Float]]) -> [NormalizedDetection] {
         let decoded = decoding.boxes.decode(boxes: outputs[boxesOutput], scores: outputs[scoresOutput], anchors: anchors)
         return decoding.nonMaxSuppression.apply(decoded)
+    }
+
+    /// Runs the model on `image` and returns its detections in the stored image's frame, best
+    /// first: letterboxed (MediaPipe's face and palm detectors: aspect ratio kept, black around)
+    /// or stretched to the input (MediaPipe's object detector), decoded, suppressed, projected
+    /// back, boxes in pixels and keypoints normalised to the image. Category names are left to
+    /// the caller.
+    func detections(in image: MPImage, model: TaskModel, encoder: InputTensorEncoder, letterbox: Bool) throws(TaskError) -> [Detection] {
+        let upright = image.applyingOrientation()
+        let input: Data, box: Letterbox?
+        if letterbox {
+            let (data, placed) = encoder.encodeLetterboxed(upright)
+            (input, box) = (data, placed)
+        } else {
+            (input, box) = (try encoder.encode(upright, crop: .scaleFill), nil)
+        }
+        let outputs = try model.run(input, outputs: 2)
+        return detections(outputs).map { found in
+            // Letterboxed input coordinates onto the image; stretched ones already are the image's.
+            var d = box.map { found.projected($0.project) } ?? found
+            if image.orientation != .up {
+                // Normalised upright coordinates back to the stored frame (MediaPipe's unrotated one).
+                let r = RegionOfInterest(x: Double(d.xmin), y: Double(d.ymin), width: Double(d.width), height: Double(d.height))
+                    .inStoredFrame(of: image.orientation)
+                d.xmin = Float(r.x); d.ymin = Float(r.y); d.width = Float(r.width); d.height = Float(r.height)
+                d.keypoints = d.keypoints.map { k in
+                    let p = RegionOfInterest(x: Double(k.x), y: Double(k.y), width: 0, height: 0).inStoredFrame(of: image.orientation)
+                    return NormalizedKeypoint(x: Float(p.x), y: Float(p.y), label: k.label, score: k.score)
+                }
+            }
+            return Detection(boundingBox: d.pixelBox(imageWidth: image.width, imageHeight: image.height),
+                             categories: [Category(index: d.classIndex, score: d.score, categoryName: nil, displayName: nil)],
+                             keypoints: d.keypoints.isEmpty ? nil : d.keypoints)
+        }
     }
 }
