@@ -12,8 +12,14 @@ own OUTSIDE the repository (the main venv has mediapipe 1.2.3):
 Models: mediapipe/modules/face_detection/face_detection_short_range.tflite from the wheel (the
 same file, by SHA-256, as the model-zoo cache's, which the Swift test reads). The full-range
 sparse model is tried too: MediaPipe 0.10.14's FaceDetectorGraph hard-codes the short-range
-anchors (896 boxes), so it refuses the 2304-box full-range model; the refusal is recorded and
-no golden is written for it.
+anchors (896 boxes), so it refuses the 2304-box full-range model; the refusal is recorded.
+
+The full-range golden comes from a second run with the root venv (mediapipe 1.2.3, pinned in
+the root requirements.txt), whose FaceDetectorGraph chooses the anchors by input size (128 or
+192); that run reads the model from the model-zoo cache (fetch_model_zoo.py) and writes only
+face_detection_full_range_sparse.json:
+
+    /work/venv/bin/python Tests/Goldens/make_mediapipe_face_goldens.py
 
 Photos: every ../shared/images photo (one per stem, png > jpg > bmp; they are read, never
 copied) and Tests/TasksTests/Fixtures/faces/astronaut.jpg (scikit-image's astronaut(), public
@@ -191,7 +197,13 @@ def main():
     versions = {p: importlib.metadata.version(p) for p in ("mediapipe", "numpy", "pillow")}
 
     refused = {}
-    for name in ("face_detection_short_range", "face_detection_full_range_sparse"):
+    if versions["mediapipe"] == "0.10.14":
+        names = ("face_detection_short_range", "face_detection_full_range_sparse")
+    else:
+        names = ("face_detection_full_range_sparse",)
+        zoo = Path(os.environ.get("SWIFTLITE_MODEL_ZOO") or Path.home() / ".cache" / "swiftlite" / "model_zoo")
+        modules = zoo  # this wheel's own copy may differ; the zoo's is the 0.10.14 wheel's file
+    for name in names:
         model = modules / f"{name}.tflite"
         runs = []
         try:
@@ -213,7 +225,8 @@ def main():
         doc = {
             "generator": GENERATOR,
             "versions": versions,
-            "model": {"file": f"{name}.tflite", "from": f"mediapipe {versions['mediapipe']} wheel, mediapipe/modules/face_detection/",
+            "model": {"file": f"{name}.tflite", "from": str(model.parent) if modules != Path(mp.__file__).parent / "modules" / "face_detection"
+                      else f"mediapipe {versions['mediapipe']} wheel, mediapipe/modules/face_detection/",
                       "sha256": sha256(model), "model_zoo_path": f"~/.cache/swiftlite/model_zoo/{name}.tflite"},
             "decoded_with": "PIL.Image.open(...).convert('RGB') -> uint8 numpy -> mp.Image(SRGB)",
             "notes": [
@@ -229,7 +242,7 @@ def main():
         for run in runs:
             counts = {Path(e["file"]).stem: len(e["detections"]) for e in run["images"]}
             print(f"{out.relative_to(REPO)} @ {run['min_detection_confidence']}: {counts}")
-    if refused:
+    if refused and versions["mediapipe"] == "0.10.14":
         # Attach the refusals to the short-range golden, which always exists.
         path = OUT / "face_detection_short_range.json"
         doc = json.loads(path.read_text())
