@@ -337,6 +337,27 @@ final class FaceDetectorTests: XCTestCase {
         wait(for: [delivered], timeout: 30)
     }
 
+    /// 128×128 models whose outputs are not the face decoding's (`make_face_hostile_models.py`):
+    /// typed errors naming the shapes found and wanted; degenerate images give results, not traps.
+    func testHostileModelsAndImages() throws {
+        let hostile = Fixtures.directory("TasksTests").appendingPathComponent("hostile")
+        for (file, expected) in [("face_128_wrong_box_count.tflite", "[1, 3072, 16]"), ("face_128_one_output.tflite", "needs 2 outputs")] {
+            do {
+                _ = try FaceDetector(modelPath: hostile.appendingPathComponent(file).path)
+                XCTFail("\(file) accepted")
+            } catch {
+                guard case .unsupportedModel(let message) = error else { XCTFail("\(file): \(error)"); continue }
+                XCTAssertTrue(message.contains(expected) && message.contains("[1, 896, 16]"), "\(file): \(message)")
+            }
+        }
+        let detector = try FaceDetector(modelPath: try zooModel("face_detection_short_range.tflite"))
+        for (w, h) in [(1, 1), (1, 3000), (3000, 1), (2, 700)] {
+            let image = try MPImage(pixels: [UInt8](repeating: 200, count: w * h * 3), width: w, height: h)
+            let faces = try detector.detect(image: image).detections
+            XCTAssertEqual(faces, [], "\(w)x\(h)")
+        }
+    }
+
     func testInvalidOptionsAndModels() throws {
         let model = try zooModel("face_detection_short_range.tflite")
         for (confidence, suppression) in [(Float(1.5), Float(0.3)), (.nan, 0.3), (0.5, -0.1)] {
