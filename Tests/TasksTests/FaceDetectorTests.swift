@@ -316,6 +316,23 @@ final class FaceDetectorTests: XCTestCase {
         XCTAssertEqual(Float(back.y), a.keypoints![0].y, accuracy: 1e-5)
     }
 
+    func testAsyncVariantsMatchTheSynchronousOnes() async throws {
+        let model = try zooModel("face_detection_short_range.tflite")
+        let image = try MPImage(contentsOf: Fixtures.shared("images/face.jpg"))
+        let detector = try FaceDetector(modelPath: model)
+        let awaited = try await detector.detect(image: image)
+        // A non-async closure picks the synchronous overload.
+        let synchronous = try { () throws -> FaceDetectorResult in try detector.detect(image: image) }()
+        XCTAssertEqual(awaited, synchronous)
+        XCTAssertEqual(awaited.detections.count, 2)
+        let options = FaceDetectorOptions(modelPath: model)
+        options.runningMode = .video
+        let video = try FaceDetector(options: options)
+        let frame = try await video.detect(videoFrame: image, timestampInMilliseconds: 40)
+        XCTAssertEqual(frame.detections, awaited.detections)
+        XCTAssertEqual(frame.timestampInMilliseconds, 40)
+    }
+
     func testVideoAndLiveStreamModes() throws {
         let model = try zooModel("face_detection_short_range.tflite")
         let image = try MPImage(contentsOf: Fixtures.shared("images/grace_hopper.png"))
