@@ -19,6 +19,9 @@ import Foundation
 /// `roles` says which rule decided. Labels come from `options.labelsPath` when set, else the
 /// model's metadata (`labelChoice`); a leading background line ("???") is skipped.
 ///
+/// With `options.rawOutputDecoding`, a raw-output SSD (boxes and scores, no post-process op, such
+/// as MediaPipe's BlazeFace models) is decoded with the given anchors and NMS instead.
+///
 /// One detector may be used from many threads at once (one plan, a session per concurrent call).
 public final class ObjectDetector: Sendable {
     /// The options as they were when the task was created: a private copy, never mutated after
@@ -58,7 +61,7 @@ public final class ObjectDetector: Sendable {
         var choice = try model.labels(path: options.labelsPath, limits: options.baseOptions.limits, output: roles.classes,
                                       type: .tensorValueLabels, locale: options.displayNamesLocale)
         if let raw = options.rawOutputDecoding {
-            // Class c is score column c; a label file may have lines to spare, none is skipped.
+            // Class c is score column c; a leading background line is skipped only when the file has one to spare.
             try choice.fit(classes: raw.boxes.numClasses, allowExtra: true, what: "the scores output")
         } else if let classes = Self.classCount(model.plan.detectionPostProcess) {
             // Class indices reach classes − 1; a label map may list a background line first.
