@@ -3,7 +3,7 @@ import Engine
 
 /// Every subcommand, in the order `--help` lists them.
 let commands = [
-    CommandEntry(ClassifyCommand.self), CommandEntry(DetectCommand.self), CommandEntry(LabelCommand.self),
+    CommandEntry(ClassifyCommand.self), CommandEntry(DetectCommand.self), CommandEntry(FacesCommand.self), CommandEntry(LabelCommand.self),
     CommandEntry(InspectCommand.self), CommandEntry(RunCommand.self), CommandEntry(BenchCommand.self),
     CommandEntry(ModelsCommand.self), CommandEntry(CheckCommand.self), CommandEntry(MetadataCommand.self),
 ]

@@ -210,7 +210,7 @@ final class CLIBatchTests: XCTestCase {
     /// `--flag` the help mentions is declared.
     func testHelpListsEveryAcceptedOption() throws {
         let declarations = try JSONDecoder().decode([Declared].self, from: Data(try swiftlite("__declarations").stdout.utf8))
-        XCTAssertEqual(Set(declarations.map(\.command)), ["classify", "detect", "label", "inspect", "run", "bench", "models", "check", "metadata"])
+        XCTAssertEqual(Set(declarations.map(\.command)), ["classify", "detect", "faces", "label", "inspect", "run", "bench", "models", "check", "metadata"])
         XCTAssertTrue(declarations.first { $0.command == "detect" }?.options.contains { $0.name == "locale" } == true)
         for command in declarations {
             let help = try swiftlite(command.command, "--help")

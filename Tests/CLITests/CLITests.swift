@@ -406,8 +406,10 @@ final class CLITests: XCTestCase {
 }
 
 /// Runs `executable` from the repository root with stdout and stderr going to files in `dir` (so
-/// neither is a terminal) and `stdin`, when given, as its standard input.
-func runProcess(_ executable: URL, _ arguments: [String], stdin: String?, in dir: URL) throws -> (status: Int32, stdout: String, stderr: String) {
+/// neither is a terminal) and `stdin`, when given, as its standard input; `environment` adds to
+/// (or overrides) the test's own environment.
+func runProcess(_ executable: URL, _ arguments: [String], stdin: String?, in dir: URL,
+                environment: [String: String] = [:]) throws -> (status: Int32, stdout: String, stderr: String) {
     let out = dir.appendingPathComponent("stdout"), err = dir.appendingPathComponent("stderr")
     _ = FileManager.default.createFile(atPath: out.path, contents: nil)
     _ = FileManager.default.createFile(atPath: err.path, contents: nil)
@@ -415,6 +417,7 @@ func runProcess(_ executable: URL, _ arguments: [String], stdin: String?, in dir
     process.executableURL = executable
     process.arguments = arguments
     process.currentDirectoryURL = CLITests.root
+    if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
     if let stdin {
         let input = dir.appendingPathComponent("stdin")
         _ = FileManager.default.createFile(atPath: input.path, contents: Data(stdin.utf8))

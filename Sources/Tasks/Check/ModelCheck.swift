@@ -57,10 +57,6 @@ public struct ModelCheck: Sendable, Encodable {
     /// Checks the model at `modelPath` against `task`. Never throws: an unreadable model is a problem finding.
     public static func run(modelPath: String, task: CheckTask, options: Options = Options()) -> ModelCheck {
         var report = ModelCheck(model: modelPath, task: task.rawValue)
-        guard task != .faces else {
-            report.add(.problem, "task", "this build has no face task (FaceDetector): faces cannot be checked or run; use --task detect for an SSD that ends in TFLite_Detection_PostProcess")
-            return report
-        }
         let graph: Graph
         do {
             graph = try Graph(contentsOf: modelPath)
@@ -88,7 +84,7 @@ public struct ModelCheck: Sendable, Encodable {
         switch task {
         case .classify, .label: report.classifier(plan, metadata: metadata, task: task, path: modelPath, options: options)
         case .detect: report.detector(plan, metadata: metadata, path: modelPath, options: options)
-        case .faces: break
+        case .faces: report.faces(plan, path: modelPath, options: options)
         }
         return report
     }
@@ -226,7 +222,7 @@ public struct ModelCheck: Sendable, Encodable {
             if outputs.count == 1, outputs[0].elementCount == outputs[0].shape.last {
                 add(.problem, "outputs", "one output \(outputs[0].shape): this is a classifier (class scores), not a detector; use --task classify")
             } else if outputs.count == 2 {
-                add(.problem, "outputs", "two outputs \(outputs.map(\.shape)): raw box and score tensors of an SSD without TFLite_Detection_PostProcess (BlazeFace-style anchors), which this build does not decode")
+                add(.problem, "outputs", "two outputs \(outputs.map(\.shape)): raw box and score tensors of an SSD without TFLite_Detection_PostProcess (BlazeFace-style anchors): use --task faces for MediaPipe's face models; the object detector decodes others only with anchor options (ObjectDetectorOptions.rawOutputDecoding)")
             } else if outputs.count == 1, outputs[0].shape.count == 3 {
                 add(.problem, "outputs", "one output \(outputs[0].shape): a YOLO-style layout, which this build does not decode")
             } else {

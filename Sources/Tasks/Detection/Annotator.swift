@@ -1,5 +1,6 @@
-/// Draws detections onto an image: a coloured box per detection and its label and score above it
-/// (in a small built-in bitmap font), so results can be looked at rather than read.
+/// Draws detections onto an image: a coloured box per detection, its keypoints if it has any, and
+/// its label and score above it (in a small built-in bitmap font), so results can be looked at
+/// rather than read.
 public enum Annotator {
     /// Returns a copy of `image` (upright) with `detections` drawn.
     public static func draw(_ detections: [Detection], on image: MPImage) throws -> MPImage {
@@ -26,6 +27,16 @@ public enum Annotator {
             fill(b.originX, b.originY + b.height - thickness, b.originX + b.width, b.originY + b.height, color)
             fill(b.originX, b.originY, b.originX + thickness, b.originY + b.height, color)
             fill(b.originX + b.width - thickness, b.originY, b.originX + b.width, b.originY + b.height, color)
+        }
+        // Keypoints (normalised to the image) as filled squares, white-rimmed so they show on the box colour.
+        let radius = thickness + 1
+        for (n, d) in detections.enumerated() {
+            for k in d.keypoints ?? [] where k.x.isFinite && k.y.isFinite {
+                let x = Int((k.x * Float(w)).rounded(.down)), y = Int((k.y * Float(h)).rounded(.down))
+                guard abs(x) < 1 << 30, abs(y) < 1 << 30 else { continue }
+                fill(x - radius - 1, y - radius - 1, x + radius + 2, y + radius + 2, (255, 255, 255))
+                fill(x - radius, y - radius, x + radius + 1, y + radius + 1, palette[n % palette.count])
+            }
         }
         // Labels after every box, so no box line crosses a label.
         for (n, frame) in frames.enumerated() {

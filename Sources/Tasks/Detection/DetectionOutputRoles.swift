@@ -30,6 +30,9 @@ public struct DetectionOutputRoles: Sendable, Equatable, CustomStringConvertible
         case tensorNames = "output tensor names"
         case postProcessOutputs = "TFLite_Detection_PostProcess output slots"
         case shapeAndType = "output shapes and types"
+        /// Raw boxes and scores decoded with `ObjectDetectorOptions.rawOutputDecoding`: classes are
+        /// the best column of the scores output, and there is no count output (`count` is -1).
+        case anchorDecoding = "anchor decoding options"
     }
 
     /// Positions in the model's output list.
@@ -48,6 +51,11 @@ public struct DetectionOutputRoles: Sendable, Equatable, CustomStringConvertible
     init(_ positions: [Int], rule: Rule) {
         boxes = positions[0]; classes = positions[1]; scores = positions[2]; count = positions[3]
         self.rule = rule
+    }
+
+    /// The roles of a raw-output SSD's two outputs (rule `.anchorDecoding`).
+    init(rawBoxes boxes: Int, scores: Int) {
+        self.init([boxes, scores, scores, -1], rule: .anchorDecoding)
     }
 
     /// Decides the roles of a prepared model's outputs.

@@ -19,6 +19,9 @@ import Foundation
 /// `roles` says which rule decided. Labels come from `options.labelsPath` when set, else the
 /// model's metadata (`labelChoice`); a leading background line ("???") is skipped.
 ///
+/// With `options.rawOutputDecoding`, a raw-output SSD (boxes and scores, no post-process op, such
+/// as MediaPipe's BlazeFace models) is decoded with the given anchors and NMS instead.
+///
 /// One detector may be used from many threads at once (one plan, a session per concurrent call).
 public final class ObjectDetector: Sendable {
     /// The options as they were when the task was created: a private copy, never mutated after
@@ -35,6 +38,8 @@ public final class ObjectDetector: Sendable {
     public let labelChoice: LabelChoice
     private let filter: ResultFilter
     private let gate: StreamGate
+    /// The anchors and decoding of a raw-output SSD (`options.rawOutputDecoding`), nil for post-process models.
+    private let rawDecoder: SsdDecoder?
 
     /// Creates a detector.
     /// - Throws: `TaskError.invalidOptions`, `TaskError.model`, `TaskError.unsupportedModel` when the
@@ -45,10 +50,20 @@ public final class ObjectDetector: Sendable {
         let options = options.copy()
         frozen = options
         (model, encoder) = try TaskModel.imageTask(options.baseOptions, task: "an object detector")
-        roles = try DetectionOutputRoles(plan: model.plan, metadata: model.metadata)
+        if let raw = options.rawOutputDecoding {
+            let decoder = try SsdDecoder(raw, outputs: model.graph.outputs.indices.map(model.outputDescriptor), task: "an object detector with rawOutputDecoding")
+            rawDecoder = decoder
+            roles = DetectionOutputRoles(rawBoxes: decoder.boxesOutput, scores: decoder.scoresOutput)
+        } else {
+            rawDecoder = nil
+            roles = try DetectionOutputRoles(plan: model.plan, metadata: model.metadata)
+        }
         var choice = try model.labels(path: options.labelsPath, limits: options.baseOptions.limits, output: roles.classes,
                                       type: .tensorValueLabels, locale: options.displayNamesLocale)
-        if let classes = Self.classCount(model.plan.detectionPostProcess) {
+        if let raw = options.rawOutputDecoding {
+            // Class c is score column c; a leading background line is skipped only when the file has one to spare.
+            try choice.fit(classes: raw.boxes.numClasses, allowExtra: true, what: "the scores output")
+        } else if let classes = Self.classCount(model.plan.detectionPostProcess) {
             // Class indices reach classes − 1; a label map may list a background line first.
             try choice.fit(classes: classes, allowExtra: true, what: "the detection post-process op")
         } else if var l = choice.labels, let first = l.names.first, LabelChoice.isBackground(first) {
@@ -146,6 +161,7 @@ public final class ObjectDetector: Sendable {
     }
 
     private func run(_ image: MPImage, timestamp: Int) throws(TaskError) -> ObjectDetectorResult {
+        if let rawDecoder { return try runRaw(image, rawDecoder, timestamp: timestamp) }
         let input = try encoder.encode(image.applyingOrientation(), crop: .scaleFill)
         let outputs = try model.run(input, outputs: 4)
         let boxes = outputs[roles.boxes], classes = outputs[roles.classes], scores = outputs[roles.scores], count = outputs[roles.count]
@@ -178,6 +194,20 @@ public final class ObjectDetector: Sendable {
             $0.element.categories[0].score != $1.element.categories[0].score
                 ? $0.element.categories[0].score > $1.element.categories[0].score : $0.offset < $1.offset
         }.map(\.element)
+        filter.cap(&detections)
+        return ObjectDetectorResult(detections: detections, timestampInMilliseconds: timestamp)
+    }
+
+    /// A raw-output SSD: the image stretched to the input (as MediaPipe's object detector), decoded
+    /// and suppressed as `rawOutputDecoding` says, then filtered, named and capped like the post-process path.
+    private func runRaw(_ image: MPImage, _ decoder: SsdDecoder, timestamp: Int) throws(TaskError) -> ObjectDetectorResult {
+        var detections = try decoder.detections(in: image, model: model, encoder: encoder, letterbox: false).compactMap { d -> Detection? in
+            let c = d.categories[0]
+            guard filter.accepts(score: c.score, index: c.index) else { return nil }
+            var named = d
+            named.categories[0] = Category(index: c.index, score: c.score, categoryName: labels?.name(c.index), displayName: labels?.displayName(c.index) ?? "")
+            return named
+        }
         filter.cap(&detections)
         return ObjectDetectorResult(detections: detections, timestampInMilliseconds: timestamp)
     }

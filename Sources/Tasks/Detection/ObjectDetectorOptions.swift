@@ -19,6 +19,13 @@ public final class ObjectDetectorOptions {
     /// `???` or `background` line, as in COCO label maps, stands for the background class the
     /// post-process op never outputs and is skipped when the file has a line to spare.
     public var labelsPath: String?
+    /// Anchor, box-decoding and NMS options for a raw-output SSD (two outputs, boxes and scores,
+    /// no `TFLite_Detection_PostProcess`), e.g. `SsdDecoding.face(inputSize:minScore:minSuppressionThreshold:)`.
+    /// nil (the default) expects the post-process op's four outputs. Class indices are the score
+    /// columns (labels are looked up by column; a leading background line is skipped only when the
+    /// file has a line more than there are columns); `scoreThreshold`, the lists and
+    /// `maxResults` apply after the decoding's own threshold and NMS.
+    public var rawOutputDecoding: SsdDecoding?
     /// Receives live-stream results, held weakly (as MediaPipe's delegate), on a serial queue.
     public weak var objectDetectorLiveStreamDelegate: (any ObjectDetectorLiveStreamDelegate)?
     /// Receives live-stream results on a serial queue (the result, the frame, its timestamp).
@@ -50,6 +57,7 @@ public final class ObjectDetectorOptions {
         copy.categoryAllowlist = categoryAllowlist
         copy.categoryDenylist = categoryDenylist
         copy.labelsPath = labelsPath
+        copy.rawOutputDecoding = rawOutputDecoding
         copy.objectDetectorLiveStreamDelegate = objectDetectorLiveStreamDelegate
         copy.resultListener = resultListener
         return copy

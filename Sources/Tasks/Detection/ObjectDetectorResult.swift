@@ -13,10 +13,14 @@ public struct Detection: Sendable, Equatable, Codable {
     public var boundingBox: BoundingBox
     /// The object's categories, best first (one for SSD models).
     public var categories: [Category]
+    /// Points of the object normalised to the image (a face's eyes, nose, mouth and ears from
+    /// `FaceDetector`); nil for detectors without keypoints.
+    public var keypoints: [NormalizedKeypoint]?
 
-    public init(boundingBox: BoundingBox, categories: [Category]) {
+    public init(boundingBox: BoundingBox, categories: [Category], keypoints: [NormalizedKeypoint]? = nil) {
         self.boundingBox = boundingBox
         self.categories = categories
+        self.keypoints = keypoints
     }
 }
 

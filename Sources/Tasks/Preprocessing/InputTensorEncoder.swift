@@ -144,7 +144,7 @@ public struct InputTensorEncoder: Sendable {
 
     /// Bilinear blend of four 8-bit values, rounded to 8 bits.
     @inline(__always)
-    private func blend(_ p00: Int, _ p01: Int, _ p10: Int, _ p11: Int, _ wx: Double, _ wy: Double) -> UInt8 {
+    func blend(_ p00: Int, _ p01: Int, _ p10: Int, _ p11: Int, _ wx: Double, _ wy: Double) -> UInt8 {
         switch convention {
         case .mediapipe:
             // Weights (32 − fx)(32 − fy)·32 etc. sum to exactly 1 << 15, as OpenCV's fixed-point table.
@@ -157,7 +157,7 @@ public struct InputTensorEncoder: Sendable {
         }
     }
 
-    private func normalize(_ rgb: [UInt8]) -> Data {
+    func normalize(_ rgb: [UInt8]) -> Data {
         let pixels = width * height
         switch dataType {
         case .float32:
