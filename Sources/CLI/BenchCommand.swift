@@ -77,7 +77,7 @@ struct BenchCommand: ParsedCommand {
         try interpreter.allocateTensors()
         let loadMillis = Double(DispatchTime.now().uptimeNanoseconds - loadStart) / 1e6
         let preparedPeak = ResidentMemory.peakBytes(), prepared = ResidentMemory.residentBytes()
-        try fillInputs(interpreter)
+        try interpreter.fillInputsWithNoise()
         // The first invocation, apart: what an app waits for after loading (cold caches, first
         // touch of the arena and of the packed weights).
         let firstStart = DispatchTime.now().uptimeNanoseconds
@@ -137,19 +137,6 @@ struct BenchCommand: ParsedCommand {
     }
 
     /// Seeded random inputs: uniform bytes, or uniform [-1, 1) floats.
-    private static func fillInputs(_ interpreter: Interpreter) throws {
-        var generator = SplitMix64(seed: 0)
-        for i in 0 ..< interpreter.inputTensorCount {
-            let input = try interpreter.input(at: i)
-            if input.dataType == .float32 {
-                let floats = (0 ..< input.data.count / 4).map { _ in Float(generator.next() >> 40) / Float(1 << 23) - 1 }
-                try interpreter.copy(floats.withUnsafeBytes { Data($0) }, toInputAt: i)
-            } else {
-                try interpreter.copy(Data((0 ..< input.data.count).map { _ in UInt8(truncatingIfNeeded: generator.next()) }), toInputAt: i)
-            }
-        }
-    }
-
     private static func dispatch(threadCounts: [Int], json: Bool) throws {
         var reports = [DispatchReport]()
         for threads in threadCounts {
@@ -324,15 +311,3 @@ enum ResidentMemory {
     }
 }
 
-/// A tiny deterministic generator for benchmark inputs.
-struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
