@@ -44,6 +44,39 @@ final class IntegerGEMMTests: XCTestCase {
     /// Narrow products run in taller tiles (16 rows of one panel, 8 rows of two): row counts
     /// below, at and above those heights, so the 4-row and 1-row tiles finish each run of them,
     /// and column counts that end in each tile width.
+    /// The weight-bytes form (what CONV_2D and FULLY_CONNECTED pack at prepare) against the
+    /// reference with each weight read as `encoding.value(byte)`: uint8 with zero points at both
+    /// ends and the middle, int8, and rows shorter than the depth (im2col padding, read as 0).
+    func testWeightBytesMatchReference() {
+        var rng = KernelTestRandom(seed: 7)
+        let encodings = [WeightEncoding(.uint8, zeroPoint: 0), WeightEncoding(.uint8, zeroPoint: 128),
+                         WeightEncoding(.uint8, zeroPoint: 255), WeightEncoding(.int8, zeroPoint: 0)]
+        for (e, encoding) in encodings.enumerated() {
+            for columns in [1, 16, 17, 50] {
+                for (depth, rowLength) in [(1, 1), (4, 3), (27, 27), (28, 27), (100, 97)] {
+                    let rows = rowCounts[(columns + depth + e) % rowCounts.count]
+                    let a = (0 ..< rows * depth).map { _ in UInt8.random(in: 0 ... 255, using: &rng) }
+                    let bytes = (0 ..< columns * rowLength).map { i -> UInt8 in
+                        i % 5 == 0 ? (i % 2 == 0 ? 0 : 255) : UInt8.random(in: 0 ... 255, using: &rng)
+                    }
+                    let bias = (0 ..< columns).map { _ in Int32.random(in: -100_000 ... 100_000, using: &rng) }
+                    let zeroPoint = Int32.random(in: 0 ... 255, using: &rng)
+                    let weight = { (n: Int, k: Int) -> Int32 in k < rowLength ? encoding.value(bytes[n * rowLength + k]) : 0 }
+                    let expected = IntegerGEMM.reference(a, rows: rows, rowStride: depth, columns: columns, depth: depth,
+                                                         activationZeroPoint: zeroPoint, weight: weight, bias: { bias[$0] })
+                    for layout in IntegerGEMM.Layout.allCases {
+                        let gemm = bytes.withUnsafeBytes {
+                            IntegerGEMM(columns: columns, depth: depth, activationZeroPoint: zeroPoint, layout: layout,
+                                        weightBytes: $0, rowLength: rowLength, encoding: encoding, bias: { bias[$0] })
+                        }
+                        let actual = accumulators(gemm, a, rows: rows, rowStride: depth)
+                        XCTAssertEqual(actual, expected, "\(gemm.layout) \(encoding): rows \(rows), columns \(columns), depth \(depth), row \(rowLength)")
+                    }
+                }
+            }
+        }
+    }
+
     func testTallTilesMatchReference() {
         var rng = KernelTestRandom(seed: 3)
         for columns in [1, 16, 17, 24, 32, 33, 48, 80] {

@@ -66,7 +66,7 @@ struct Conv2DQuantized: TiledKernel {
         patchStride = stride
         gemm = IntegerGEMM(columns: channels, depth: stride, activationZeroPoint: activationZeroPoint,
                            signedActivations: signedRows,
-                           weight: { n, k in k < depth ? filter.value(weights[n * depth + k]) : 0 },
+                           weightBytes: weights, rowLength: depth, encoding: filter,
                            bias: { n in biasValues?[n] ?? 0 })
         geometry = g
         input = context.node.inputs[Conv2D.input]

@@ -72,7 +72,7 @@ struct FullyConnectedQuantized: TiledKernel {
         // their zero point goes in as the signed value.
         gemm = IntegerGEMM(columns: units, depth: depth, activationZeroPoint: encoding.zeroPointValue,
                            signedActivations: encoding.isSigned,
-                           weight: { n, k in weightEncoding.value(weights[n * depth + k]) },
+                           weightBytes: weights, rowLength: depth, encoding: weightEncoding,
                            bias: { n in biasValues?[n] ?? 0 })
         shape = s
         input = context.node.inputs[FullyConnected.input]

@@ -106,76 +106,129 @@ struct IntegerGEMM: Sendable {
     /// the next layout for weights it cannot represent (spanning more than 256 values).
     init(columns: Int, depth: Int, activationZeroPoint: Int32, signedActivations: Bool = false, layout: Layout,
          weight: (_ column: Int, _ k: Int) -> Int32, bias: (_ column: Int) -> Int32) {
-        precondition(Layout.allCases.contains(layout), "layout \(layout) is not compiled into this build")
-        self.columns = columns
-        self.depth = depth
-        self.signedActivations = signedActivations
-        panelCount = (columns + Self.panelWidth - 1) / Self.panelWidth
-        let padded = panelCount * Self.panelWidth
-        var values = [Int32](repeating: 0, count: padded * depth)  // [column][k]
-        var low: Int32 = 255, high: Int32 = -255
+        var values = [Int16](repeating: 0, count: columns * depth)
         for n in 0 ..< columns {
             for k in 0 ..< depth {
                 let w = weight(n, k)
                 precondition(w >= -255 && w <= 255, "packed weights must fit in 9 bits")
-                values[n * depth + k] = w
-                low = min(low, w)
-                high = max(high, w)
+                values[n * depth + k] = Int16(w)
             }
         }
+        self.init(columns: columns, depth: depth, activationZeroPoint: activationZeroPoint,
+                  signedActivations: signedActivations, layout: layout, values: values, bias: bias)
+    }
+
+    /// Packs a constant weight tensor's bytes (what CONV_2D and FULLY_CONNECTED hold): column
+    /// `n`'s weights are the `rowLength` bytes from `weightBytes[n · rowLength]`, each read as
+    /// `encoding.value(byte)`; depths from `rowLength` up to `depth` (a patch's padding) are 0.
+    /// The same product as the closure form with `weight: { n, k in k < rowLength ?
+    /// encoding.value(weightBytes[n * rowLength + k]) : 0 }`, without a call per weight.
+    init(columns: Int, depth: Int, activationZeroPoint: Int32, signedActivations: Bool = false, layout: Layout = .preferred,
+         weightBytes: UnsafeRawBufferPointer, rowLength: Int, encoding: WeightEncoding, bias: (_ column: Int) -> Int32) {
+        precondition(rowLength >= 0 && rowLength <= depth && weightBytes.count >= columns * rowLength,
+                     "a weight row is at most depth bytes, and the tensor holds every column's row")
+        // A range-checked zero point (−128...255) leaves every value in −255...255.
+        let zero = Int16(encoding.zeroPoint)
+        var values = [Int16](repeating: 0, count: columns * depth)
+        values.withUnsafeMutableBufferPointer { v in
+            guard let target = v.baseAddress, let source = weightBytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return }
+            for n in 0 ..< columns {
+                let row = source + n * rowLength, out = target + n * depth
+                if encoding.isSigned {
+                    for k in 0 ..< rowLength { out[k] = Int16(Int8(bitPattern: row[k])) &- zero }
+                } else {
+                    for k in 0 ..< rowLength { out[k] = Int16(row[k]) &- zero }
+                }
+            }
+        }
+        self.init(columns: columns, depth: depth, activationZeroPoint: activationZeroPoint,
+                  signedActivations: signedActivations, layout: layout, values: values, bias: bias)
+    }
+
+    /// Packs `values[n · depth + k]` = weight `(n, k)` (in −255...255) for `layout`.
+    private init(columns: Int, depth: Int, activationZeroPoint: Int32, signedActivations: Bool, layout: Layout,
+                 values: [Int16], bias: (_ column: Int) -> Int32) {
+        precondition(Layout.allCases.contains(layout), "layout \(layout) is not compiled into this build")
+        precondition(values.count == columns * depth)
+        self.columns = columns
+        self.depth = depth
+        self.signedActivations = signedActivations
+        let panels = (columns + Self.panelWidth - 1) / Self.panelWidth
+        panelCount = panels
+        let padded = panels * Self.panelWidth
+        var lowest: Int16 = 255, highest: Int16 = -255
+        for w in values {
+            lowest = min(lowest, w)
+            highest = max(highest, w)
+        }
+        precondition(lowest >= -255 && highest <= 255, "packed weights must fit in 9 bits")
+        let low = Int32(lowest), high = Int32(highest)
         // Bytes hold `w − offset`: every weight as it is when all fit, else from −128 up.
         let offset: Int32 = low < -128 || high > 127 ? low + 128 : 0
-        if layout == .avx512vnni && high - offset > 127 {
-            self.layout = Layout.allCases.contains(.avx2) ? .avx2 : .int16
-        } else {
-            self.layout = layout
-        }
+        let chosen = layout == .avx512vnni && high - offset > 127 ? (Layout.allCases.contains(.avx2) ? .avx2 : .int16) : layout
+        self.layout = chosen
 
         // The kernels read int8 activations offset by 128; so is their zero point here.
         let offsetZeroPoint = signedActivations ? activationZeroPoint &+ 128 : activationZeroPoint
-        biasStorage = PackedBuffer(count: padded, initializedTo: 0)
-        for n in 0 ..< columns {
-            let sum = values[(n * depth) ..< (n * depth + depth)].reduce(0, &+)
-            biasStorage.pointer[n] = bias(n) &- offsetZeroPoint &* sum
+        let folded = PackedBuffer<Int32>(count: padded, initializedTo: 0)
+        let (panelBytes, panelStorage, weightOffset) = values.withUnsafeBufferPointer { v in
+            let w = v.baseAddress ?? UnsafePointer(bitPattern: MemoryLayout<Int16>.alignment)!
+            for n in 0 ..< columns {
+                var sum: Int32 = 0
+                for k in 0 ..< depth { sum &+= Int32(w[n * depth + k]) }
+                folded.pointer[n] = bias(n) &- offsetZeroPoint &* sum
+            }
+            return Self.pack(w, columns: columns, depth: depth, panelCount: panels, layout: chosen, offset: offset)
         }
-        self.bias = PanelStart(pointer: biasStorage.pointer)
-
-        switch self.layout {
-        case .int16:
-            panelBytes = depth * Self.panelWidth * MemoryLayout<Int16>.stride
-            panelStorage = PackedBuffer(count: panelCount * panelBytes, initializedTo: 0)
-            weightOffset = 0
-            let raw = UnsafeMutableRawPointer(panelStorage.pointer)
-            for n in 0 ..< columns {
-                let panel = raw + (n / Self.panelWidth) * panelBytes + (n % Self.panelWidth) * 2
-                for k in 0 ..< depth {
-                    panel.storeBytes(of: Int16(values[n * depth + k]), toByteOffset: k * 32, as: Int16.self)
-                }
-            }
-        case .avx2:
-            panelBytes = (depth + 1) / 2 * 64
-            panelStorage = PackedBuffer(count: panelCount * panelBytes, initializedTo: 0)
-            weightOffset = 0
-            let raw = UnsafeMutableRawPointer(panelStorage.pointer)
-            for n in 0 ..< columns {
-                let panel = raw + (n / Self.panelWidth) * panelBytes + (n % Self.panelWidth) * 4
-                for k in 0 ..< depth {
-                    panel.storeBytes(of: Int16(values[n * depth + k]), toByteOffset: (k / 2) * 64 + (k % 2) * 2, as: Int16.self)
-                }
-            }
-        case .avx512vnni:
-            panelBytes = (depth + 3) / 4 * 64
-            panelStorage = PackedBuffer(count: panelCount * panelBytes, initializedTo: 0)
-            weightOffset = offset
-            for n in 0 ..< columns {
-                let panel = panelStorage.pointer + (n / Self.panelWidth) * panelBytes + (n % Self.panelWidth) * 4
-                for k in 0 ..< depth {
-                    panel[(k / 4) * 64 + k % 4] = UInt8(truncatingIfNeeded: values[n * depth + k] - offset)
-                }
-            }
-        }
-        panels = PanelStart(pointer: panelStorage.pointer)
+        biasStorage = folded
+        self.bias = PanelStart(pointer: folded.pointer)
+        self.panelBytes = panelBytes
+        self.panelStorage = panelStorage
+        self.weightOffset = weightOffset
+        self.panels = PanelStart(pointer: panelStorage.pointer)
     }
+
+    /// The panels of `layout` for weights `w[n · depth + k]`, with their bytes and the weight
+    /// offset they carry (`.avx512vnni` only: `offset`; zero padding past `columns` and `depth`).
+    private static func pack(_ w: UnsafePointer<Int16>, columns: Int, depth: Int, panelCount: Int, layout: Layout,
+                             offset: Int32) -> (Int, PackedBuffer<UInt8>, Int32) {
+        switch layout {
+        case .int16:
+            let panelBytes = depth * panelWidth * MemoryLayout<Int16>.stride
+            let storage = PackedBuffer<UInt8>(count: panelCount * panelBytes, initializedTo: 0)
+            let raw = UnsafeMutableRawPointer(storage.pointer)
+            for n in 0 ..< columns {
+                let panel = raw + (n / panelWidth) * panelBytes + (n % panelWidth) * 2
+                for k in 0 ..< depth {
+                    panel.storeBytes(of: w[n * depth + k], toByteOffset: k * 32, as: Int16.self)
+                }
+            }
+            return (panelBytes, storage, 0)
+        case .avx2:
+            let panelBytes = (depth + 1) / 2 * 64
+            let storage = PackedBuffer<UInt8>(count: panelCount * panelBytes, initializedTo: 0)
+            let raw = UnsafeMutableRawPointer(storage.pointer)
+            for n in 0 ..< columns {
+                let panel = raw + (n / panelWidth) * panelBytes + (n % panelWidth) * 4
+                for k in 0 ..< depth {
+                    panel.storeBytes(of: w[n * depth + k], toByteOffset: (k / 2) * 64 + (k % 2) * 2, as: Int16.self)
+                }
+            }
+            return (panelBytes, storage, 0)
+        case .avx512vnni:
+            let panelBytes = (depth + 3) / 4 * 64
+            let storage = PackedBuffer<UInt8>(count: panelCount * panelBytes, initializedTo: 0)
+            let narrowOffset = Int16(offset)
+            for n in 0 ..< columns {
+                let panel = storage.pointer + (n / panelWidth) * panelBytes + (n % panelWidth) * 4
+                for k in 0 ..< depth {
+                    panel[(k / 4) * 64 + k % 4] = UInt8(truncatingIfNeeded: w[n * depth + k] &- narrowOffset)
+                }
+            }
+            return (panelBytes, storage, offset)
+        }
+    }
+
 
     /// Bytes of scratch memory one `multiply` call needs (int8 rows re-encoded, rows widened to
     /// 16 bits), whatever its row count; 0 when the layout reads rows in place. Kernels reserve
