@@ -30,8 +30,9 @@ public final class Graph: Sendable {
     public let metadata: [(name: String, data: ConstantData)]
     /// How many subgraphs the file has; only the first is run.
     public let subgraphCount: Int
-    /// 16-byte-aligned copies of constants that the file stores misaligned (rare: writers align
-    /// buffers), made once at load so kernels and sessions can read every constant in place.
+    /// Aligned copies of constants that the file stores misaligned for their element type (the
+    /// TFLite converter aligns buffers to 4 bytes only, so 8-byte elements may need one), made
+    /// once at load so kernels and sessions can read every constant in place.
     private let alignedCopies = AlignedCopies()
 
     /// Maps and validates the model at `path`.
@@ -99,9 +100,9 @@ public final class Graph: Sendable {
                 guard offset <= UInt64(reader.count), size <= UInt64(reader.count) - offset else {
                     throw ModelError.malformed("buffer \(i) at offset \(offset) size \(size) lies outside the \(reader.count)-byte file")
                 }
-                return copies.aligned(try reader.slice(Int(offset), Int(size)))
+                return ConstantData(bytes: try reader.slice(Int(offset), Int(size)))
             }
-            return try buffer.data.map(copies.aligned)
+            return try buffer.data.map(ConstantData.init(bytes:))
         }
     }
 
@@ -130,7 +131,7 @@ public final class Graph: Sendable {
                 guard type == .string || data.bytes.count == bytes else {
                     throw fail("constant holds \(data.bytes.count) bytes, shape \(shape) of \(type) needs \(bytes)")
                 }
-                constant = data
+                constant = copies.aligned(data.bytes, to: type.byteSize ?? 1)
             } else if bytes == 0 && !isVariable {
                 // A constant with no elements (e.g. an empty axis list) has an empty buffer.
                 constant = ConstantData(bytes: UnsafeRawBufferPointer(start: Self.emptyConstant, count: 0))
@@ -222,14 +223,19 @@ public final class Graph: Sendable {
 /// Owns the aligned copies of misaligned constant buffers for the lifetime of a `Graph`.
 final class AlignedCopies: @unchecked Sendable {
     private var copies: [UnsafeMutableRawPointer] = []
+    /// The copy made of each misaligned buffer, by its address in the file (tensors may share one).
+    private var copyOf: [UnsafeRawPointer: UnsafeRawPointer] = [:]
 
-    /// `bytes` itself when it is 16-byte aligned, else an aligned copy owned by this object.
-    /// Only called while the graph is being loaded, from one thread.
-    func aligned(_ bytes: UnsafeRawBufferPointer) -> ConstantData {
-        guard let base = bytes.baseAddress, Int(bitPattern: base) % 16 != 0 else { return ConstantData(bytes: bytes) }
+    /// `bytes` itself when its address is a multiple of `alignment` (a power of two, at most 16),
+    /// else a 16-byte-aligned copy owned by this object. Only called while the graph is being
+    /// loaded, from one thread.
+    func aligned(_ bytes: UnsafeRawBufferPointer, to alignment: Int) -> ConstantData {
+        guard let base = bytes.baseAddress, Int(bitPattern: base) & (alignment - 1) != 0 else { return ConstantData(bytes: bytes) }
+        if let copy = copyOf[base] { return ConstantData(bytes: UnsafeRawBufferPointer(start: copy, count: bytes.count)) }
         let copy = UnsafeMutableRawPointer.allocate(byteCount: bytes.count, alignment: 16)
         copy.copyMemory(from: base, byteCount: bytes.count)
         copies.append(copy)
+        copyOf[base] = UnsafeRawPointer(copy)
         return ConstantData(bytes: UnsafeRawBufferPointer(start: copy, count: bytes.count))
     }
 

@@ -4,13 +4,15 @@
 /// (e.g. DEQUANTIZE of a constant, folded) — to the kernel that computed them; either way it lives
 /// as long as the `Plan` that holds the graph and its kernels. Do not keep a descriptor beyond it.
 public struct ConstantData: @unchecked Sendable {
-    /// The raw constant bytes (little-endian elements, 16-byte aligned).
+    /// The raw constant bytes (little-endian elements, aligned to at least their element size).
     public let bytes: UnsafeRawBufferPointer
 
     /// The bytes as a typed buffer. The loader has checked that the byte count matches the tensor and
-    /// aligned every constant to 16 bytes; kernels only call this for the tensor's own element type.
+    /// that the address is a multiple of the element size (copying the constant when the file's is
+    /// not); kernels only call this for the tensor's own element type.
     public func elements<T>(as type: T.Type) -> UnsafeBufferPointer<T> {
         precondition(bytes.count % MemoryLayout<T>.stride == 0)
+        precondition(Int(bitPattern: bytes.baseAddress) % MemoryLayout<T>.alignment == 0, "constant read as a wider type than its own")
         return UnsafeBufferPointer(start: bytes.baseAddress?.assumingMemoryBound(to: T.self),
                                    count: bytes.count / MemoryLayout<T>.stride)
     }
