@@ -62,25 +62,9 @@ final class KernelTierTests: XCTestCase {
         }
     }
 
+    /// `runProcess` in a temporary directory of this test.
     func run(_ executable: URL, _ arguments: [String], environment: [String: String]) throws -> (status: Int32, stdout: String, stderr: String) {
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        process.currentDirectoryURL = CLITests.root
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        let directory = try TemporaryDirectories.make(for: self, prefix: "tiers-run")
-        let out = directory.appendingPathComponent("stdout"), err = directory.appendingPathComponent("stderr")
-        _ = FileManager.default.createFile(atPath: out.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: err.path, contents: nil)
-        process.standardOutput = try FileHandle(forWritingTo: out)
-        process.standardError = try FileHandle(forWritingTo: err)
-        try process.run()
-        process.waitUntilExit()
-        func read(_ url: URL) throws -> String {
-            let handle = try FileHandle(forReadingFrom: url)
-            defer { try? handle.close() }
-            return String(decoding: try handle.readToEnd() ?? Data(), as: UTF8.self)
-        }
-        return (process.terminationStatus, try read(out), try read(err))
+        try runProcess(executable, arguments, stdin: nil, in: try TemporaryDirectories.make(for: self, prefix: "tiers-run"),
+                       environment: environment)
     }
 }
