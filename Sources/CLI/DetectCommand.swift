@@ -8,10 +8,12 @@ struct DetectCommand: ParsedCommand {
     static let synopsis = "detect [options] IMAGE|DIR|- ..."
     static let defaultName = "person_detector_f32.tflite"
 
-    static let model = Option<String?>.string("model", value: "M", help: "SSD .tflite ending in TFLite_Detection_PostProcess", default: "Models/\(defaultName)")
+    static let model = Option<String?>.string("model", value: "M", help: "SSD .tflite ending in TFLite_Detection_PostProcess, or a YOLOv5/v8 export", default: "Models/\(defaultName)")
     static let maxResults = Option<Int>.integer("max-results", value: "N", help: "at most N detections; any negative number for all (as MediaPipe)", default: -1, in: Int(Int32.min) ... Int(Int32.max))
+    static let iou = Option<Double?>.number("iou", value: "X", help: "YOLO models: drop boxes overlapping a kept one of the same class by IoU > X (default 0.7 for v8, 0.45 for v5, as Ultralytics)", in: 0 ... 1)
+    static let agnostic = Option.flag("agnostic", help: "YOLO models: suppress overlapping boxes across classes too")
     static let annotate = Option<String?>.string("annotate", value: "OUT.png", help: "draw the boxes and labels (several images: OUT-1.png, OUT-2.png, ... by input number)")
-    static let declarations = [model.spec, maxResults.spec] + CategoryOptions.declarations + [annotate.spec] + BatchOptions.declarations
+    static let declarations = [model.spec, maxResults.spec] + CategoryOptions.declarations + [iou.spec, agnostic.spec, annotate.spec] + BatchOptions.declarations
     static let discussion = BatchOptions.discussion
 
     let options: ObjectDetectorOptions
@@ -22,6 +24,10 @@ struct DetectCommand: ParsedCommand {
     init(_ arguments: Arguments) throws(CLIError) {
         options = try CategoryOptions.read(arguments, model: Self.model, defaultName: Self.defaultName,
                                            maxResults: Self.maxResults, ObjectDetectorOptions.init(modelPath:))
+        let iou = try arguments[Self.iou], agnostic = try arguments[Self.agnostic]
+        if iou != nil || agnostic {
+            options.yolo = YOLOOptions(iouThreshold: iou.map(Float.init), classAgnostic: agnostic)
+        }
         annotatePath = try arguments[Self.annotate]
         batch = try BatchOptions(arguments)
         verbose = try arguments[CategoryOptions.verbose]

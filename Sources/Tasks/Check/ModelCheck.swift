@@ -80,7 +80,11 @@ public struct ModelCheck: Sendable, Encodable {
             report.add(.problem, "model", "SwiftLite cannot prepare the model: \(error)")
             return report
         }
-        report.input(plan, metadata: metadata)
+        // A YOLO export's float input takes x / 255 (Ultralytics' predictor), which is SwiftLite's
+        // guess without metadata.
+        let yolo = task == .detect && plan.detectionPostProcess == nil
+            && YOLODecoder.looksLikeYOLO(graph.outputs.indices.map { plan.outputTensor($0) })
+        report.input(plan, metadata: metadata, yolo: yolo)
         switch task {
         case .classify, .label: report.classifier(plan, metadata: metadata, task: task, path: modelPath, options: options)
         case .detect: report.detector(plan, metadata: metadata, path: modelPath, options: options)
@@ -124,23 +128,26 @@ public struct ModelCheck: Sendable, Encodable {
     }
 
     /// The image input and its normalization.
-    mutating func input(_ plan: Plan, metadata: ModelMetadata?) {
+    mutating func input(_ plan: Plan, metadata: ModelMetadata?, yolo: Bool = false) {
         let graph = plan.graph
         guard graph.inputs.count == 1 else {
             add(.problem, "input", "the model has \(graph.inputs.count) inputs; image tasks feed exactly one image")
             return
         }
         let t = plan.inputTensor(0)
-        guard t.shape.count == 4, t.shape[3] == 3 || t.shape[3] == 1 else {
-            add(.problem, "input", "input '\(t.name)' has shape \(t.shape); an image input is [1, height, width, 3]")
+        let channelsFirst = t.shape.count == 4 && t.shape[1] == 3 && t.shape[3] != 3 && t.shape[3] != 1
+        guard t.shape.count == 4, t.shape[3] == 3 || t.shape[3] == 1 || channelsFirst else {
+            add(.problem, "input", "input '\(t.name)' has shape \(t.shape); an image input is [1, height, width, 3] or [1, 3, height, width]")
             return
         }
-        add(.ok, "input", "image input '\(t.name)' \(t.shape) \(t.dataType)")
+        add(.ok, "input", "image input '\(t.name)' \(t.shape) \(t.dataType)" + (channelsFirst ? " (channels first: fed as R, G, B planes)" : ""))
         let normalization = metadata?.inputs.first?.normalization
         switch t.dataType {
         case .float32:
             if let n = normalization {
                 add(.ok, "normalization", "float input normalized as (x − \(n.mean)) / \(n.std) (from the metadata)")
+            } else if yolo {
+                add(.ok, "normalization", "float input without NormalizationOptions metadata: a YOLO export takes x / 255, as Ultralytics' predictor feeds it (MediaPipe and ML Kit would refuse the model)")
             } else {
                 add(.problem, "normalization", "float input without NormalizationOptions metadata: MediaPipe and ML Kit refuse the model, SwiftLite guesses (x − 0) / 255; "
                     + "write the model's own normalization with 'swiftlite metadata write MODEL --out OUT --normalization MEAN,STD' (127.5,127.5 for inputs in [-1, 1], 0,255 for [0, 1])")
@@ -214,6 +221,19 @@ public struct ModelCheck: Sendable, Encodable {
         }
     }
 
+    /// The layout a YOLO export's one output is read in, or why it cannot be.
+    mutating func yolo(_ outputs: [TensorDescriptor]) {
+        do {
+            let d = try YOLODecoder(YOLOOptions(), outputs: outputs)
+            let layout = d.layout == .v8 ? "YOLOv8 layout [1, 4 + classes, candidates]" : "YOLOv5 layout [1, candidates, 5 + classes] (with objectness)"
+            add(.ok, "outputs", "one output \(outputs[0].shape): \(layout), decided by its shape (the longer axis holds the candidates): "
+                + "\(d.classes) classes, \(d.candidates) candidates, boxes taken as fractions of the input (Ultralytics' TFLite export); "
+                + "decoded with Ultralytics' class-aware NMS at IoU \(d.iouThreshold) (--iou, --agnostic)")
+        } catch {
+            add(.problem, "outputs", "\(error)")
+        }
+    }
+
     mutating func detector(_ plan: Plan, metadata: ModelMetadata?, path: String, options: Options) {
         let graph = plan.graph
         let outputs = graph.outputs.indices.map { plan.outputTensor($0) }
@@ -223,22 +243,29 @@ public struct ModelCheck: Sendable, Encodable {
                 add(.problem, "outputs", "one output \(outputs[0].shape): this is a classifier (class scores), not a detector; use --task classify")
             } else if outputs.count == 2 {
                 add(.problem, "outputs", "two outputs \(outputs.map(\.shape)): raw box and score tensors of an SSD without TFLite_Detection_PostProcess (BlazeFace-style anchors): use --task faces for MediaPipe's face models; the object detector decodes others only with anchor options (ObjectDetectorOptions.rawOutputDecoding)")
-            } else if outputs.count == 1, outputs[0].shape.count == 3 {
-                add(.problem, "outputs", "one output \(outputs[0].shape): a YOLO-style layout, which this build does not decode")
+            } else if YOLODecoder.looksLikeYOLO(outputs) {
+                yolo(outputs)
             } else {
                 add(.note, "outputs", "no TFLite_Detection_PostProcess operator; the four outputs must still be boxes, classes, scores and count")
             }
         } else if let post {
             add(.ok, "outputs", "ends in TFLite_Detection_PostProcess (operator \(post.nodeIndex)\(post.numClasses.map { ", num_classes \($0)" } ?? ""))")
         }
-        do {
-            let roles = try DetectionOutputRoles(plan: plan, metadata: metadata)
-            add(.ok, "roles", roles.description)
-        } catch {
-            add(.problem, "roles", "\(error)")
-            return
+        let isYOLO = post == nil && YOLODecoder.looksLikeYOLO(outputs)
+        if !isYOLO {
+            do {
+                let roles = try DetectionOutputRoles(plan: plan, metadata: metadata)
+                add(.ok, "roles", roles.description)
+            } catch {
+                add(.problem, "roles", "\(error)")
+                return
+            }
         }
         if let t = metadata?.outputs.compactMap(\.scoreThreshold).first {
+            add(.ok, "threshold", "the metadata recommends score threshold \(t)")
+        } else if isYOLO {
+            add(.note, "threshold", "no recommended score threshold in the metadata: YOLO confidences must exceed Ultralytics' default \(YOLOOptions.defaultConfidence) unless --score-threshold says otherwise")
+        } else if let t = metadata?.outputs.compactMap(\.scoreThreshold).first {
             add(.ok, "threshold", "the metadata recommends score threshold \(t)")
         } else {
             add(.note, "threshold", "no recommended score threshold in the metadata: every detection the post-process op keeps is returned; pass --score-threshold or write one with 'swiftlite metadata write --score-threshold X'")

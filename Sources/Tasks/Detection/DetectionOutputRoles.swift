@@ -33,6 +33,9 @@ public struct DetectionOutputRoles: Sendable, Equatable, CustomStringConvertible
         /// Raw boxes and scores decoded with `ObjectDetectorOptions.rawOutputDecoding`: classes are
         /// the best column of the scores output, and there is no count output (`count` is -1).
         case anchorDecoding = "anchor decoding options"
+        /// One YOLO output (`YOLOOptions`): boxes, class scores and confidences are all in it, and
+        /// there is no count output (`count` is -1).
+        case yoloLayout = "YOLO output layout"
     }
 
     /// Positions in the model's output list.
@@ -56,6 +59,11 @@ public struct DetectionOutputRoles: Sendable, Equatable, CustomStringConvertible
     /// The roles of a raw-output SSD's two outputs (rule `.anchorDecoding`).
     init(rawBoxes boxes: Int, scores: Int) {
         self.init([boxes, scores, scores, -1], rule: .anchorDecoding)
+    }
+
+    /// The roles of a YOLO export's one output (rule `.yoloLayout`).
+    init(yoloOutput output: Int) {
+        self.init([output, output, output, -1], rule: .yoloLayout)
     }
 
     /// Decides the roles of a prepared model's outputs.

@@ -20,7 +20,9 @@ import Foundation
 /// model's metadata (`labelChoice`); a leading background line ("???") is skipped.
 ///
 /// With `options.rawOutputDecoding`, a raw-output SSD (boxes and scores, no post-process op, such
-/// as MediaPipe's BlazeFace models) is decoded with the given anchors and NMS instead.
+/// as MediaPipe's BlazeFace models) is decoded with the given anchors and NMS instead. A YOLO
+/// export (one `[1, 4 + C, N]` or `[1, N, 5 + C]` output, see `YOLOOptions`) is letterboxed and
+/// decoded as Ultralytics' predictor does, boxes mapped back onto the image.
 ///
 /// One detector may be used from many threads at once (one plan, a session per concurrent call).
 public final class ObjectDetector: Sendable {
@@ -40,6 +42,8 @@ public final class ObjectDetector: Sendable {
     private let gate: StreamGate
     /// The anchors and decoding of a raw-output SSD (`options.rawOutputDecoding`), nil for post-process models.
     private let rawDecoder: SsdDecoder?
+    /// The layout and NMS of a YOLO export, nil for other models.
+    private let yoloDecoder: YOLODecoder?
 
     /// Creates a detector.
     /// - Throws: `TaskError.invalidOptions`, `TaskError.model`, `TaskError.unsupportedModel` when the
@@ -50,12 +54,17 @@ public final class ObjectDetector: Sendable {
         let options = options.copy()
         frozen = options
         (model, encoder) = try TaskModel.imageTask(options.baseOptions, task: "an object detector")
+        let outputs = model.graph.outputs.indices.map(model.outputDescriptor)
         if let raw = options.rawOutputDecoding {
-            let decoder = try SsdDecoder(raw, outputs: model.graph.outputs.indices.map(model.outputDescriptor), task: "an object detector with rawOutputDecoding")
-            rawDecoder = decoder
+            let decoder = try SsdDecoder(raw, outputs: outputs, task: "an object detector with rawOutputDecoding")
+            (rawDecoder, yoloDecoder) = (decoder, nil)
             roles = DetectionOutputRoles(rawBoxes: decoder.boxesOutput, scores: decoder.scoresOutput)
+        } else if options.yolo != nil || (model.plan.detectionPostProcess == nil && YOLODecoder.looksLikeYOLO(outputs)) {
+            let decoder = try YOLODecoder(options.yolo ?? YOLOOptions(), outputs: outputs)
+            (rawDecoder, yoloDecoder) = (nil, decoder)
+            roles = DetectionOutputRoles(yoloOutput: decoder.output)
         } else {
-            rawDecoder = nil
+            (rawDecoder, yoloDecoder) = (nil, nil)
             roles = try DetectionOutputRoles(plan: model.plan, metadata: model.metadata)
         }
         var choice = try model.labels(path: options.labelsPath, limits: options.baseOptions.limits, output: roles.classes,
@@ -63,6 +72,9 @@ public final class ObjectDetector: Sendable {
         if let raw = options.rawOutputDecoding {
             // Class c is score column c; a leading background line is skipped only when the file has one to spare.
             try choice.fit(classes: raw.boxes.numClasses, allowExtra: true, what: "the scores output")
+        } else if let yolo = yoloDecoder {
+            // Class c is class-score column c (COCO exports: 80 names, no background).
+            try choice.fit(classes: yolo.classes, allowExtra: true, what: "the YOLO output's class scores")
         } else if let classes = Self.classCount(model.plan.detectionPostProcess) {
             // Class indices reach classes − 1; a label map may list a background line first.
             try choice.fit(classes: classes, allowExtra: true, what: "the detection post-process op")
@@ -75,8 +87,9 @@ public final class ObjectDetector: Sendable {
         }
         labelChoice = choice
         let labels = choice.labels
+        let unset: Float = yoloDecoder == nil ? -.greatestFiniteMagnitude : YOLOOptions.defaultConfidence
         filter = ResultFilter(
-            threshold: options.scoreThreshold ?? model.metadata?.outputs[safe: roles.scores]?.scoreThreshold ?? -.greatestFiniteMagnitude,
+            threshold: options.scoreThreshold ?? model.metadata?.outputs[safe: roles.scores]?.scoreThreshold ?? unset,
             allowlist: options.categoryAllowlist, denylist: options.categoryDenylist, labels: labels, maxResults: options.maxResults)
         if labels == nil, !options.categoryAllowlist.isEmpty || !options.categoryDenylist.isEmpty {
             throw .invalidOptions("categoryAllowlist/categoryDenylist need labels, and the model has none (pass labelsPath)")
@@ -162,6 +175,7 @@ public final class ObjectDetector: Sendable {
 
     private func run(_ image: MPImage, timestamp: Int) throws(TaskError) -> ObjectDetectorResult {
         if let rawDecoder { return try runRaw(image, rawDecoder, timestamp: timestamp) }
+        if let yoloDecoder { return try runYOLO(image, yoloDecoder, timestamp: timestamp) }
         let input = try encoder.encode(image.applyingOrientation(), crop: .scaleFill)
         let outputs = try model.run(input, outputs: 4)
         let boxes = outputs[roles.boxes], classes = outputs[roles.classes], scores = outputs[roles.scores], count = outputs[roles.count]
@@ -211,6 +225,39 @@ public final class ObjectDetector: Sendable {
         filter.cap(&detections)
         return ObjectDetectorResult(detections: detections, timestampInMilliseconds: timestamp)
     }
+
+    /// A YOLO export: the upright image letterboxed as Ultralytics' predictor does, decoded and
+    /// suppressed (`YOLODecoder`, confidences above the score threshold), the boxes mapped back onto
+    /// the image (`scale_boxes`) and into the stored frame, then named, filtered and capped.
+    private func runYOLO(_ image: MPImage, _ decoder: YOLODecoder, timestamp: Int) throws(TaskError) -> ObjectDetectorResult {
+        let upright = image.applyingOrientation()
+        let (input, letterbox) = encoder.encodeYOLOLetterboxed(upright)
+        let outputs = try model.run(input, outputs: 1)
+        let found = decoder.boxes(outputs[0], inputWidth: encoder.width, inputHeight: encoder.height, confidence: filter.threshold)
+        let w = Double(upright.width), h = Double(upright.height)
+        var detections = [Detection]()
+        for b in found where filter.accepts(score: b.score, index: b.classIndex) {
+            var x1 = letterbox.imageX(b.x1), y1 = letterbox.imageY(b.y1), x2 = letterbox.imageX(b.x2), y2 = letterbox.imageY(b.y2)
+            if image.orientation != .up {
+                let r = RegionOfInterest(x: Double(x1) / w, y: Double(y1) / h, width: Double(x2 - x1) / w, height: Double(y2 - y1) / h)
+                    .inStoredFrame(of: image.orientation)
+                x1 = Float(r.x * Double(image.width)); y1 = Float(r.y * Double(image.height))
+                x2 = Float((r.x + r.width) * Double(image.width)); y2 = Float((r.y + r.height) * Double(image.height))
+            }
+            // Ultralytics' boxes are float pixels; these are their corners rounded to whole pixels.
+            let box = BoundingBox(originX: Self.rounded(x1), originY: Self.rounded(y1),
+                                  width: Self.rounded(x2) - Self.rounded(x1), height: Self.rounded(y2) - Self.rounded(y1))
+            detections.append(Detection(boundingBox: box, categories: [
+                Category(index: b.classIndex, score: b.score, categoryName: labels?.name(b.classIndex),
+                         displayName: labels?.displayName(b.classIndex) ?? ""),
+            ]))
+        }
+        filter.cap(&detections)
+        return ObjectDetectorResult(detections: detections, timestampInMilliseconds: timestamp)
+    }
+
+    /// `value` rounded to the nearest whole number, NaN as 0 and huge values clamped.
+    static func rounded(_ value: Float) -> Int { truncated(value.rounded()) }
 
     /// `value` truncated toward zero (a C++ float-to-int cast), with NaN as 0 and huge values
     /// clamped: the outputs of an untrusted model must not trap.

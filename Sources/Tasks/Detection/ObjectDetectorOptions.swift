@@ -26,6 +26,11 @@ public final class ObjectDetectorOptions {
     /// file has a line more than there are columns); `scoreThreshold`, the lists and
     /// `maxResults` apply after the decoding's own threshold and NMS.
     public var rawOutputDecoding: SsdDecoding?
+    /// Decode the model as a YOLO export (`YOLOOptions`: layout, IoU threshold, class-agnostic
+    /// NMS). nil still decodes a model whose one output is `[1, A, B]` (and that has no
+    /// post-process op) as YOLO with the default options. With YOLO, `scoreThreshold` is the
+    /// confidence threshold and defaults to Ultralytics' 0.25.
+    public var yolo: YOLOOptions?
     /// Receives live-stream results, held weakly (as MediaPipe's delegate), on a serial queue.
     public weak var objectDetectorLiveStreamDelegate: (any ObjectDetectorLiveStreamDelegate)?
     /// Receives live-stream results on a serial queue (the result, the frame, its timestamp).
@@ -58,6 +63,7 @@ public final class ObjectDetectorOptions {
         copy.categoryDenylist = categoryDenylist
         copy.labelsPath = labelsPath
         copy.rawOutputDecoding = rawOutputDecoding
+        copy.yolo = yolo
         copy.objectDetectorLiveStreamDelegate = objectDetectorLiveStreamDelegate
         copy.resultListener = resultListener
         return copy
@@ -76,6 +82,10 @@ public final class ObjectDetectorOptions {
                                   allowlist: categoryAllowlist, denylist: categoryDenylist)
         try ResultFilter.validate(runningMode: runningMode,
                                   hasListener: resultListener != nil || objectDetectorLiveStreamDelegate != nil)
+        try yolo?.validate()
+        if yolo != nil && rawOutputDecoding != nil {
+            throw .invalidOptions("set rawOutputDecoding (an SSD with anchors) or yolo, not both")
+        }
     }
 }
 

@@ -25,16 +25,22 @@ public struct InputTensorEncoder: Sendable {
     public let height: Int
     public let channels: Int
     public let dataType: DataType
+    /// The input is `[1, 3, height, width]` (planes of R, G and B, as PyTorch-converted models such
+    /// as Ultralytics' current TFLite exports take) rather than `[1, height, width, 3]`.
+    public let channelsFirst: Bool
     public let mean: [Float]
     public let std: [Float]
     public var convention = ResamplingConvention.mediapipe
 
-    /// - Throws: `TaskError.unsupportedModel` unless the input is `[1, h, w, 3]` (or 1 channel) of
-    ///   float32, uint8 or int8.
+    /// - Throws: `TaskError.unsupportedModel` unless the input is `[1, h, w, 3]` (or 1 channel), or
+    ///   `[1, 3, h, w]` (channels first), of float32, uint8 or int8.
     public init(input: TensorDescriptor, metadata: TensorMetadata?) throws(TaskError) {
-        let shape = input.shape
+        var shape = input.shape
+        // Channels first: 3 planes, and a last axis that cannot be channels.
+        channelsFirst = shape.count == 4 && shape[1] == 3 && shape[3] != 3 && shape[3] != 1
+        if channelsFirst { shape = [shape[0], shape[2], shape[3], shape[1]] }
         guard shape.count == 4, shape[0] == 1, shape[1] > 0, shape[2] > 0, shape[3] == 3 || shape[3] == 1 else {
-            throw .unsupportedModel("image input '\(input.name)' has shape \(shape), expected [1, height, width, 3]")
+            throw .unsupportedModel("image input '\(input.name)' has shape \(input.shape), expected [1, height, width, 3] or [1, 3, height, width]")
         }
         guard [.float32, .uint8, .int8].contains(input.dataType) else {
             throw .unsupportedModel("image input '\(input.name)' has type \(input.dataType), expected float32, uint8 or int8")
@@ -104,8 +110,14 @@ public struct InputTensorEncoder: Sendable {
             return try encode(turned, crop: crop == .scaleFitRotate90CCW ? .scaleFit : .scaleFill, region: region)
         }
         let (source, destination) = geometry(imageWidth: image.width, imageHeight: image.height, crop: crop, region: region)
-        // Resample to 8-bit RGB at the input size (black outside the destination rectangle).
-        var rgb = [UInt8](repeating: 0, count: width * height * 3)
+        return normalize(resampled(image, source: source, destination: destination, fill: 0))
+    }
+
+    /// 8-bit RGB at the input size: `source` (pixels of `image`) resampled onto `destination`,
+    /// every pixel outside `destination` set to `fill`.
+    func resampled(_ image: MPImage, source: (x: Double, y: Double, w: Double, h: Double),
+                   destination: (x: Int, y: Int, w: Int, h: Int), fill: UInt8) -> [UInt8] {
+        var rgb = [UInt8](repeating: fill, count: width * height * 3)
         let scaleX = source.w / Double(destination.w), scaleY = source.h / Double(destination.h)
         image.pixels.withUnsafeBufferPointer { src in
             for dy in 0 ..< destination.h {
@@ -122,7 +134,7 @@ public struct InputTensorEncoder: Sendable {
                 }
             }
         }
-        return normalize(rgb)
+        return rgb
     }
 
     /// The two source indices around output position `index` (clamped to the image: replicated
@@ -158,6 +170,22 @@ public struct InputTensorEncoder: Sendable {
     }
 
     func normalize(_ rgb: [UInt8]) -> Data {
+        let interleaved = normalizeInterleaved(rgb)
+        guard channelsFirst else { return interleaved }
+        // [h, w, 3] elements to [3, h, w]: element size 4 (float32) or 1 (8-bit).
+        let size = interleaved.count / (width * height * 3), pixels = width * height
+        let source = [UInt8](interleaved)
+        var planar = [UInt8](repeating: 0, count: source.count)
+        for p in 0 ..< pixels {
+            for c in 0 ..< 3 {
+                for b in 0 ..< size { planar[(c * pixels + p) * size + b] = source[(p * 3 + c) * size + b] }
+            }
+        }
+        return Data(planar)
+    }
+
+    /// The input's values in `[h, w, channels]` order.
+    private func normalizeInterleaved(_ rgb: [UInt8]) -> Data {
         let pixels = width * height
         switch dataType {
         case .float32:
