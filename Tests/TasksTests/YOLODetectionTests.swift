@@ -95,6 +95,9 @@ final class YOLODetectionTests: XCTestCase {
         XCTAssertEqual(v5.iouThreshold, 0.45)
         assertTaskError(try YOLODecoder(YOLOOptions(), outputs: [output([1, 9, 9])]), "unsupportedModel") { if case .unsupportedModel = $0 { true } else { false } }
         XCTAssertEqual(try YOLODecoder(YOLOOptions(layout: .v5), outputs: [output([1, 9, 9])]).classes, 4)
+        // [1, N, 6]: an end-to-end export's final boxes to Ultralytics, unless the layout says v5.
+        assertTaskError(try YOLODecoder(YOLOOptions(), outputs: [output([1, 300, 6])]), "unsupportedModel") { if case .unsupportedModel = $0 { true } else { false } }
+        XCTAssertEqual(try YOLODecoder(YOLOOptions(layout: .v5), outputs: [output([1, 300, 6])]).classes, 1)
         assertTaskError(try YOLODecoder(YOLOOptions(layout: .v8), outputs: [output([1, 4, 100])]), "unsupportedModel") { if case .unsupportedModel = $0 { true } else { false } }
         assertTaskError(try YOLODecoder(YOLOOptions(), outputs: [output([1, 84, 8400]), output([1, 84, 8400])]), "unsupportedModel") { if case .unsupportedModel = $0 { true } else { false } }
         assertTaskError(try YOLODecoder(YOLOOptions(), outputs: [output([1, 84, 8400], .int32)]), "unsupportedModel") { if case .unsupportedModel = $0 { true } else { false } }

@@ -100,6 +100,10 @@ struct YOLODecoder: Sendable {
         let layout: YOLOOptions.Layout
         if let chosen = options.layout {
             layout = chosen
+        } else if b == 6 && a > b {
+            // Ultralytics reads [1, N, 6] as an end-to-end (NMS-free) export's final boxes.
+            throw .unsupportedModel("YOLO output \(o.shape) looks like an end-to-end export (YOLOv10, YOLO26: N final boxes x1, y1, x2, y2, score, class), "
+                + "which SwiftLite does not decode; for a one-class YOLOv5 export set ObjectDetectorOptions.yolo.layout to .v5")
         } else if a < b {
             layout = .v8
         } else if a > b {
