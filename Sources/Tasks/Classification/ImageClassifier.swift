@@ -98,9 +98,7 @@ public final class ImageClassifier: Sendable {
     }
 
     private func imageCall(_ image: MPImage, _ region: RegionOfInterest) throws(TaskError) -> ImageClassifierResult {
-        try gate.checkMode(.image, method: "classify(image:)")
-        try Self.checkOrientation(image)
-        return try run(image, region: region, timestamp: 0)
+        try gate.image(image, method: "classify(image:)") { image, t throws(TaskError) in try run(image, region: region, timestamp: t) }
     }
 
     /// Classifies one video frame; timestamps must increase from call to call.
@@ -115,10 +113,9 @@ public final class ImageClassifier: Sendable {
     }
 
     private func videoCall(_ image: MPImage, _ timestamp: Int, _ region: RegionOfInterest) throws(TaskError) -> ImageClassifierResult {
-        try gate.checkMode(.video, method: "classify(videoFrame:timestampInMilliseconds:)")
-        try Self.checkOrientation(image)
-        try gate.advance(to: timestamp)
-        return try run(image, region: region, timestamp: timestamp)
+        try gate.videoFrame(image, timestamp: timestamp, method: "classify(videoFrame:timestampInMilliseconds:)") { image, t throws(TaskError) in
+            try run(image, region: region, timestamp: t)
+        }
     }
 
     /// Sends a live-stream frame; the result arrives on the delegate and `frozen.resultListener`
@@ -127,27 +124,14 @@ public final class ImageClassifier: Sendable {
     /// - Throws: for the wrong running mode, a timestamp that does not increase, or a mirrored
     ///   orientation — from this call itself, as MediaPipe's `classifyAsync` does.
     public func classifyAsync(image: MPImage, timestampInMilliseconds: Int, regionOfInterest: RegionOfInterest = .full) throws(TaskError) {
-        try gate.checkMode(.liveStream, method: "classifyAsync(image:timestampInMilliseconds:)")
-        try Self.checkOrientation(image)
-        try gate.advance(to: timestampInMilliseconds)
-        gate.submit({ [self] () throws(TaskError) in try run(image, region: regionOfInterest, timestamp: timestampInMilliseconds) },
-                    deliver: { [self] result in
-                        frozen.resultListener?(result, image, timestampInMilliseconds)
-                        if let delegate = frozen.imageClassifierLiveStreamDelegate {
-                            let (value, error): (ImageClassifierResult?, TaskError?) = switch result {
-                            case .success(let r): (r, nil)
-                            case .failure(let e): (nil, e)
-                            }
-                            delegate.imageClassifier(self, didFinishClassification: value, timestampInMilliseconds: timestampInMilliseconds, error: error)
-                        }
-                    })
-    }
-
-    /// MediaPipe's tasks apply rotations only (`MPImage` orientations that mirror are refused).
-    static func checkOrientation(_ image: MPImage) throws(TaskError) {
-        if image.orientation.isMirrored {
-            throw .invalidArgument("orientation .\(image.orientation) mirrors the image; MediaPipe-style tasks apply rotations only (.up, .down, .left, .right)")
-        }
+        try gate.liveStreamFrame(image, timestamp: timestampInMilliseconds, method: "classifyAsync(image:timestampInMilliseconds:)",
+                                 { [self] image, t throws(TaskError) in try run(image, region: regionOfInterest, timestamp: t) },
+                                 deliver: { [self] result in
+                                     frozen.resultListener?(result, image, timestampInMilliseconds)
+                                     let (value, error) = result.parts
+                                     frozen.imageClassifierLiveStreamDelegate?.imageClassifier(
+                                         self, didFinishClassification: value, timestampInMilliseconds: timestampInMilliseconds, error: error)
+                                 })
     }
 
     /// Runs the model on `image` with its orientation applied (mirrored ones too: the callers

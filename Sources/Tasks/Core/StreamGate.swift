@@ -42,6 +42,41 @@ final class StreamGate: Sendable {
 
     private func end() { state.withLock { $0.busy = false } }
 
+    /// An image-mode call: `method` must be this mode's, `image` must not be mirrored (MediaPipe's
+    /// tasks apply rotations only); then `run` at timestamp 0.
+    func image<R>(_ image: MPImage, method: String, _ run: (MPImage, Int) throws(TaskError) -> R) throws(TaskError) -> R {
+        try checkMode(.image, method: method)
+        try Self.checkOrientation(image)
+        return try run(image, 0)
+    }
+
+    /// A video-mode call: as `image`, and `timestamp` later than the previous frame's.
+    func videoFrame<R>(_ image: MPImage, timestamp: Int, method: String,
+                       _ run: (MPImage, Int) throws(TaskError) -> R) throws(TaskError) -> R {
+        try checkMode(.video, method: method)
+        try Self.checkOrientation(image)
+        try advance(to: timestamp)
+        return try run(image, timestamp)
+    }
+
+    /// A live-stream call: checked as a video frame from the caller's thread (errors thrown there),
+    /// then `run` on the serial queue and `deliver` with its result, unless a frame is still in flight.
+    func liveStreamFrame<R>(_ image: MPImage, timestamp: Int, method: String,
+                            _ run: @escaping @Sendable (MPImage, Int) throws(TaskError) -> R,
+                            deliver: @escaping @Sendable (Result<R, TaskError>) -> Void) throws(TaskError) {
+        try checkMode(.liveStream, method: method)
+        try Self.checkOrientation(image)
+        try advance(to: timestamp)
+        submit({ () throws(TaskError) in try run(image, timestamp) }, deliver: deliver)
+    }
+
+    /// Throws for a mirrored orientation: MediaPipe-style tasks apply rotations only.
+    static func checkOrientation(_ image: MPImage) throws(TaskError) {
+        if image.orientation.isMirrored {
+            throw .invalidArgument("orientation .\(image.orientation) mirrors the image; MediaPipe-style tasks apply rotations only (.up, .down, .left, .right)")
+        }
+    }
+
     /// Runs a live-stream frame's `work` on the serial queue and passes its result to `deliver` —
     /// unless a frame is still in flight, in which case this one is dropped.
     func submit<R>(_ work: @escaping @Sendable () throws(TaskError) -> R,
@@ -52,6 +87,16 @@ final class StreamGate: Sendable {
             let result: Result<R, TaskError>
             do throws(TaskError) { result = .success(try work()) } catch { result = .failure(error) }
             deliver(result)
+        }
+    }
+}
+
+extension Result where Failure == TaskError {
+    /// The value and the error, exactly one of them non-nil (a live-stream delegate's arguments).
+    var parts: (Success?, TaskError?) {
+        switch self {
+        case .success(let value): (value, nil)
+        case .failure(let error): (nil, error)
         }
     }
 }

@@ -70,9 +70,7 @@ public final class FaceDetector: Sendable {
     }
 
     private func imageCall(_ image: MPImage) throws(TaskError) -> FaceDetectorResult {
-        try gate.checkMode(.image, method: "detect(image:)")
-        try ImageClassifier.checkOrientation(image)
-        return try run(image, timestamp: 0)
+        try gate.image(image, method: "detect(image:)", run)
     }
 
     /// Detects faces in one video frame; timestamps must increase from call to call.
@@ -87,10 +85,7 @@ public final class FaceDetector: Sendable {
     }
 
     private func videoCall(_ image: MPImage, _ timestamp: Int) throws(TaskError) -> FaceDetectorResult {
-        try gate.checkMode(.video, method: "detect(videoFrame:timestampInMilliseconds:)")
-        try ImageClassifier.checkOrientation(image)
-        try gate.advance(to: timestamp)
-        return try run(image, timestamp: timestamp)
+        try gate.videoFrame(image, timestamp: timestamp, method: "detect(videoFrame:timestampInMilliseconds:)", run)
     }
 
     /// Sends a live-stream frame; the result arrives on the delegate and `resultListener` on a
@@ -98,20 +93,12 @@ public final class FaceDetector: Sendable {
     /// - Throws: for the wrong running mode, a timestamp that does not increase, or a mirrored
     ///   orientation — from this call itself.
     public func detectAsync(image: MPImage, timestampInMilliseconds: Int) throws(TaskError) {
-        try gate.checkMode(.liveStream, method: "detectAsync(image:timestampInMilliseconds:)")
-        try ImageClassifier.checkOrientation(image)
-        try gate.advance(to: timestampInMilliseconds)
-        gate.submit({ [self] () throws(TaskError) in try run(image, timestamp: timestampInMilliseconds) },
-                    deliver: { [self] result in
-                        frozen.resultListener?(result, image, timestampInMilliseconds)
-                        if let delegate = frozen.faceDetectorLiveStreamDelegate {
-                            let (value, error): (FaceDetectorResult?, TaskError?) = switch result {
-                            case .success(let r): (r, nil)
-                            case .failure(let e): (nil, e)
-                            }
-                            delegate.faceDetector(self, didFinishDetection: value, timestampInMilliseconds: timestampInMilliseconds, error: error)
-                        }
-                    })
+        try gate.liveStreamFrame(image, timestamp: timestampInMilliseconds, method: "detectAsync(image:timestampInMilliseconds:)", { [self] image, t throws(TaskError) in try run(image, timestamp: t) },
+                                 deliver: { [self] result in
+                                     frozen.resultListener?(result, image, timestampInMilliseconds)
+                                     let (value, error) = result.parts
+                                     frozen.faceDetectorLiveStreamDelegate?.faceDetector(self, didFinishDetection: value, timestampInMilliseconds: timestampInMilliseconds, error: error)
+                                 })
     }
 
     private func run(_ image: MPImage, timestamp: Int) throws(TaskError) -> FaceDetectorResult {
