@@ -62,6 +62,7 @@ final class YOLODetectionTests: XCTestCase {
         for (name, model) in goldens.models.sorted(by: { $0.key < $1.key }) {
             let detector = try detector(name)
             XCTAssertEqual(detector.roles.rule, .yoloLayout)
+            XCTAssertEqual(detector.roles.description, "boxes and class scores=output 0, no count output (by YOLO output layout)")
             let expected = try XCTUnwrap(model.images["square.png"])
             XCTAssertGreaterThan(expected.count, 10, "the golden should keep many boxes")
             compare(try detector.detect(image: image).detections, expected, scoreTolerance: 1e-5, pixels: 0.5 + 1e-3, "\(name) square.png")

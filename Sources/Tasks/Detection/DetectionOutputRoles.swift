@@ -48,7 +48,14 @@ public struct DetectionOutputRoles: Sendable, Equatable, CustomStringConvertible
 
     /// "boxes=output 1, classes=output 3, scores=output 0, count=output 2 (by output tensor names)".
     public var description: String {
-        "boxes=output \(boxes), classes=output \(classes), scores=output \(scores), count=output \(count) (by \(rule.rawValue))"
+        switch rule {
+        case .anchorDecoding:
+            "boxes=output \(boxes), scores=output \(scores), classes from the best score column, no count output (by \(rule.rawValue))"
+        case .yoloLayout:
+            "boxes and class scores=output \(boxes), no count output (by \(rule.rawValue))"
+        default:
+            "boxes=output \(boxes), classes=output \(classes), scores=output \(scores), count=output \(count) (by \(rule.rawValue))"
+        }
     }
 
     init(_ positions: [Int], rule: Rule) {
