@@ -144,4 +144,28 @@ final class PreprocessingTests: XCTestCase {
             guard case TaskError.unsupportedModel = error else { return XCTFail("\(error)") }
         }
     }
+
+    /// A `[1, 3, h, w]` input gets the same values as `[1, h, w, 3]`, as R, G and B planes (float
+    /// and 8-bit, the image at the input size so nothing is resampled).
+    func testChannelsFirstInputsGetPlanes() throws {
+        let pixels: [UInt8] = [10, 20, 30, 40, 50, 60, 70, 80, 90, 100, 110, 120]  // 2 × 2 RGB
+        let image = try MPImage(pixels: pixels, width: 2, height: 2)
+        for type in [DataType.float32, .uint8, .int8] {
+            let last = try InputTensorEncoder(input: input(width: 2, height: 2, type: type, channels: 3), metadata: nil)
+            let planar = TensorDescriptor(index: 0, name: "image", dataType: type, shape: [1, 3, 2, 2], shapeSignature: nil,
+                                          quantization: nil, isVariable: false, constantData: nil)
+            let first = try InputTensorEncoder(input: planar, metadata: nil)
+            XCTAssertTrue(first.channelsFirst)
+            XCTAssertFalse(last.channelsFirst)
+            let size = type == .float32 ? 4 : 1
+            let a = [UInt8](try last.encode(image)), b = [UInt8](try first.encode(image))
+            XCTAssertEqual(a.count, b.count)
+            for p in 0 ..< 4 {
+                for c in 0 ..< 3 {
+                    XCTAssertEqual(Array(a[(p * 3 + c) * size ..< (p * 3 + c + 1) * size]), Array(b[(c * 4 + p) * size ..< (c * 4 + p + 1) * size]),
+                                   "\(type) pixel \(p) channel \(c)")
+                }
+            }
+        }
+    }
 }

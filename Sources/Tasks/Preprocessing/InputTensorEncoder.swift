@@ -169,23 +169,9 @@ public struct InputTensorEncoder: Sendable {
         }
     }
 
+    /// The input's values from 8-bit RGB: `[h, w, channels]`, or the planes R, G, B for a
+    /// channels-first input.
     func normalize(_ rgb: [UInt8]) -> Data {
-        let interleaved = normalizeInterleaved(rgb)
-        guard channelsFirst else { return interleaved }
-        // [h, w, 3] elements to [3, h, w]: element size 4 (float32) or 1 (8-bit).
-        let size = interleaved.count / (width * height * 3), pixels = width * height
-        let source = [UInt8](interleaved)
-        var planar = [UInt8](repeating: 0, count: source.count)
-        for p in 0 ..< pixels {
-            for c in 0 ..< 3 {
-                for b in 0 ..< size { planar[(c * pixels + p) * size + b] = source[(p * 3 + c) * size + b] }
-            }
-        }
-        return Data(planar)
-    }
-
-    /// The input's values in `[h, w, channels]` order.
-    private func normalizeInterleaved(_ rgb: [UInt8]) -> Data {
         let pixels = width * height
         switch dataType {
         case .float32:
@@ -197,12 +183,17 @@ public struct InputTensorEncoder: Sendable {
             }
             let ranges = (0 ..< 3).map(range)
             var values = [Float](repeating: 0, count: pixels * channels)
-            for p in 0 ..< pixels {
-                if channels == 1 {
+            if channels == 1 {
+                for p in 0 ..< pixels {
                     let gray = (Float(rgb[p * 3]) + Float(rgb[p * 3 + 1]) + Float(rgb[p * 3 + 2])) / 3
                     values[p] = gray * ranges[0].scale + ranges[0].low
-                } else {
-                    for c in 0 ..< 3 { values[p * 3 + c] = Float(rgb[p * 3 + c]) * ranges[c].scale + ranges[c].low }
+                }
+            } else {
+                // Element (p, c) goes to c · pixels + p (planes) or p · 3 + c (interleaved).
+                let (pixelStride, planeStride) = channelsFirst ? (1, pixels) : (3, 1)
+                for c in 0 ..< 3 {
+                    let (scale, low) = ranges[c]
+                    for p in 0 ..< pixels { values[p * pixelStride + c * planeStride] = Float(rgb[p * 3 + c]) * scale + low }
                 }
             }
             return values.withUnsafeBytes { Data($0) }
@@ -213,8 +204,13 @@ public struct InputTensorEncoder: Sendable {
         }
     }
 
-    /// The 8-bit values in the input's layout: RGB as is, or for one channel the rounded mean of R, G, B.
+    /// The 8-bit values in the input's layout: RGB as is or as planes, or for one channel the
+    /// rounded mean of R, G, B.
     private func eightBit(_ rgb: [UInt8]) -> [UInt8] {
+        if channelsFirst {
+            let pixels = width * height
+            return (0 ..< 3 * pixels).map { i in rgb[(i % pixels) * 3 + i / pixels] }
+        }
         guard channels == 1 else { return rgb }
         return (0 ..< width * height).map { (p: Int) -> UInt8 in
             let sum = Int(rgb[p * 3]) + Int(rgb[p * 3 + 1]) + Int(rgb[p * 3 + 2])
