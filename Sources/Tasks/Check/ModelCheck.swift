@@ -82,8 +82,7 @@ public struct ModelCheck: Sendable, Encodable {
         }
         // A YOLO export's float input takes x / 255 (Ultralytics' predictor), which is SwiftLite's
         // guess without metadata.
-        let yolo = task == .detect && plan.detectionPostProcess == nil
-            && YOLODecoder.looksLikeYOLO(graph.outputs.indices.map { plan.outputTensor($0) })
+        let yolo = task == .detect && YOLODecoder.recognizes(plan)
         report.input(plan, metadata: metadata, yolo: yolo)
         switch task {
         case .classify, .label: report.classifier(plan, metadata: metadata, task: task, path: modelPath, options: options)
@@ -243,7 +242,7 @@ public struct ModelCheck: Sendable, Encodable {
                 add(.problem, "outputs", "one output \(outputs[0].shape): this is a classifier (class scores), not a detector; use --task classify")
             } else if outputs.count == 2 {
                 add(.problem, "outputs", "two outputs \(outputs.map(\.shape)): raw box and score tensors of an SSD without TFLite_Detection_PostProcess (BlazeFace-style anchors): use --task faces for MediaPipe's face models; the object detector decodes others only with anchor options (ObjectDetectorOptions.rawOutputDecoding)")
-            } else if YOLODecoder.looksLikeYOLO(outputs) {
+            } else if YOLODecoder.recognizes(plan) {
                 yolo(outputs)
             } else {
                 add(.note, "outputs", "no TFLite_Detection_PostProcess operator; the four outputs must still be boxes, classes, scores and count")
@@ -251,7 +250,7 @@ public struct ModelCheck: Sendable, Encodable {
         } else if let post {
             add(.ok, "outputs", "ends in TFLite_Detection_PostProcess (operator \(post.nodeIndex)\(post.numClasses.map { ", num_classes \($0)" } ?? ""))")
         }
-        let isYOLO = post == nil && YOLODecoder.looksLikeYOLO(outputs)
+        let isYOLO = YOLODecoder.recognizes(plan)
         if !isYOLO {
             do {
                 let roles = try DetectionOutputRoles(plan: plan, metadata: metadata)

@@ -59,7 +59,7 @@ public final class ObjectDetector: Sendable {
             let decoder = try SsdDecoder(raw, outputs: outputs, task: "an object detector with rawOutputDecoding")
             (rawDecoder, yoloDecoder) = (decoder, nil)
             roles = DetectionOutputRoles(rawBoxes: decoder.boxesOutput, scores: decoder.scoresOutput)
-        } else if options.yolo != nil || (model.plan.detectionPostProcess == nil && YOLODecoder.looksLikeYOLO(outputs)) {
+        } else if options.yolo != nil || YOLODecoder.recognizes(model.plan) {
             let decoder = try YOLODecoder(options.yolo ?? YOLOOptions(), outputs: outputs)
             (rawDecoder, yoloDecoder) = (nil, decoder)
             roles = DetectionOutputRoles(yoloOutput: decoder.output)

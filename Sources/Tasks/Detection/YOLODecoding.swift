@@ -80,10 +80,11 @@ struct YOLODecoder: Sendable {
         var classIndex: Int
     }
 
-    /// Whether `outputs` look like a YOLO export: one rank-3 `[1, A, B]` output of a type the
-    /// decoder reads, A and B both at least 5.
-    static func looksLikeYOLO(_ outputs: [TensorDescriptor]) -> Bool {
-        guard outputs.count == 1, let o = outputs.first else { return false }
+    /// Whether a model is read as a YOLO export when no option says so: no post-process op, and
+    /// one rank-3 `[1, A, B]` output of a type the decoder reads, A and B both at least 5.
+    static func recognizes(_ plan: Plan) -> Bool {
+        let outputs = plan.graph.outputs.indices.map(plan.outputTensor)
+        guard plan.detectionPostProcess == nil, outputs.count == 1, let o = outputs.first else { return false }
         return o.shape.count == 3 && o.shape[0] == 1 && min(o.shape[1], o.shape[2]) >= 5 && [.float32, .uint8, .int8].contains(o.dataType)
     }
 
