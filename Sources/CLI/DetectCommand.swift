@@ -35,15 +35,18 @@ struct DetectCommand: ParsedCommand {
 
     func validate() throws(CLIError) {
         try CategoryOptions.validate(options)
-        if let annotatePath {
-            try checkOutputFolder(of: annotatePath, option: "--annotate")
-            // The annotated image is written as PNG; a name that says another format is refused.
-            let ext = URL(fileURLWithPath: annotatePath).pathExtension.lowercased()
-            guard ext.isEmpty || ext == "png" else {
-                throw .usage("--annotate \(annotatePath): annotated images are written as PNG; name the file .png")
-            }
-        }
+        try Self.validateAnnotation(annotatePath)
         try batch.validate()
+    }
+
+    /// `--annotate OUT`: its folder must exist, and the name must not say a format other than PNG.
+    static func validateAnnotation(_ path: String?) throws(CLIError) {
+        guard let path else { return }
+        try checkOutputFolder(of: path, option: "--annotate")
+        let ext = URL(fileURLWithPath: path).pathExtension.lowercased()
+        guard ext.isEmpty || ext == "png" else {
+            throw .usage("--annotate \(path): annotated images are written as PNG; name the file .png")
+        }
     }
 
     /// The annotated image's path for input `number` (1-based) of `count`.
@@ -54,11 +57,13 @@ struct DetectCommand: ParsedCommand {
         return base + "-\(number)." + (url.pathExtension.isEmpty ? "png" : url.pathExtension)
     }
 
+    /// One image's detections and the annotated picture's path (also `faces`'s).
     struct Output: Sendable {
         let detections: [Detection]
         let annotated: String?
     }
 
+    /// One image's `--json` record (also `faces`'s).
     struct Record: Encodable {
         let image: String
         let detections: [Detection]

@@ -51,26 +51,12 @@ struct FacesCommand: ParsedCommand {
     }
 
     func validate() throws(CLIError) {
-        if let annotatePath {
-            try checkOutputFolder(of: annotatePath, option: "--annotate")
-            let ext = URL(fileURLWithPath: annotatePath).pathExtension.lowercased()
-            guard ext.isEmpty || ext == "png" else {
-                throw .usage("--annotate \(annotatePath): annotated images are written as PNG; name the file .png")
-            }
-        }
+        try DetectCommand.validateAnnotation(annotatePath)
         try batch.validate()
     }
 
-    struct Output: Sendable {
-        let detections: [Detection]
-        let annotated: String?
-    }
-
-    struct Record: Encodable {
-        let image: String
-        let detections: [Detection]
-        let annotated: String?
-    }
+    typealias Output = DetectCommand.Output
+    typealias Record = DetectCommand.Record
 
     func run() throws {
         let annotatePath = annotatePath
