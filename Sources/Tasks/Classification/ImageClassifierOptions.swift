@@ -43,17 +43,6 @@ public final class ImageClassifierOptions {
     /// Default options; set `baseOptions.modelAssetPath` (or `modelAssetBuffer`) before creating a task.
     public init() {}
 
-    public convenience init(modelPath: String) {
-        self.init()
-        baseOptions.modelAssetPath = modelPath
-    }
-
-    /// Options for a model held in memory (MediaPipe's `baseOptions.modelAssetBuffer`).
-    public convenience init(modelData: Data) {
-        self.init()
-        baseOptions.modelAssetBuffer = modelData
-    }
-
     /// An independent instance with the same values (the base options copied too; the delegate
     /// is the same object, still held weakly).
     public func copy() -> ImageClassifierOptions {
@@ -71,22 +60,6 @@ public final class ImageClassifierOptions {
         copy.imageClassifierLiveStreamDelegate = imageClassifierLiveStreamDelegate
         copy.resultListener = resultListener
         return copy
-    }
-
-    /// Routes live-stream results into an `AsyncStream` (setting `resultListener`) and returns it.
-    ///
-    /// ```swift
-    /// let options = ImageClassifierOptions(modelPath: path)
-    /// options.runningMode = .liveStream
-    /// let results = options.makeLiveStreamResults()
-    /// let classifier = try ImageClassifier(options: options)
-    /// Task { @MainActor in for await r in results { model.show(r) } }
-    /// ```
-    /// - Parameter bufferingNewest: results kept while nobody reads (older ones are dropped).
-    public func makeLiveStreamResults(bufferingNewest: Int = 1) -> AsyncStream<LiveStreamResult<ImageClassifierResult>> {
-        let (stream, listener) = liveStream(of: ImageClassifierResult.self, bufferingNewest: bufferingNewest)
-        resultListener = { result, _, timestamp in listener(result, timestamp) }
-        return stream
     }
 
     func validate() throws(TaskError) {

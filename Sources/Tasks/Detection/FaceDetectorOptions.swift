@@ -19,17 +19,6 @@ public final class FaceDetectorOptions {
     /// Default options; set `baseOptions.modelAssetPath` (or `modelAssetBuffer`) before creating a task.
     public init() {}
 
-    public convenience init(modelPath: String) {
-        self.init()
-        baseOptions.modelAssetPath = modelPath
-    }
-
-    /// Options for a model held in memory (MediaPipe's `baseOptions.modelAssetBuffer`).
-    public convenience init(modelData: Data) {
-        self.init()
-        baseOptions.modelAssetBuffer = modelData
-    }
-
     /// An independent instance with the same values (the delegate is the same object, still held weakly).
     public func copy() -> FaceDetectorOptions {
         let copy = FaceDetectorOptions()
@@ -40,14 +29,6 @@ public final class FaceDetectorOptions {
         copy.faceDetectorLiveStreamDelegate = faceDetectorLiveStreamDelegate
         copy.resultListener = resultListener
         return copy
-    }
-
-    /// Routes live-stream results into an `AsyncStream` (setting `resultListener`) and returns it.
-    /// - Parameter bufferingNewest: results kept while nobody reads (older ones are dropped).
-    public func makeLiveStreamResults(bufferingNewest: Int = 1) -> AsyncStream<LiveStreamResult<FaceDetectorResult>> {
-        let (stream, listener) = liveStream(of: FaceDetectorResult.self, bufferingNewest: bufferingNewest)
-        resultListener = { result, _, timestamp in listener(result, timestamp) }
-        return stream
     }
 
     func validate() throws(TaskError) {
