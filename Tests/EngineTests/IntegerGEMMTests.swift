@@ -71,6 +71,10 @@ final class IntegerGEMMTests: XCTestCase {
                         }
                         let actual = accumulators(gemm, a, rows: rows, rowStride: depth)
                         XCTAssertEqual(actual, expected, "\(gemm.layout) \(encoding): rows \(rows), columns \(columns), depth \(depth), row \(rowLength)")
+                        // Packed from the bytes directly or through values: the same panels.
+                        let general = IntegerGEMM(columns: columns, depth: depth, activationZeroPoint: zeroPoint, layout: layout,
+                                                  weight: weight, bias: { bias[$0] })
+                        XCTAssertEqual(packedBytes(gemm), packedBytes(general), "\(layout) \(encoding): columns \(columns), depth \(depth), row \(rowLength)")
                     }
                 }
             }
@@ -481,5 +485,19 @@ final class IntegerGEMMTests: XCTestCase {
         XCTAssertEqual(saturatingRoundingDoublingHighMul(both, both), SIMD16(repeating: .max))
         XCTAssertEqual(roundingDivideByPOT(SIMD16(repeating: -5), SIMD16(repeating: 1)), SIMD16(repeating: -3))
         XCTAssertEqual(roundingDoublingHighMul(SIMD16(repeating: -5), SIMD16(repeating: 1 << 30)), SIMD16(repeating: -2))
+    }
+
+    /// Everything a product's kernels read: its layout, weight offset, panels and folded biases.
+    private func packedBytes(_ gemm: IntegerGEMM) -> Packing {
+        Packing(layout: "\(gemm.layout)", weightOffset: gemm.weightOffset,
+                panels: Array(UnsafeBufferPointer(start: gemm.panels.pointer, count: gemm.panelCount * gemm.panelBytes)),
+                biases: Array(UnsafeBufferPointer(start: gemm.bias.pointer, count: gemm.panelCount * IntegerGEMM.panelWidth)))
+    }
+
+    private struct Packing: Equatable {
+        let layout: String
+        let weightOffset: Int32
+        let panels: [UInt8]
+        let biases: [Int32]
     }
 }

@@ -122,11 +122,19 @@ struct IntegerGEMM: Sendable {
     /// `n`'s weights are the `rowLength` bytes from `weightBytes[n · rowLength]`, each read as
     /// `encoding.value(byte)`; depths from `rowLength` up to `depth` (a patch's padding) are 0.
     /// The same product as the closure form with `weight: { n, k in k < rowLength ?
-    /// encoding.value(weightBytes[n * rowLength + k]) : 0 }`, without a call per weight.
+    /// encoding.value(weightBytes[n * rowLength + k]) : 0 }`, without a call per weight; the
+    /// `.avx512vnni` and `.avx2` layouts are packed from the bytes directly (`WeightByteStatistics`).
     init(columns: Int, depth: Int, activationZeroPoint: Int32, signedActivations: Bool = false, layout: Layout = .preferred,
          weightBytes: UnsafeRawBufferPointer, rowLength: Int, encoding: WeightEncoding, bias: (_ column: Int) -> Int32) {
         precondition(rowLength >= 0 && rowLength <= depth && weightBytes.count >= columns * rowLength,
                      "a weight row is at most depth bytes, and the tensor holds every column's row")
+        let statistics = WeightByteStatistics(weightBytes, columns: columns, rowLength: rowLength, depth: depth, encoding: encoding)
+        if let direct = statistics.directLayout(for: layout) {
+            self.init(columns: columns, depth: depth, activationZeroPoint: activationZeroPoint,
+                      signedActivations: signedActivations, directLayout: direct, weightBytes: weightBytes,
+                      rowLength: rowLength, encoding: encoding, statistics: statistics, bias: bias)
+            return
+        }
         // A range-checked zero point (−128...255) leaves every value in −255...255.
         let zero = Int16(encoding.zeroPoint)
         var values = [Int16](repeating: 0, count: columns * depth)
@@ -143,6 +151,95 @@ struct IntegerGEMM: Sendable {
         }
         self.init(columns: columns, depth: depth, activationZeroPoint: activationZeroPoint,
                   signedActivations: signedActivations, layout: layout, values: values, bias: bias)
+    }
+
+    /// The `.avx512vnni` or `.avx2` panels of weight bytes, written from the bytes themselves:
+    /// each column's row is read once, four depths (`.avx512vnni`: one 32-bit word of bytes
+    /// minus `zp + s`, bytewise) or two (`.avx2`: a word of two `Int16` values) per store, where
+    /// the general form widens every weight into an array of `Int16` first (twice the weights'
+    /// size, paged in and read three more times). The same panels, folded biases and offset `s`
+    /// as that form, byte for byte.
+    private init(columns: Int, depth: Int, activationZeroPoint: Int32, signedActivations: Bool, directLayout layout: Layout,
+                 weightBytes: UnsafeRawBufferPointer, rowLength: Int, encoding: WeightEncoding,
+                 statistics: WeightByteStatistics, bias: (_ column: Int) -> Int32) {
+        precondition(Layout.allCases.contains(layout), "layout \(layout) is not compiled into this build")
+        self.columns = columns
+        self.depth = depth
+        self.signedActivations = signedActivations
+        self.layout = layout
+        let panels = (columns + Self.panelWidth - 1) / Self.panelWidth
+        panelCount = panels
+        let offset = layout == .avx512vnni ? statistics.offset : 0
+        let offsetZeroPoint = signedActivations ? activationZeroPoint &+ 128 : activationZeroPoint
+        let folded = PackedBuffer<Int32>(count: panels * Self.panelWidth, initializedTo: 0)
+        for n in 0 ..< columns {
+            folded.pointer[n] = bias(n) &- offsetZeroPoint &* statistics.sums[n]
+        }
+        let depthsPerWord = layout == .avx512vnni ? 4 : 2
+        let panelBytes = (depth + depthsPerWord - 1) / depthsPerWord * 64
+        let storage = PackedBuffer<UInt8>(count: panels * panelBytes, initializedTo: 0)
+        if let source = weightBytes.baseAddress, columns > 0 {
+            let target = UnsafeMutableRawPointer(storage.pointer)
+            if layout == .avx512vnni {
+                Self.packVNNI(source, into: target, columns: columns, depth: depth, rowLength: rowLength, panelBytes: panelBytes,
+                              delta: UInt8(truncatingIfNeeded: encoding.zeroPoint &+ offset),
+                              padding: UInt8(truncatingIfNeeded: -offset))
+            } else {
+                Self.packPairs(source, into: target, columns: columns, depth: depth, rowLength: rowLength, panelBytes: panelBytes,
+                               encoding: encoding)
+            }
+        }
+        biasStorage = folded
+        self.bias = PanelStart(pointer: folded.pointer)
+        self.panelBytes = panelBytes
+        panelStorage = storage
+        weightOffset = offset
+        self.panels = PanelStart(pointer: storage.pointer)
+    }
+
+    /// `.avx512vnni` panels: depths `4g ..< 4g + 4` of column `n` are one word at byte
+    /// `(n / 16) · panelBytes + g · 64 + (n % 16) · 4`, each byte `w − zp − s` (mod 256, which is
+    /// the `Int8` the kernels read): the raw byte minus `delta`. Depths `rowLength ..< depth`
+    /// are the padding's weight 0 (the byte `padding`, `−s`); those past `depth` stay zero.
+    private static func packVNNI(_ source: UnsafeRawPointer, into target: UnsafeMutableRawPointer, columns: Int, depth: Int,
+                                 rowLength: Int, panelBytes: Int, delta: UInt8, padding: UInt8) {
+        let deltas = SIMD4<UInt8>(repeating: delta)
+        let words = rowLength / 4
+        for n in 0 ..< columns {
+            let row = source + n * rowLength
+            let column = target + (n / panelWidth) * panelBytes + (n % panelWidth) * 4
+            for g in 0 ..< words {
+                let bytes = row.loadUnaligned(fromByteOffset: 4 * g, as: SIMD4<UInt8>.self) &- deltas
+                column.storeBytes(of: bytes, toByteOffset: 64 * g, as: SIMD4<UInt8>.self)
+            }
+            for k in 4 * words ..< depth {
+                let byte = k < rowLength ? row.load(fromByteOffset: k, as: UInt8.self) &- delta : padding
+                column.storeBytes(of: byte, toByteOffset: (k / 4) * 64 + k % 4, as: UInt8.self)
+            }
+        }
+    }
+
+    /// `.avx2` panels: depths `2h`, `2h + 1` of column `n` are two `Int16` values `w − zp` at byte
+    /// `(n / 16) · panelBytes + h · 64 + (n % 16) · 4`; depths from `rowLength` on stay zero.
+    private static func packPairs(_ source: UnsafeRawPointer, into target: UnsafeMutableRawPointer, columns: Int, depth: Int,
+                                  rowLength: Int, panelBytes: Int, encoding: WeightEncoding) {
+        let zero = Int16(encoding.zeroPoint)
+        @inline(__always)
+        func value(_ byte: UInt8) -> Int16 {
+            (encoding.isSigned ? Int16(Int8(bitPattern: byte)) : Int16(byte)) &- zero
+        }
+        for n in 0 ..< columns {
+            let row = source.assumingMemoryBound(to: UInt8.self) + n * rowLength
+            let column = target + (n / panelWidth) * panelBytes + (n % panelWidth) * 4
+            var k = 0
+            while k + 2 <= rowLength {
+                column.storeBytes(of: SIMD2(value(row[k]), value(row[k + 1])), toByteOffset: (k / 2) * 64, as: SIMD2<Int16>.self)
+                k += 2
+            }
+            if k < rowLength {
+                column.storeBytes(of: value(row[k]), toByteOffset: (k / 2) * 64, as: Int16.self)
+            }
+        }
     }
 
     /// Packs `values[n · depth + k]` = weight `(n, k)` (in −255...255) for `layout`.
@@ -455,5 +552,70 @@ extension AccumulatorGEMMOutput: IntegerGEMMOutput {
     func store(_ values: SIMD16<Int32>, row: Int, column: Int) {
         let destination = base + row * rowStride + column
         for lane in 0 ..< min(16, columns - column) { destination[lane] = values[lane] }
+    }
+}
+
+/// What packing weight bytes needs to know before it writes a panel: each column's
+/// `Σ_k (w − zp)` (the padding adds 0) and the extremes of all the weights, the padding's 0
+/// among them, from one pass over the bytes.
+struct WeightByteStatistics {
+    /// `Σ_k (w − zp)` of each column (wrapping, as the bias folding uses it).
+    let sums: [Int32]
+    /// The smallest and largest `w − zp`, as `IntegerGEMM`'s packing of values finds them (255
+    /// and −255 when there are no weights).
+    let lowest: Int32, highest: Int32
+
+    init(_ bytes: UnsafeRawBufferPointer, columns: Int, rowLength: Int, depth: Int, encoding: WeightEncoding) {
+        // int8 bytes with their sign bit flipped: unsigned order is then the values' order, and
+        // the value is `key − base`.
+        let flip: UInt8 = encoding.isSigned ? 0x80 : 0
+        let base = (encoding.isSigned ? 128 : 0) &+ encoding.zeroPoint
+        var lowKey: UInt8 = 255, highKey: UInt8 = 0
+        var sums = [Int32](repeating: 0, count: columns)
+        if let source = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) {
+            for n in 0 ..< columns {
+                let row = source + n * rowLength
+                var sum: UInt32 = 0, low: UInt8 = 255, high: UInt8 = 0
+                for k in 0 ..< rowLength {
+                    let key = row[k] ^ flip
+                    sum &+= UInt32(key)
+                    low = min(low, key)
+                    high = max(high, key)
+                }
+                sums[n] = Int32(truncatingIfNeeded: sum) &- Int32(truncatingIfNeeded: rowLength) &* base
+                lowKey = min(lowKey, low)
+                highKey = max(highKey, high)
+            }
+        }
+        var lowest: Int32 = 255, highest: Int32 = -255
+        if columns > 0, rowLength > 0 {
+            lowest = Int32(lowKey) - base
+            highest = Int32(highKey) - base
+        }
+        if columns > 0, rowLength < depth {
+            lowest = min(lowest, 0)
+            highest = max(highest, 0)
+        }
+        self.sums = sums
+        self.lowest = lowest
+        self.highest = highest
+    }
+
+    /// `s`, which the `.avx512vnni` layout subtracts from every weight so that all fit `Int8`:
+    /// 0 when they fit as they are, else the lowest moved to −128.
+    var offset: Int32 { lowest < -128 || highest > 127 ? lowest + 128 : 0 }
+
+    /// The layout to pack directly from the bytes for a product asked to use `layout`: itself
+    /// when it is `.avx512vnni` (and every weight fits `Int8` once offset: a byte's 256 values
+    /// and the padding's 0, which is the value of the byte `zp`, always do for a valid zero
+    /// point) or `.avx2`; nil for `.int16` or weights outside −255...255, which take the
+    /// general form.
+    func directLayout(for layout: IntegerGEMM.Layout) -> IntegerGEMM.Layout? {
+        guard lowest >= -255, highest <= 255 else { return nil }
+        switch layout {
+        case .avx512vnni: return highest - offset <= 127 ? .avx512vnni : nil
+        case .avx2: return .avx2
+        case .int16: return nil
+        }
     }
 }
