@@ -16,7 +16,8 @@ import Foundation
 public final class Session {
     /// The plan this session runs (shared, immutable).
     public let plan: Plan
-    private let arena: UnsafeMutableRawPointer
+    private let arenaMemory: ZeroedMemory
+    private var arena: UnsafeMutableRawPointer { arenaMemory.pointer }
     private let scratch: UnsafeMutableRawPointer
     private let workerScratch: UnsafeMutableRawPointer
     private let workerScratchStride: Int
@@ -50,8 +51,9 @@ public final class Session {
     public init(plan: Plan, threadCount: Int) throws(ModelError) {
         try Self.validate(threadCount: threadCount)
         self.plan = plan
-        arena = .allocate(byteCount: max(plan.arenaBytes, Plan.alignment), alignment: Plan.alignment)
-        arena.initializeMemory(as: UInt8.self, repeating: 0, count: max(plan.arenaBytes, Plan.alignment))
+        arenaMemory = ZeroedMemory(byteCount: max(plan.arenaBytes, Plan.alignment), alignment: Plan.alignment)
+        // Scratch is paged in by the operators that use it (sized for the largest, it is not all
+        // touched).
         scratch = .allocate(byteCount: max(plan.scratchBytes, Plan.alignment), alignment: Plan.alignment)
         workerScratchStride = (plan.workerScratchBytes + Plan.alignment - 1) / Plan.alignment * Plan.alignment
         workerScratch = .allocate(byteCount: max(workerScratchStride * threadCount, Plan.alignment), alignment: Plan.alignment)
@@ -81,7 +83,7 @@ public final class Session {
 
     deinit {
         pool.shutdown()
-        arena.deallocate()
+        arenaMemory.deallocate()
         scratch.deallocate()
         workerScratch.deallocate()
         addresses.deallocate()
