@@ -91,6 +91,9 @@ public final class Plan: Sendable {
                                            reason: node.customName != nil ? "no kernel for custom operator '\(node.opName)'" : "no kernel for this builtin operator")
             }
             var context = PrepareContext(node: node, tensors: tensors, limits: limits)
+            // The context's array must be the only reference to its storage, or every output
+            // shape it sets copies all the descriptors (quadratic in the graph's size).
+            tensors = []
             var kernel = try prepare(&context)
             // Kernels write exactly the shapes their prepare decided; an output left at the
             // model's declared shape would let a lying model size the memory that eval writes.
