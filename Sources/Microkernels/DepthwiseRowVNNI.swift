@@ -24,10 +24,11 @@ public func depthwise3x3RowVNNI(taps: (UnsafeRawPointer, UnsafeRawPointer, Unsaf
                                 weights: UnsafeRawPointer, bias: UnsafeRawPointer, stage: RequantizedGEMMOutput) {
     let (r0, r1, r2) = taps
     var c = range.lowerBound
-    // Four blocks at a time where the stage has the wide form and its clamp fits a byte: the
-    // 64 results of a pixel packed to bytes and stored at once (`vpackssdw`, `vpacksswb`, one
-    // store) instead of four `vpmovdb`s, and their clamp byte by byte.
-    if stage.wide != nil, let unsignedBytes = stage.packedBytesAreUnsigned {
+    /// Blocks of 64 channels from `c` while they last, requantized in `Form`: the 64 results of
+    /// a pixel packed to bytes and stored at once (`vpackssdw`, `vpacksswb`, one store) instead
+    /// of four `vpmovdb`s, and their clamp byte by byte.
+    @inline(always)
+    func fourBlocks<Form: RequantizationForm>(_ form: Form.Type, unsignedBytes: Bool) {
         while c + 64 <= range.upperBound {
             let count = min(stage.columns - c, 64)
             @inline(always)
@@ -48,7 +49,7 @@ public func depthwise3x3RowVNNI(taps: (UnsafeRawPointer, UnsafeRawPointer, Unsaf
                 }
                 @inline(always)
                 func requantized(_ acc: SIMD16<Int32>, _ column: Int) -> SIMD16<Int32> {
-                    WideForm.requantized(acc, column: column, of: stage)
+                    Form.requantized(acc, column: column, of: stage)
                 }
                 swiftlite_store_clamped_bytes(stage.base + x &* stage.rowStride + c,
                                               requantized(block(b.0, w0.0, w1.0, w2.0, offset), c),
@@ -59,6 +60,14 @@ public func depthwise3x3RowVNNI(taps: (UnsafeRawPointer, UnsafeRawPointer, Unsaf
                 offset &+= cp &* 4
             }
             c += 64
+        }
+    }
+    // Four blocks at a time where the stage has the wide form and its clamp fits a byte.
+    if stage.wide != nil, let unsignedBytes = stage.packedBytesAreUnsigned {
+        if stage.clampsBelowZeroPoint {
+            fourBlocks(WideNonNegativeForm.self, unsignedBytes: unsignedBytes)
+        } else {
+            fourBlocks(WideForm.self, unsignedBytes: unsignedBytes)
         }
     }
     while c < range.upperBound {
@@ -84,10 +93,12 @@ public func depthwise3x3RowVNNI(taps: (UnsafeRawPointer, UnsafeRawPointer, Unsaf
 func storeRow(_ stage: RequantizedGEMMOutput, column c: Int, width: Int, _ accumulators: (Int) -> SIMD16<Int32>) {
     let block = stage.requantization(at: c), count = min(stage.columns - c, 16)
     @inline(always)
-    func pixels(wide: Bool, saturating: Bool, shiftingLeft: Bool) {
+    func pixels(wide: Bool, nonnegative: Bool = false, saturating: Bool, shiftingLeft: Bool) {
         for x in 0 ..< width {
             let acc = accumulators(x)
-            if wide {
+            if wide && nonnegative {
+                RequantizingStore<WideNonNegativeForm>(stage: stage).store(acc, row: x, column: c)
+            } else if wide {
                 RequantizingStore<WideForm>(stage: stage).store(acc, row: x, column: c)
             } else {
                 swiftlite_store_low_bytes(stage.base + x &* stage.rowStride + c,
@@ -96,6 +107,7 @@ func storeRow(_ stage: RequantizedGEMMOutput, column c: Int, width: Int, _ accum
         }
     }
     switch (stage.wide != nil, stage.saturates, stage.shiftsLeft) {
+    case (true, _, _) where stage.clampsBelowZeroPoint: pixels(wide: true, nonnegative: true, saturating: false, shiftingLeft: false)
     case (true, _, _): pixels(wide: true, saturating: false, shiftingLeft: false)
     case (false, true, _): pixels(wide: false, saturating: true, shiftingLeft: true)
     case (false, false, true): pixels(wide: false, saturating: false, shiftingLeft: true)

@@ -126,6 +126,18 @@ enum WideForm: RequantizationForm {
     }
 }
 
+/// The one-shift form without its correction for negative products
+/// (`swiftlite_requantize_wide_nonnegative`): the same bytes as `WideForm` for stages whose
+/// clamp starts at or above the zero point (`RequantizedGEMMOutput.clampsBelowZeroPoint`).
+enum WideNonNegativeForm: RequantizationForm {
+    @inline(always)
+    static func requantized(_ values: SIMD16<Int32>, column: Int, of stage: RequantizedGEMMOutput) -> SIMD16<Int32> {
+        let constants = stage.wide.unsafelyUnwrapped + (column >> 4) &* (WideRequantization.valuesPerBlock &* 8)
+        return swiftlite_requantize_wide_nonnegative(values, stage.multipliers + column &* 4, constants)
+            &+ SIMD16(repeating: stage.zeroPoint)
+    }
+}
+
 /// The two rounding steps lane by lane (`RequantizationBlock`), for the stages the wide form
 /// does not cover.
 enum LaneForm: RequantizationForm {
@@ -174,6 +186,11 @@ struct RequantizingStore<Form: RequantizationForm>: VNNIOutput {
 }
 
 extension RequantizedGEMMOutput {
+    /// Whether every result below the zero point is clamped up to `minimum` or above, so that
+    /// requantized values ≤ 0 need not be told apart (`WideNonNegativeForm`).
+    @inline(always)
+    var clampsBelowZeroPoint: Bool { minimum >= zeroPoint }
+
     /// Whether the clamp range fits the unsigned (true) or the signed (false) bytes that the
     /// packing instructions saturate to; nil when it fits neither (it is wider than a byte's).
     @inline(always)

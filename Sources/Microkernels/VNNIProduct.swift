@@ -56,11 +56,14 @@ public struct VNNIProduct {
     public var scratchBytes: Int { signedActivations ? blockRows * depth : 0 }
 
     /// Rows `0 ..< rows` of the product (row `m` of `A` at `a + m · rowStride`), requantized to bytes
-    /// (in the wide form when `output` has its constants). `scratch` holds `scratchBytes` bytes
+    /// (in the wide form when `output` has its constants, without its negative-product correction
+    /// when the clamp makes that moot). `scratch` holds `scratchBytes` bytes
     /// (nil when that is 0).
     public func multiply(_ a: UnsafePointer<UInt8>, rows: Int, rowStride: Int, scratch: UnsafeMutableRawPointer?,
                          into output: RequantizedGEMMOutput) {
-        if output.wide != nil {
+        if output.wide != nil, output.clampsBelowZeroPoint {
+            multiplyRows(a, rows: rows, rowStride: rowStride, scratch: scratch, into: RequantizingStore<WideNonNegativeForm>(stage: output))
+        } else if output.wide != nil {
             multiplyRows(a, rows: rows, rowStride: rowStride, scratch: scratch, into: RequantizingStore<WideForm>(stage: output))
         } else {
             multiplyRows(a, rows: rows, rowStride: rowStride, scratch: scratch, into: RequantizingStore<LaneForm>(stage: output))

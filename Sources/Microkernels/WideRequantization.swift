@@ -53,7 +53,24 @@ extension WideRequantization {
         #endif
     }
 
+    /// `swiftlite_requantize_wide_nonnegative` of sixteen channels (for tests): `apply`'s result
+    /// wherever that is positive, some value ≤ 0 wherever it is ≤ 0. The same conditions as `apply`.
+    public static func applyNonNegative(_ x: SIMD16<Int32>, multipliers: UnsafeRawPointer, constants: UnsafeRawPointer)
+        -> SIMD16<Int32>? {
+        #if SWIFTLITE_AVX512VNNI
+        return applyWideNonNegative(x, multipliers: multipliers, constants: constants)
+        #else
+        return nil
+        #endif
+    }
+
     #if SWIFTLITE_AVX512VNNI
+    @inline(never)
+    private static func applyWideNonNegative(_ x: SIMD16<Int32>, multipliers: UnsafeRawPointer, constants: UnsafeRawPointer)
+        -> SIMD16<Int32> {
+        swiftlite_requantize_wide_nonnegative(x, multipliers, constants)
+    }
+
     @inline(never)
     private static func applyWide(_ x: SIMD16<Int32>, multipliers: UnsafeRawPointer, constants: UnsafeRawPointer)
         -> SIMD16<Int32> {

@@ -122,7 +122,9 @@ final class IntegerGEMMTests: XCTestCase {
                 let multipliers = (0 ..< columns).map { _ in
                     QuantizedMultiplier(Double.random(in: 1e-5 ... largest, using: &rng))
                 }
-                let stage = ChannelRequantization(multipliers, zeroPoint: -7, range: (-128, 100))
+                // A clamp from below the zero point, or from it (ReLU: the VNNI kernels then skip
+                // the wide form's correction for negative products).
+                let stage = ChannelRequantization(multipliers, zeroPoint: -7, range: columns % 2 == 0 ? (-128, 100) : (-7, 100))
                 let accumulators = IntegerGEMM.reference(a, rows: rows, rowStride: depth, columns: columns, depth: depth,
                                                          activationZeroPoint: 131,
                                                          weight: { weights[$0 * depth + $1] }, bias: { bias[$0] })
@@ -159,8 +161,8 @@ final class IntegerGEMMTests: XCTestCase {
         var saturating = ordinary
         saturating[0] = QuantizedMultiplier(multiplier: Int32.min, shift: 0)
         saturating[17] = QuantizedMultiplier(multiplier: Int32.min, shift: -3)
-        for multipliers in [saturating, ordinary] {
-            let stage = ChannelRequantization(multipliers, zeroPoint: 5, range: (-128, 127))
+        for (multipliers, minimum) in [(saturating, -128), (ordinary, -128), (ordinary, 5)] as [([QuantizedMultiplier], Int32)] {
+            let stage = ChannelRequantization(multipliers, zeroPoint: 5, range: (minimum, 127))
             let accumulators = IntegerGEMM.reference(a, rows: rows, rowStride: depth, columns: columns, depth: depth,
                                                      activationZeroPoint: 131,
                                                      weight: { weights[$0 * depth + $1] }, bias: { bias[$0] })
@@ -398,13 +400,22 @@ final class IntegerGEMMTests: XCTestCase {
         try checkWideRequantization { WideRequantization.apply($0, multipliers: $1, constants: $2) }
     }
 
+    /// The form without its correction for negative products, which the VNNI kernels apply to
+    /// stages that clamp at the zero point or above: the same value wherever the exact one is
+    /// positive, and a value ≤ 0 wherever it is not, so that a clamp at 0 leaves them equal.
+    func testNonNegativeWideRequantizationMatchesAboveZero() throws {
+        guard RunTimeCPU.runsVNNIKernels else { throw XCTSkip("the AVX-512 VNNI kernels do not run on this machine") }
+        try checkWideRequantization(clampedAtZero: true) { WideRequantization.applyNonNegative($0, multipliers: $1, constants: $2) }
+    }
+
     /// The same form in the engine's own registers (`ChannelRequantization.applyWide`: AVX2 in a
     /// portable build, AVX-512 in a native one), which the AVX2 GEMM and depthwise kernels apply.
     func testEngineWideRequantizationMatchesScalarHelpers() throws {
         try checkWideRequantization { ChannelRequantization.applyWide($0, multipliers: $1, constants: $2) }
     }
 
-    private func checkWideRequantization(_ apply: (SIMD16<Int32>, UnsafeRawPointer, UnsafeRawPointer) -> SIMD16<Int32>?) throws {
+    private func checkWideRequantization(clampedAtZero: Bool = false,
+                                         _ apply: (SIMD16<Int32>, UnsafeRawPointer, UnsafeRawPointer) -> SIMD16<Int32>?) throws {
         var rng = KernelTestRandom(seed: 12)
         var quantized = [QuantizedMultiplier]()
         for shift in 1 ... 31 {
@@ -437,8 +448,13 @@ final class IntegerGEMMTests: XCTestCase {
                 guard let wide else { throw XCTSkip("this build has no code for the one-shift form") }
                 for lane in 0 ..< 16 where block + lane < quantized.count {
                     let q = quantized[block + lane]
-                    XCTAssertEqual(wide[lane], multiplyByQuantizedMultiplier(x[lane], q),
-                                   "x \(x[lane]), multiplier \(q.multiplier), shift \(q.shift)")
+                    let expected = multiplyByQuantizedMultiplier(x[lane], q)
+                    if clampedAtZero {
+                        XCTAssertEqual(max(wide[lane], 0), max(expected, 0), "x \(x[lane]), multiplier \(q.multiplier), shift \(q.shift)")
+                        if expected <= 0 { XCTAssertLessThanOrEqual(wide[lane], 0, "x \(x[lane]), multiplier \(q.multiplier)") }
+                    } else {
+                        XCTAssertEqual(wide[lane], expected, "x \(x[lane]), multiplier \(q.multiplier), shift \(q.shift)")
+                    }
                 }
             }
         }

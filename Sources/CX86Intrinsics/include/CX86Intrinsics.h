@@ -275,6 +275,24 @@ SWIFTLITE_INLINE swiftlite_i32x16 swiftlite_requantize_wide(swiftlite_i32x16 x, 
                                                _mm512_loadu_si512(w + 3));
 }
 
+/// `swiftlite_requantize_wide` without its correction for negative products (the
+/// `−[x·M < 0]·2^31`): `((x·M + nudge) >> 32) >> (e − 1)`. Equal to it wherever `x·M ≥ 0`; where
+/// `x·M < 0` both are ≤ 0 (`x·M + nudge < nudge < 2^(31+e)`). So a stage that clamps its results
+/// at the zero point or above (`minimum ≥ zeroPoint`: ReLU, ReLU6, and the fused activations
+/// of most convolutions) stores the same bytes from either, and this one drops a compare and a
+/// masked add from each half.
+SWIFTLITE_INLINE swiftlite_i32x16 swiftlite_requantize_wide_nonnegative(swiftlite_i32x16 x, const void *multipliers,
+                                                                        const void *wide) {
+    const __m512i *w = (const __m512i *)wide;
+    __m512i even = _mm512_mul_epi32((__m512i)x, _mm512_loadu_si512(multipliers));
+    __m512i odd = _mm512_mul_epi32(_mm512_shuffle_epi32((__m512i)x, _MM_PERM_DDBB), _mm512_loadu_si512(w));
+    even = _mm512_add_epi64(even, _mm512_loadu_si512(w + 1));
+    odd = _mm512_add_epi64(odd, _mm512_loadu_si512(w + 2));
+    const __m512i high = _mm512_setr_epi32(1, 17, 3, 19, 5, 21, 7, 23, 9, 25, 11, 27, 13, 29, 15, 31);
+    return (swiftlite_i32x16)_mm512_srav_epi32(_mm512_permutex2var_epi32(even, high, odd),
+                                               _mm512_loadu_si512(w + 3));
+}
+
 #endif
 
 #undef SWIFTLITE_INLINE
