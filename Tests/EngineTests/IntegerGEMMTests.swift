@@ -412,6 +412,9 @@ final class IntegerGEMMTests: XCTestCase {
     /// portable build, AVX-512 in a native one), which the AVX2 GEMM and depthwise kernels apply.
     func testEngineWideRequantizationMatchesScalarHelpers() throws {
         try checkWideRequantization { ChannelRequantization.applyWide($0, multipliers: $1, constants: $2) }
+        try checkWideRequantization(clampedAtZero: true) {
+            ChannelRequantization.applyWide($0, multipliers: $1, constants: $2, nonnegative: true)
+        }
     }
 
     private func checkWideRequantization(clampedAtZero: Bool = false,

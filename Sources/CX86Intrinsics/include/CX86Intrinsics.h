@@ -152,6 +152,24 @@ SWIFTLITE_INLINE swiftlite_i32x16 swiftlite_requantize_wide_avx2(swiftlite_i32x1
     return swiftlite_join(halves[0], halves[1]);
 }
 
+/// `swiftlite_requantize_wide_avx2` without its correction for negative products: see
+/// `swiftlite_requantize_wide_nonnegative` for when that stores the same bytes. 12 instructions per half.
+SWIFTLITE_INLINE swiftlite_i32x16 swiftlite_requantize_wide_nonnegative_avx2(swiftlite_i32x16 x, const void *multipliers,
+                                                                             const void *wide) {
+    const char *m = (const char *)multipliers, *w = (const char *)wide;
+    __m256i halves[2];
+    for (int h = 0; h < 2; h++) {
+        __m256i even = _mm256_mul_epi32(swiftlite_half(x, h), _mm256_loadu_si256((const __m256i *)(m + 32 * h)));
+        __m256i odd = _mm256_mul_epi32(_mm256_shuffle_epi32(swiftlite_half(x, h), 0xF5),
+                                       _mm256_loadu_si256((const __m256i *)(w + 32 * h)));
+        even = _mm256_add_epi64(even, _mm256_loadu_si256((const __m256i *)(w + 64 + 32 * h)));
+        odd = _mm256_add_epi64(odd, _mm256_loadu_si256((const __m256i *)(w + 128 + 32 * h)));
+        __m256i high = _mm256_blend_epi32(_mm256_srli_epi64(even, 32), odd, 0xAA);
+        halves[h] = _mm256_srav_epi32(high, _mm256_loadu_si256((const __m256i *)(w + 192 + 32 * h)));
+    }
+    return swiftlite_join(halves[0], halves[1]);
+}
+
 #if !(defined(__AVX512F__) && defined(__AVX512BW__))
 /// The 16 bytes at `p`, zero-extended to 32-bit lanes (two `vpmovzxbd`); with `count` < 16
 /// only the first `count` bytes are read, the other lanes are zero. The AVX2 form of the

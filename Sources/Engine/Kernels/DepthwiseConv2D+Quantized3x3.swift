@@ -259,20 +259,23 @@ struct DepthwiseConv2DInt8TapRows: TiledKernel {
             let count = min(channels - c, 16)
             // The pixel loop with the stage's form as constants (see `stageForm`).
             @inline(always)
-            func pixels(wide: Bool, saturating: Bool) {
+            func pixels(wide: Bool, nonnegative: Bool = false, saturating: Bool) {
                 var offset = c &* 4
                 var dst = out + c
                 for _ in 0 ..< g.outputWidth {
                     var acc = swiftlite_dpbusd_pairs(b, r0.loadUnaligned(fromByteOffset: offset, as: SIMD16<Int32>.self), e0, o0)
                     acc = swiftlite_dpbusd_pairs(acc, r1.loadUnaligned(fromByteOffset: offset, as: SIMD16<Int32>.self), e1, o1)
                     acc = swiftlite_dpbusd_pairs(acc, r2.loadUnaligned(fromByteOffset: offset, as: SIMD16<Int32>.self), e2, o2)
-                    storeLowBytes(requantized(acc, channel: c, stage, wide: wide, saturating: saturating), to: dst, count: count)
+                    storeLowBytes(requantized(acc, channel: c, stage, wide: wide, nonnegative: nonnegative, saturating: saturating),
+                                  to: dst, count: count)
                     offset &+= cp &* 4
                     dst += channels
                 }
             }
             let (wide, saturating) = stageForm(stage)
-            if wide {
+            if wide && requantization.clampsBelowZeroPoint {
+                pixels(wide: true, nonnegative: true, saturating: false)
+            } else if wide {
                 pixels(wide: true, saturating: false)
             } else if saturating {
                 pixels(wide: false, saturating: true)
@@ -302,7 +305,7 @@ struct DepthwiseConv2DInt8TapRows: TiledKernel {
             let count = min(channels - c, 16)
             // The pixel loop with the stage's form as constants (see `stageForm`).
             @inline(always)
-            func pixels(wide: Bool, saturating: Bool) {
+            func pixels(wide: Bool, nonnegative: Bool = false, saturating: Bool) {
                 var offset = c &* 4
                 var dst = out + c
                 for _ in 0 ..< g.outputWidth {
@@ -315,13 +318,16 @@ struct DepthwiseConv2DInt8TapRows: TiledKernel {
                     }
                     let acc = filterRow(filterRow(filterRow(filterRow(filterRow(b, taps.0, 0), taps.1, 1), taps.2, 2), taps.3, 3),
                                         taps.4, 4)
-                    storeLowBytes(requantized(acc, channel: c, stage, wide: wide, saturating: saturating), to: dst, count: count)
+                    storeLowBytes(requantized(acc, channel: c, stage, wide: wide, nonnegative: nonnegative, saturating: saturating),
+                                  to: dst, count: count)
                     offset &+= 2 &* cp &* 4
                     dst += channels
                 }
             }
             let (wide, saturating) = stageForm(stage)
-            if wide {
+            if wide && requantization.clampsBelowZeroPoint {
+                pixels(wide: true, nonnegative: true, saturating: false)
+            } else if wide {
                 pixels(wide: true, saturating: false)
             } else if saturating {
                 pixels(wide: false, saturating: true)
@@ -342,9 +348,10 @@ struct DepthwiseConv2DInt8TapRows: TiledKernel {
 
     /// Channels `channel ..< channel + 16` of one pixel requantized in the form `stageForm` chose.
     @inline(always)
-    private func requantized(_ acc: SIMD16<Int32>, channel: Int, _ stage: RequantizationBlock, wide: Bool, saturating: Bool)
-        -> SIMD16<Int32> {
-        wide ? clamped(requantization.applyWide(acc, channel: channel).unsafelyUnwrapped &+ stage.zeroPoint, stage.minimum, stage.maximum)
+    private func requantized(_ acc: SIMD16<Int32>, channel: Int, _ stage: RequantizationBlock, wide: Bool, nonnegative: Bool,
+                             saturating: Bool) -> SIMD16<Int32> {
+        wide ? clamped(requantization.applyWide(acc, channel: channel, nonnegative: nonnegative).unsafelyUnwrapped &+ stage.zeroPoint,
+                       stage.minimum, stage.maximum)
              : stage.apply(acc, saturating: saturating, shiftingLeft: true)
     }
     #endif

@@ -92,22 +92,31 @@ struct ChannelRequantization: Sendable {
     /// `multiplyByQuantizedMultiplier` of channels `channel ..< channel + 16` (a multiple of 16) in
     /// the one-shift form, in this build's vector registers (before the zero point and clamp); nil
     /// where the form is not exact for these channels (`wide` is nil) or this build has no code
-    /// for it (no AVX2).
+    /// for it (no AVX2). `nonnegative`: without the correction for negative products, for
+    /// stages that clamp at the zero point or above (`clampsBelowZeroPoint`), whose bytes it
+    /// leaves the same.
     @inline(always)
-    func applyWide(_ accumulators: SIMD16<Int32>, channel: Int) -> SIMD16<Int32>? {
+    func applyWide(_ accumulators: SIMD16<Int32>, channel: Int, nonnegative: Bool = false) -> SIMD16<Int32>? {
         guard let wide else { return nil }
         return Self.applyWide(accumulators, multipliers: UnsafeRawPointer(multipliers.pointer + channel),
-                              constants: UnsafeRawPointer(wide.pointer + channel / 16 * WideRequantization.valuesPerBlock))
+                              constants: UnsafeRawPointer(wide.pointer + channel / 16 * WideRequantization.valuesPerBlock),
+                              nonnegative: nonnegative)
     }
+
+    /// Whether every result below the zero point is clamped up to `minimum` or above.
+    var clampsBelowZeroPoint: Bool { minimum >= zeroPoint }
 
     /// The one-shift form on one block of constants (`multipliers`: the block's 16 multipliers),
     /// nil without AVX2 in the build.
     @inline(always)
-    static func applyWide(_ x: SIMD16<Int32>, multipliers: UnsafeRawPointer, constants: UnsafeRawPointer) -> SIMD16<Int32>? {
+    static func applyWide(_ x: SIMD16<Int32>, multipliers: UnsafeRawPointer, constants: UnsafeRawPointer,
+                          nonnegative: Bool = false) -> SIMD16<Int32>? {
         #if SWIFTLITE_AVX512VNNI
-        return swiftlite_requantize_wide(x, multipliers, constants)
+        return nonnegative ? swiftlite_requantize_wide_nonnegative(x, multipliers, constants)
+                           : swiftlite_requantize_wide(x, multipliers, constants)
         #elseif SWIFTLITE_AVX2
-        return swiftlite_requantize_wide_avx2(x, multipliers, constants)
+        return nonnegative ? swiftlite_requantize_wide_nonnegative_avx2(x, multipliers, constants)
+                           : swiftlite_requantize_wide_avx2(x, multipliers, constants)
         #else
         return nil
         #endif

@@ -531,7 +531,8 @@ extension RequantizedGEMMOutput: IntegerGEMMOutput {
         let destination = base + row * rowStride + column
         // The one-shift form where the stage has it and the build has code for it (AVX2).
         if let wide, let product = ChannelRequantization.applyWide(
-            values, multipliers: multipliers + offset, constants: wide + (column >> 4) &* (WideRequantization.valuesPerBlock &* 8)) {
+            values, multipliers: multipliers + offset, constants: wide + (column >> 4) &* (WideRequantization.valuesPerBlock &* 8),
+            nonnegative: minimum >= zeroPoint) {
             return storeLowBytes(clamped(product &+ SIMD16(repeating: zeroPoint), minimum, maximum), to: destination,
                                  count: columns - column)
         }
