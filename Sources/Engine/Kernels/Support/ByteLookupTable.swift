@@ -4,10 +4,14 @@
 /// bit-exact as the function that filled it.
 ///
 /// Used by the quantized RELU family, LEAKY_RELU, HARD_SWISH, LOGISTIC, TANH and the 8-bit
-/// requantizing QUANTIZE.
-struct ByteLookupKernel: Kernel {
+/// requantizing QUANTIZE. A table that only adds a constant to every byte (the converter's
+/// uint8 ↔ int8 QUANTIZE of a model's input or output: `x ± 128` at equal scales) is applied as
+/// that addition, which vectorizes; threads take ranges of the elements.
+struct ByteLookupKernel: PartitionedKernel {
     /// Output bit patterns, indexed by the input's bit pattern (`UInt8(truncatingIfNeeded: x)`).
     let table: PackedBuffer<UInt8>
+    /// `c` where every entry is `x &+ c` (the table is then not read).
+    let offset: UInt8?
     let count: Int
     let input: Int, output: Int
 
@@ -22,26 +26,38 @@ struct ByteLookupKernel: Kernel {
         for value in Int32(In.min) ... Int32(In.max) {
             bytes[Int(UInt8(truncatingIfNeeded: value))] = UInt8(truncatingIfNeeded: f(value))
         }
-        table = PackedBuffer(bytes)
-        self.count = count
-        self.input = input
-        self.output = output
+        self.init(bytes: bytes, count: count, input: input, output: output)
     }
 
     /// Uses a ready table of 8-bit values (such as `ActivationLookupTable` builds), already
     /// indexed by the input's bit pattern.
     init<T: FixedWidthInteger>(table values: [T], count: Int, input: Int, output: Int) {
         precondition(T.bitWidth == 8 && values.count == 256, "byte tables have 256 8-bit entries")
-        table = PackedBuffer(values.map { UInt8(truncatingIfNeeded: $0) })
+        self.init(bytes: values.map { UInt8(truncatingIfNeeded: $0) }, count: count, input: input, output: output)
+    }
+
+    private init(bytes: [UInt8], count: Int, input: Int, output: Int) {
+        table = PackedBuffer(bytes)
+        let c = bytes[0]
+        offset = bytes.indices.allSatisfy { bytes[$0] == UInt8(truncatingIfNeeded: $0) &+ c } ? c : nil
         self.count = count
         self.input = input
         self.output = output
     }
 
     func eval(_ memory: TensorMemory) {
-        let x = memory.input(input, as: UInt8.self), y = memory.output(output, as: UInt8.self)
-        let t = table.pointer
-        for i in 0 ..< count { y[i] = t[Int(x[i])] }
+        // A look-up costs about as much as 24 multiply-adds of a convolution, an addition one.
+        memory.parallelize(self, count: count, granularity: 64, work: offset == nil ? count * 24 : count)
+    }
+
+    func evalPart(_ range: Range<Int>, step: Int, worker: Int, memory: TensorMemory) {
+        let x = memory.input(input, as: UInt8.self) + range.lowerBound, y = memory.output(output, as: UInt8.self) + range.lowerBound
+        if let offset {
+            for i in 0 ..< range.count { y[i] = x[i] &+ offset }
+        } else {
+            let t = table.pointer
+            for i in 0 ..< range.count { y[i] = t[Int(x[i])] }
+        }
     }
 }
 

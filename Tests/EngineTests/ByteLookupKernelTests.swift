@@ -1,0 +1,47 @@
+import XCTest
+
+@testable import Engine
+
+/// The byte look-up kernel: tables that only add a constant are applied as that addition, every
+/// other table entry by entry, in parts on several threads, the same bytes either way.
+final class ByteLookupKernelTests: XCTestCase {
+    func testEveryTableGivesItsEntriesOnOneAndThreeThreads() {
+        var rng = KernelTestRandom(seed: 5)
+        let count = 1000  // not a multiple of a part's 64 bytes
+        let input = (0 ..< count).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ 3) }
+        let random = (0 ..< 256).map { _ in UInt8.random(in: 0 ... 255, using: &rng) }
+        let kernels: [(String, ByteLookupKernel, (UInt8) -> UInt8)] = [
+            ("uint8 to int8", ByteLookupKernel(UInt8.self, count: count, input: 0, output: 1) { $0 - 128 }, { $0 ^ 0x80 }),
+            ("int8 to uint8", ByteLookupKernel(Int8.self, count: count, input: 0, output: 1) { $0 + 128 }, { $0 ^ 0x80 }),
+            ("identity", ByteLookupKernel(table: (0 ... 255).map { UInt8($0) }, count: count, input: 0, output: 1), { $0 }),
+            ("clamped shift", ByteLookupKernel(UInt8.self, count: count, input: 0, output: 1) { min($0 + 3, 255) },
+             { UInt8(min(Int($0) + 3, 255)) }),
+            ("random", ByteLookupKernel(table: random, count: count, input: 0, output: 1), { random[Int($0)] }),
+        ]
+        XCTAssertNotNil(kernels[0].1.offset)
+        XCTAssertNotNil(kernels[1].1.offset)
+        XCTAssertEqual(kernels[2].1.offset, 0)
+        XCTAssertNil(kernels[3].1.offset, "a clamped table is not an addition")
+        XCTAssertNil(kernels[4].1.offset)
+        for threads in [1, 3] {
+            let pool = WorkerPool(threadCount: threads, minimumWork: 0)
+            defer { pool.shutdown() }
+            for (name, kernel, expected) in kernels {
+                var output = [UInt8](repeating: 0xEE, count: count + 1)  // one guard byte
+                input.withUnsafeBytes { x in
+                    output.withUnsafeMutableBytes { y in
+                        let addresses = [UnsafeMutableRawPointer(mutating: x.baseAddress!), y.baseAddress!]
+                        addresses.withUnsafeBufferPointer { pointers in
+                            let scratch = UnsafeMutableRawPointer.allocate(byteCount: 64, alignment: 64)
+                            defer { scratch.deallocate() }
+                            kernel.eval(TensorMemory(addresses: pointers.baseAddress!, scratch: scratch, workerScratch: scratch,
+                                                     workerScratchStride: 0, pool: pool))
+                        }
+                    }
+                }
+                XCTAssertEqual(Array(output.prefix(count)), input.map(expected), "\(name) on \(threads) threads")
+                XCTAssertEqual(output.last, 0xEE, "\(name) wrote past the last element")
+            }
+        }
+    }
+}
