@@ -307,17 +307,42 @@ struct DetectionPostProcessKernel: Kernel {
     @inline(__always) static func cxxMax(_ a: Float, _ b: Float) -> Float { a < b ? b : a }
     @inline(__always) static func cxxMin(_ a: Float, _ b: Float) -> Float { b < a ? b : a }
 
-    /// Index of the first largest value, ignoring NaNs (0 if all are NaN).
+    /// Index of the first largest value, ignoring NaNs (0 if all are NaN, or `count` is 0).
+    ///
+    /// Two vector passes (every anchor of an SSD takes one over its 90 class scores; a scalar
+    /// loop with a branch per score was most of the post-process): the largest non-NaN value
+    /// (lanes start at −∞ and take a value only when it is greater, which a NaN never is), then
+    /// the first index that equals it (−0 and +0 are equal, as the scalar comparison has them).
+    /// No value equals −∞ only when all are NaN.
     static func argMax(_ values: UnsafePointer<Float>, count: Int) -> Int {
-        var best = 0, bestValue = values[0]
-        for i in 1 ..< max(count, 1) {
-            let v = values[i]
-            if !v.isNaN, bestValue.isNaN || v > bestValue {
-                best = i
-                bestValue = v
-            }
+        typealias Lanes = SIMD8<Float>
+        let raw = UnsafeRawPointer(values)
+        var lanes = Lanes(repeating: -.infinity)
+        var i = 0
+        while i + Lanes.scalarCount <= count {
+            let v = raw.loadUnaligned(fromByteOffset: i * 4, as: Lanes.self)
+            lanes.replace(with: v, where: v .> lanes)
+            i += Lanes.scalarCount
         }
-        return bestValue.isNaN ? 0 : best
+        var largest = lanes.max()
+        while i < count {
+            if values[i] > largest { largest = values[i] }
+            i += 1
+        }
+        i = 0
+        let target = Lanes(repeating: largest)
+        while i + Lanes.scalarCount <= count {
+            let equal = raw.loadUnaligned(fromByteOffset: i * 4, as: Lanes.self) .== target
+            if any(equal) {
+                for lane in 0 ..< Lanes.scalarCount where equal[lane] { return i + lane }
+            }
+            i += Lanes.scalarCount
+        }
+        while i < count {
+            if values[i] == largest { return i }
+            i += 1
+        }
+        return 0
     }
 
     /// `LibstdcxxOrdering.partialSortDescending`, the order of an anchor's top classes.
