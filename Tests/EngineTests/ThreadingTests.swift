@@ -201,6 +201,29 @@ final class ThreadingTests: XCTestCase {
 
     /// Every task of every dispatch runs exactly once, on a worker index in range, with no two
     /// concurrent tasks sharing a worker index.
+    /// Workers park once a job is long past, but not inside an invocation, however long a serial
+    /// stretch of it lasts; after it ends they park again.
+    func testPoolWorkersDoNotParkInsideAnInvocation() {
+        let pool = WorkerPool(threadCount: 3, minimumWork: 0)
+        defer { pool.shutdown() }
+        func waitUntil(_ condition: () -> Bool) -> Bool {
+            for _ in 0 ..< 2000 where !condition() { usleep(1000) }
+            return condition()
+        }
+        XCTAssertTrue(waitUntil { pool.parkedWorkers == 2 }, "idle workers park")
+        pool.beginInvocation()
+        pool.run(tasks: 8, NoWork())
+        XCTAssertTrue(waitUntil { pool.parkedWorkers == 0 }, "the job wakes the workers")
+        usleep(20_000)  // a serial stretch far longer than the spin and yield
+        XCTAssertEqual(pool.parkedWorkers, 0, "a worker parked inside the invocation")
+        pool.endInvocation()
+        XCTAssertTrue(waitUntil { pool.parkedWorkers == 2 }, "workers park after the invocation")
+    }
+
+    private struct NoWork: PoolJob {
+        func run(task: Int, worker: Int) {}
+    }
+
     func testPoolRunsEveryTaskOnce() {
         let pool = WorkerPool(threadCount: 3, minimumWork: 0)
         defer { pool.shutdown() }

@@ -99,6 +99,8 @@ public final class Session {
     /// Runs every operator in order.
     /// - Parameter stopAfter: run only operators `0...stopAfter` (for bisecting a mismatch).
     public func invoke(stopAfter: Int? = nil) {
+        pool.beginInvocation()
+        defer { pool.endInvocation() }
         var memory = self.memory
         let last = stopAfter ?? Int.max
         // The steps are used in place (`for step in` copied each one, retaining its node's arrays
@@ -131,6 +133,8 @@ public final class Session {
     /// execution order. Of fused operators (see `Plan.fusedOperators`) the first has the time of
     /// all, the others 0.
     public func invokeProfiled() -> [(node: Node, nanoseconds: UInt64)] {
+        pool.beginInvocation()
+        defer { pool.endInvocation() }
         var memory = self.memory
         var times = [(node: Node, nanoseconds: UInt64)]()
         times.reserveCapacity(plan.graph.nodes.count)

@@ -26,7 +26,11 @@ import CX86Intrinsics
 ///
 /// Between operators the workers spin on the job counter for a while (an operator's successor
 /// usually follows within microseconds), then yield, then park on a condition variable; an idle
-/// session costs no CPU. The caller, once out of tasks, spins briefly for the last ones to finish,
+/// session costs no CPU. Inside an invocation (`beginInvocation` … `endInvocation`) they do not
+/// park: a serial operator (a detector's post-process, 0.2 ms) would outlast the spin, and the
+/// next parallel operator would then wait for a parked thread to be woken (tens of
+/// microseconds, longer in a VM whose idle virtual CPU the host must schedule again); the
+/// time to park counts from the end of the invocation. The caller, once out of tasks, spins briefly for the last ones to finish,
 /// then sleeps until the last worker wakes it: on a machine busy with other processes, a thread
 /// that sleeps is scheduled again promptly, one that spins or yields loses its turn. Dispatching allocates nothing: the job is a value on the caller's stack,
 /// which workers reach through a pointer and its type (a closure would be boxed on the heap the
@@ -68,6 +72,8 @@ final class WorkerPool: @unchecked Sendable {
     private let state = Atomic<UInt64>(0)
     private static let closed: UInt64 = 1 << 31, joinedMask: UInt64 = (1 << 31) - 1
     private let stopping = Atomic<Bool>(false)
+    /// An invocation is running (`beginInvocation`): workers wait for its next job without parking.
+    private let invoking = Atomic<Bool>(false)
     /// The caller sleeps on `finished` until no worker is inside the closed job.
     private let callerSleeping = Atomic<Bool>(false)
     /// The current job: its address on the caller's stack, and a function that runs a task of it,
@@ -191,6 +197,22 @@ final class WorkerPool: @unchecked Sendable {
         }
     }
 
+    /// Marks the start of an invocation: until `endInvocation`, waiting workers yield but do not
+    /// park (see the type's documentation). Called by the session's thread only.
+    func beginInvocation() {
+        guard threadCount > 1 else { return }
+        invoking.store(true, ordering: .relaxed)
+    }
+
+    /// Marks the end of an invocation: workers park once they have waited their usual time from now.
+    func endInvocation() {
+        guard threadCount > 1 else { return }
+        invoking.store(false, ordering: .relaxed)
+    }
+
+    /// Workers parked (or about to park) waiting for a job (for tests).
+    var parkedWorkers: Int { sleepers.load(ordering: .sequentiallyConsistent) }
+
     /// Returns once every worker that joined the (closed) current job has left it: spins a little
     /// (the last tasks usually end within microseconds), then sleeps on `finished`.
     private func waitForWorkers() {
@@ -272,8 +294,9 @@ final class WorkerPool: @unchecked Sendable {
     private static func generation(_ epoch: Int) -> UInt64 { UInt64(truncatingIfNeeded: epoch) & 0xffff_ffff }
 
     /// Spins, then yields, then parks until `epoch` differs from `seen`; returns the new value.
+    /// Inside an invocation it does not park, and the wait counts from the last moment it saw one.
     private func waitForJob(after seen: Int) -> Int {
-        let start = Self.now()
+        var start = Self.now()
         var spins = 0
         while true {
             let current = epoch.load(ordering: .acquiring)
@@ -281,7 +304,12 @@ final class WorkerPool: @unchecked Sendable {
             swiftlite_spin_pause()
             spins &+= 1
             guard spins & 255 == 0 else { continue }
-            let elapsed = Self.now() &- start
+            let time = Self.now()
+            if invoking.load(ordering: .relaxed) {
+                // Past the spin, stay in the yielding phase (never parked) while it lasts.
+                start = max(start, time &- Self.spinNanoseconds &- 1)
+            }
+            let elapsed = time &- start
             if elapsed > Self.spinNanoseconds + Self.yieldNanoseconds { break }
             if elapsed > Self.spinNanoseconds { sched_yield() }
         }
