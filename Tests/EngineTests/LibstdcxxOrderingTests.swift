@@ -84,7 +84,7 @@ final class LibstdcxxOrderingTests: XCTestCase {
         }
         var rng = KernelTestRandom(seed: 5)
         let pool: [Float] = [0, -0, 1, -1, 0.5, 0.5000001, .infinity, -.infinity, .leastNonzeroMagnitude, -.leastNonzeroMagnitude,
-                             .greatestFiniteMagnitude, 3e-39, 0.75, 0.25]
+                             .greatestFiniteMagnitude, .leastNormalMagnitude / 4, 0.75, 0.25]  // a subnormal too
         for count in [1, 2, 7, 100, 2000] {
             for trial in 0 ..< 4 {
                 let values = (0 ..< count).map { _ in

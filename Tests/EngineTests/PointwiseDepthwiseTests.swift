@@ -125,8 +125,8 @@ final class PointwiseDepthwiseTests: XCTestCase {
         let pg = Conv2D.Geometry(batches: 1, inputHeight: 8, inputWidth: 8, inputChannels: 4, outputHeight: 8, outputWidth: 8,
                                  outputChannels: 16, filterHeight: 1, filterWidth: 1, strideHeight: 1, strideWidth: 1,
                                  dilationHeight: 1, dilationWidth: 1, padTop: 0, padLeft: 0)
-        let pointwise = Conv2DFloat32(geometry: pg, filter: UnsafeBufferPointer(start: [Float](repeating: 1, count: 64), count: 64),
-                                      bias: nil, range: 0 ... 6)
+        let ones = [Float](repeating: 1, count: 64)
+        let pointwise = ones.withUnsafeBufferPointer { Conv2DFloat32(geometry: pg, filter: $0, bias: nil, range: 0 ... 6) }
         func depthwise(_ filter: (Int, Int), dilation: (Int, Int) = (1, 1)) -> DepthwiseConv2DFloat32 {
             let g = DepthwiseConv2D.Geometry.oneImage(input: (8, 8), channels: 16, filter: filter, stride: (1, 1), dilation: dilation, padding: .same)
             let w = [Float](repeating: 1, count: filter.0 * filter.1 * 16)

@@ -102,7 +102,7 @@ final class MetadataWriterTests: XCTestCase {
         XCTAssertEqual(golden["written_matches_original"] as? Bool, true)
         let written = try MetadataWriter.write(model: try Self.stripped(TaskFixtures.efficientnetF32), try Self.efficientnetRequest())
         XCTAssertEqual(Self.hex(written), golden["written_sha256"] as? String, "the writer no longer writes the bytes MediaPipe accepted")
-        var options = ImageClassifierOptions(modelData: Data(written))
+        let options = ImageClassifierOptions(modelData: Data(written))
         options.maxResults = 5
         let result = try ImageClassifier(options: options).classify(image: try TaskFixtures.demoCatImage())
         let ours = result.classifications[0].categories
