@@ -46,8 +46,9 @@ struct ByteLookupKernel: PartitionedKernel {
     }
 
     func eval(_ memory: TensorMemory) {
-        // A look-up costs about as much as 24 multiply-adds of a convolution, an addition one.
-        memory.parallelize(self, count: count, granularity: 64, work: offset == nil ? count * 24 : count)
+        // A look-up costs about a cycle, as much as 16 multiply-adds of a convolution; an
+        // addition (vectorized) about one.
+        memory.parallelize(self, count: count, granularity: 64, work: offset == nil ? count * 16 : count)
     }
 
     func evalPart(_ range: Range<Int>, step: Int, worker: Int, memory: TensorMemory) {
