@@ -136,8 +136,9 @@ final class QuantizedTilingTests: XCTestCase {
         XCTAssertEqual(middle.columns.parts, 1)
         XCTAssertEqual(middle.rows.parts, 196 / Conv2DQuantized.minimumPartRows)
         // 100 pixels would be 3 parts of 32 or more: 2, one per thread, so that neither waits
-        // for the other's second part.
-        let head = try conv([1, 10, 10, 768], k: 1, stride: 1, cout: 768)
+        // for the other's second part. (512 × 512 weights stay under `cachedWeightBytes` in
+        // every tier; the AVX2 and portable tiers pack them as 16-bit values.)
+        let head = try conv([1, 10, 10, 512], k: 1, stride: 1, cout: 512)
         XCTAssertEqual(head.columns.parts, 1)
         XCTAssertEqual(head.rows.parts, 2)
         let early = try conv([1, 224, 224, 3], k: 3, stride: 2, cout: 32)
