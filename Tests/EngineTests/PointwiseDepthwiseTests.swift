@@ -162,6 +162,22 @@ final class PointwiseDepthwiseTests: XCTestCase {
             let fused = try Plan(graph: graph), unfused = try Plan(graph: graph, preserveAllTensors: true)
             XCTAssertFalse(fused.fusedOperators.isEmpty, "\(url.lastPathComponent) has expansions into 3×3 depthwise layers")
             XCTAssertTrue(unfused.fusedOperators.isEmpty)
+            // A tensor between fused operators is written only by a run that stops there, so
+            // its bytes are reused by tensors written after its run.
+            let between = Set(fused.fusedOperators.map { $0 - 1 })
+            for stop in between.sorted() {
+                var runEnd = stop + 1
+                while between.contains(runEnd) { runEnd += 1 }
+                let t = graph.nodes[stop].outputs[0]
+                let offset = try XCTUnwrap(fused.arenaOffsets[t])
+                let bytes = offset ..< offset + fused.tensors[t].byteCount
+                let reused = graph.nodes[(runEnd + 1)...].contains { node in
+                    node.outputs.contains { u in
+                        fused.arenaOffsets[u].map { bytes.overlaps($0 ..< $0 + fused.tensors[u].byteCount) } ?? false
+                    }
+                }
+                XCTAssertTrue(reused, "\(url.lastPathComponent): tensor \(t) between fused operators keeps its bytes to itself")
+            }
             let reference = try Session(plan: unfused, threadCount: 1)
             var values = SeededFloats(state: 5)
             for t in graph.inputs {
@@ -180,10 +196,10 @@ final class PointwiseDepthwiseTests: XCTestCase {
                     XCTAssertEqual(differences(session.bytes(ofTensor: t), reference.bytes(ofTensor: t)), 0,
                                    "\(url.lastPathComponent) output \(t), \(threads) threads: bytes that differ")
                 }
-                // Stop before each of the first fused operators (after an expansion, or between a
-                // depthwise layer and its projection): the output of the one before is written.
-                // (The inputs again: their memory is reused once read.)
-                for stop in fused.fusedOperators.prefix(4).map({ $0 - 1 }) {
+                // Stop before each fused operator (after an expansion, or between a depthwise
+                // layer and its projection; the first few only on more threads): the output of
+                // the one before is written. (The inputs again: their memory is reused once read.)
+                for stop in fused.fusedOperators.prefix(threads == 1 ? Int.max : 4).map({ $0 - 1 }) {
                     let written = graph.nodes[stop].outputs[0]
                     for t in graph.inputs { try session.copy(reference.bytes(ofTensor: t), toTensor: t) }
                     session.invoke(stopAfter: stop)

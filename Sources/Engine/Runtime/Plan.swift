@@ -196,6 +196,11 @@ public final class Plan: Sendable {
             for t in node.inputs where t >= 0 { last[t] = max(last[t], readUntil[step]) }
             for t in node.outputs { first[t] = min(first[t], step); last[t] = max(last[t], step) }
         }
+        // An operator followed by one fused into it writes its output only when an invocation
+        // stops right after it (`Session.invoke(stopAfter:)`), and nothing runs after that.
+        for (step, node) in graph.nodes.enumerated() where fusedIndices.contains(step + 1) {
+            for t in node.outputs where t >= 0 { last[t] = step }
+        }
         for t in graph.outputs { last[t] = end }
         for t in tensors where t.isVariable || preserveAll { first[t.index] = -1; last[t.index] = end }
 
