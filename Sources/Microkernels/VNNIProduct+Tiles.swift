@@ -25,8 +25,14 @@ extension VNNIProduct {
                     let count = min(blockRows, rows - start)
                     var block = Block(a: a + start * rowStride, rowStride: rowStride, firstRow: start, corrections: corrections)
                     if signed {
-                        for r in 0 ..< count {
-                            flipSignBits(block.a + r * rowStride, to: flipped.baseAddress! + r * depth)
+                        if rowStride == depth {
+                            // Adjacent rows (a 1 × 1 convolution's pixels): one run of bytes, so
+                            // that short rows do not each pay for a masked tail.
+                            flipSignBits(block.a, to: flipped.baseAddress!, count: count * depth)
+                        } else {
+                            for r in 0 ..< count {
+                                flipSignBits(block.a + r * rowStride, to: flipped.baseAddress! + r * depth, count: depth)
+                            }
                         }
                         block = Block(a: UnsafePointer(flipped.baseAddress!), rowStride: depth, firstRow: start,
                                       corrections: corrections)
@@ -75,10 +81,10 @@ extension VNNIProduct {
         return (b0, b1, b2, b3)
     }
 
-    /// `depth` bytes from `source` to `destination` with their top bits flipped (`Int8` x as
+    /// `count` bytes from `source` to `destination` with their top bits flipped (`Int8` x as
     /// `UInt8` x + 128), 64 at a time, the last ones by masked loads and stores.
     @inline(always)
-    private func flipSignBits(_ source: UnsafePointer<UInt8>, to destination: UnsafeMutablePointer<UInt8>) {
+    private func flipSignBits(_ source: UnsafePointer<UInt8>, to destination: UnsafeMutablePointer<UInt8>, count depth: Int) {
         let flip = SIMD16<Int32>(repeating: Int32(bitPattern: 0x8080_8080))
         var k = 0
         while k + 64 <= depth {

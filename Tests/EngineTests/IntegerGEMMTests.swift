@@ -41,9 +41,6 @@ final class IntegerGEMMTests: XCTestCase {
         }
     }
 
-    /// Narrow products run in taller tiles (16 rows of one panel, 8 rows of two): row counts
-    /// below, at and above those heights, so the 4-row and 1-row tiles finish each run of them,
-    /// and column counts that end in each tile width.
     /// The weight-bytes form (what CONV_2D and FULLY_CONNECTED pack at prepare) against the
     /// reference with each weight read as `encoding.value(byte)`: uint8 with zero points at both
     /// ends and the middle, int8, and rows shorter than the depth (im2col padding, read as 0).
@@ -81,6 +78,9 @@ final class IntegerGEMMTests: XCTestCase {
         }
     }
 
+    /// Narrow products run in taller tiles (16 rows of one panel, 8 rows of two): row counts
+    /// below, at and above those heights, so the 4-row and 1-row tiles finish each run of them,
+    /// and column counts that end in each tile width.
     func testTallTilesMatchReference() {
         var rng = KernelTestRandom(seed: 3)
         for columns in [1, 16, 17, 24, 32, 33, 48, 80] {
@@ -88,8 +88,10 @@ final class IntegerGEMMTests: XCTestCase {
                 let depth = [1, 5, 16, 27][(columns + rows) % 4]
                 let rowStride = depth + rows % 2
                 let a = (0 ..< rows * rowStride).map { _ in UInt8.random(in: 0 ... 255, using: &rng) }
+                // Extremes of an 8-bit span, which every layout packs (`.avx512vnni`'s tiles
+                // included; nine-bit spans fall back to the next layout, see above).
                 let weights = (0 ..< columns * depth).map { i -> Int32 in
-                    i % 5 == 0 ? (i % 2 == 0 ? 255 : -255) : Int32.random(in: -255 ... 255, using: &rng)
+                    i % 5 == 0 ? (i % 2 == 0 ? 127 : -128) : Int32.random(in: -128 ... 127, using: &rng)
                 }
                 let bias = (0 ..< columns).map { _ in Int32.random(in: -100_000 ... 100_000, using: &rng) }
                 let signed = rows % 2 == 0
@@ -100,8 +102,37 @@ final class IntegerGEMMTests: XCTestCase {
                 for layout in IntegerGEMM.Layout.allCases {
                     let gemm = IntegerGEMM(columns: columns, depth: depth, activationZeroPoint: zeroPoint, signedActivations: signed,
                                            layout: layout, weight: { weights[$0 * depth + $1] }, bias: { bias[$0] })
+                    XCTAssertEqual(gemm.layout, layout)
                     let actual = accumulators(gemm, a, rows: rows, rowStride: rowStride)
                     XCTAssertEqual(actual, expected, "\(gemm.layout): rows \(rows), columns \(columns), depth \(depth), signed \(signed)")
+                }
+            }
+        }
+    }
+
+    /// Signed activations in adjacent rows (a 1 × 1 convolution's pixels, flipped to unsigned a
+    /// block of rows at a time as one run of bytes) over several blocks of rows, against rows
+    /// with gaps between them (flipped row by row): both give the reference's accumulators.
+    func testSignedRowsAcrossBlocksMatchReference() {
+        var rng = KernelTestRandom(seed: 11)
+        for (columns, depth) in [(16, 16), (96, 16), (24, 27), (33, 200)] {
+            for gap in [0, 3] {
+                // More than two blocks of rows (at most 256 rows each), the last one partial.
+                let rows = 2 * 256 + 37, rowStride = depth + gap
+                let a = (0 ..< rows * rowStride).map { _ in UInt8.random(in: 0 ... 255, using: &rng) }
+                // int8 weights: every layout packs them (`.avx512vnni` takes spans of 256 values).
+                let weights = (0 ..< columns * depth).map { _ in Int32.random(in: -128 ... 127, using: &rng) }
+                let bias = (0 ..< columns).map { _ in Int32.random(in: -100_000 ... 100_000, using: &rng) }
+                let zeroPoint = Int32.random(in: -128 ... 127, using: &rng)
+                let expected = IntegerGEMM.reference(a, rows: rows, rowStride: rowStride, columns: columns, depth: depth,
+                                                     activationZeroPoint: zeroPoint, signedActivations: true,
+                                                     weight: { weights[$0 * depth + $1] }, bias: { bias[$0] })
+                for layout in IntegerGEMM.Layout.allCases {
+                    let gemm = IntegerGEMM(columns: columns, depth: depth, activationZeroPoint: zeroPoint, signedActivations: true,
+                                           layout: layout, weight: { weights[$0 * depth + $1] }, bias: { bias[$0] })
+                    XCTAssertEqual(gemm.layout, layout)
+                    let actual = accumulators(gemm, a, rows: rows, rowStride: rowStride)
+                    XCTAssertEqual(actual, expected, "\(gemm.layout): columns \(columns), depth \(depth), row stride \(rowStride)")
                 }
             }
         }
