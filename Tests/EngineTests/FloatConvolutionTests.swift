@@ -74,7 +74,7 @@ final class FloatConvolutionTests: XCTestCase {
     }
 
     func testDepthwiseMatchesReference() {
-        for channels in [1, 8, 15, 16, 17, 32, 40] {
+        for channels in [1, 8, 15, 16, 17, 24, 31, 32, 40] {
             for stride in [(1, 1), (2, 2), (2, 1), (3, 3)] {
                 for padding in [Padding.same, .valid] {
                     // 3×3 windows: widths with no inside pixels, fewer than four, and several steps of four.

@@ -69,11 +69,72 @@ extension DepthwiseConv2DFloat32 {
         if channels.upperBound == c { tailChannels(rows, xOrigin: xOrigin, dst) }
     }
 
-    /// The channels past the last whole group of 16 of one output pixel, scalar, clipped across.
+    /// The channels past the last whole group of 16 of one output pixel whose window crosses an
+    /// edge across: the 8 of `tailTaps` (where there are) as in `insideTail8`, taps outside the
+    /// input reading the row of zeros; the rest `scalarTail`.
     func tailChannels(_ rows: Rows, xOrigin: Int, _ dst: UnsafeMutablePointer<Float>) {
+        if let tailTaps {
+            let g = geometry, c = g.outputChannels, first = c / Lanes.scalarCount * Lanes.scalarCount
+            let zeros = UnsafeRawPointer(zeroRow!.pointer)
+            func tap(_ row: UnsafePointer<Float>, _ kx: Int) -> UnsafeRawPointer {
+                let ix = xOrigin + kx
+                return ix >= 0 && ix < g.inputWidth ? UnsafeRawPointer(row + ix * c + first) : zeros
+            }
+            let filter = UnsafeRawPointer(tailTaps.pointer), vector = MemoryLayout<Half>.stride
+            func w(_ k: Int) -> Half { filter.loadUnaligned(fromByteOffset: k * vector, as: Half.self) }
+            var acc = w(0)
+            acc = acc.addingProduct(tap(rows.0, 0).loadUnaligned(as: Half.self), w(1))
+            acc = acc.addingProduct(tap(rows.0, 1).loadUnaligned(as: Half.self), w(2))
+            acc = acc.addingProduct(tap(rows.0, 2).loadUnaligned(as: Half.self), w(3))
+            acc = acc.addingProduct(tap(rows.1, 0).loadUnaligned(as: Half.self), w(4))
+            acc = acc.addingProduct(tap(rows.1, 1).loadUnaligned(as: Half.self), w(5))
+            acc = acc.addingProduct(tap(rows.1, 2).loadUnaligned(as: Half.self), w(6))
+            acc = acc.addingProduct(tap(rows.2, 0).loadUnaligned(as: Half.self), w(7))
+            acc = acc.addingProduct(tap(rows.2, 1).loadUnaligned(as: Half.self), w(8))
+            acc = acc.addingProduct(tap(rows.2, 2).loadUnaligned(as: Half.self), w(9))
+            UnsafeMutableRawPointer(dst + first).storeBytes(of: FloatGEMM.clamp(acc, range.lowerBound, range.upperBound), as: Half.self)
+        }
+        if geometry.outputChannels % Half.scalarCount != 0 { scalarTail(rows, xOrigin: xOrigin, dst) }
+    }
+
+    /// The 8 channels of `tailTaps` (those after the last whole group of 16) of the output pixels
+    /// `pixels`, whose windows lie inside the input across; `dst` is the output row. Each pixel's
+    /// sum is the bias, then one FMA per tap in the order of the groups of 16, so these channels
+    /// round as the others do. The taps stay in registers across the row's pixels.
+    func insideTail8(_ rows: Rows, _ dst: UnsafeMutablePointer<Float>, pixels: Range<Int>) {
+        let g = geometry, c = g.outputChannels, first = c / Lanes.scalarCount * Lanes.scalarCount
+        let filter = UnsafeRawPointer(tailTaps!.pointer), vector = MemoryLayout<Half>.stride
+        func w(_ k: Int) -> Half { filter.loadUnaligned(fromByteOffset: k * vector, as: Half.self) }
+        let b = w(0), w1 = w(1), w2 = w(2), w3 = w(3), w4 = w(4), w5 = w(5), w6 = w(6), w7 = w(7), w8 = w(8), w9 = w(9)
+        let lower = range.lowerBound, upper = range.upperBound
+        let pixel = c * MemoryLayout<Float>.stride, step = g.strideWidth * pixel
+        // Byte offset of the first pixel's left tap column, at the tail's first channel.
+        let start = ((pixels.lowerBound * g.strideWidth - g.padLeft) * c + first) * MemoryLayout<Float>.stride
+        let r0 = UnsafeRawPointer(rows.0) + start, r1 = UnsafeRawPointer(rows.1) + start, r2 = UnsafeRawPointer(rows.2) + start
+        let out = UnsafeMutableRawPointer(dst + pixels.lowerBound * c + first)
+        for i in 0 ..< pixels.count {
+            let at = i &* step
+            var acc = b
+            acc = acc.addingProduct(r0.loadUnaligned(fromByteOffset: at, as: Half.self), w1)
+            acc = acc.addingProduct(r0.loadUnaligned(fromByteOffset: at &+ pixel, as: Half.self), w2)
+            acc = acc.addingProduct(r0.loadUnaligned(fromByteOffset: at &+ 2 &* pixel, as: Half.self), w3)
+            acc = acc.addingProduct(r1.loadUnaligned(fromByteOffset: at, as: Half.self), w4)
+            acc = acc.addingProduct(r1.loadUnaligned(fromByteOffset: at &+ pixel, as: Half.self), w5)
+            acc = acc.addingProduct(r1.loadUnaligned(fromByteOffset: at &+ 2 &* pixel, as: Half.self), w6)
+            acc = acc.addingProduct(r2.loadUnaligned(fromByteOffset: at, as: Half.self), w7)
+            acc = acc.addingProduct(r2.loadUnaligned(fromByteOffset: at &+ pixel, as: Half.self), w8)
+            acc = acc.addingProduct(r2.loadUnaligned(fromByteOffset: at &+ 2 &* pixel, as: Half.self), w9)
+            out.storeBytes(of: FloatGEMM.clamp(acc, lower, upper), toByteOffset: i &* pixel, as: Half.self)
+        }
+    }
+
+    /// The channels past the last whole group of 16 (and past the 8 of `tailTaps`, where there
+    /// are) of one output pixel, scalar, clipped across.
+    func scalarTail(_ rows: Rows, xOrigin: Int, _ dst: UnsafeMutablePointer<Float>) {
         let g = geometry
         let c = g.outputChannels
-        for ch in c / Lanes.scalarCount * Lanes.scalarCount ..< c {
+        let first = c / Lanes.scalarCount * Lanes.scalarCount + (tailTaps == nil ? 0 : Half.scalarCount)
+        for ch in first ..< c {
             var acc = bias.pointer[ch]
             for ky in 0 ..< 3 {
                 let row = ky == 0 ? rows.0 : ky == 1 ? rows.1 : rows.2

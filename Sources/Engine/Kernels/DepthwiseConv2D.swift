@@ -68,6 +68,7 @@ enum DepthwiseConv2D {
 /// pixel's window. `reference` is the plain scalar definition all are tested against.
 struct DepthwiseConv2DFloat32: TiledKernel {
     typealias Lanes = SIMD16<Float>
+    typealias Half = SIMD8<Float>
     typealias Rows = (UnsafePointer<Float>, UnsafePointer<Float>, UnsafePointer<Float>)
     let geometry: DepthwiseConv2D.Geometry
     let input: Int, output: Int
@@ -78,6 +79,9 @@ struct DepthwiseConv2DFloat32: TiledKernel {
     /// For 3×3 and 5×5 windows (nil for others): per group of 16 channels, the bias then the
     /// k·k taps, `[groups][1 + k·k][16]`.
     let packedTaps: PackedBuffer<Float>?
+    /// For the 3×3 fast path when the channels end 8 or more past a multiple of 16: the bias
+    /// and 9 taps of the 8 channels after the last whole group, `[1 + 9][8]` (`tail8`).
+    let tailTaps: PackedBuffer<Float>?
     /// One input row of zeros, for the 3×3 fast path's rows and taps outside the input.
     let zeroRow: PackedBuffer<Float>?
     /// The ring of `convolvePlanes`, for the windows it takes.
@@ -118,6 +122,7 @@ struct DepthwiseConv2DFloat32: TiledKernel {
         planes = Planes(g)
         guard fast3x3 || planes != nil else {
             packedTaps = nil
+            tailTaps = nil
             zeroRow = nil
             return
         }
@@ -129,6 +134,17 @@ struct DepthwiseConv2DFloat32: TiledKernel {
             for tap in 0 ..< taps { packed.pointer[base + (tap + 1) * Lanes.scalarCount] = filter[tap * c + channel] }
         }
         packedTaps = packed
+        if fast3x3 && c % Lanes.scalarCount >= Half.scalarCount {
+            let first = groups * Lanes.scalarCount
+            let tail = PackedBuffer<Float>(count: 10 * Half.scalarCount, initializedTo: 0)
+            for j in 0 ..< Half.scalarCount {
+                tail.pointer[j] = self.bias.pointer[first + j]
+                for tap in 0 ..< 9 { tail.pointer[(tap + 1) * Half.scalarCount + j] = filter[tap * c + first + j] }
+            }
+            tailTaps = tail
+        } else {
+            tailTaps = nil
+        }
         zeroRow = fast3x3 ? PackedBuffer(count: g.inputWidth * c, initializedTo: 0) : nil
     }
 
@@ -244,7 +260,10 @@ struct DepthwiseConv2DFloat32: TiledKernel {
                 }
             }
             if hasTail {
-                for ox in firstInside ..< lastInside { tailChannels(rows, xOrigin: ox * g.strideWidth - g.padLeft, dst + ox * c) }
+                if tailTaps != nil { insideTail8(rows, dst, pixels: firstInside ..< lastInside) }
+                if c % Half.scalarCount != 0 {
+                    for ox in firstInside ..< lastInside { scalarTail(rows, xOrigin: ox * g.strideWidth - g.padLeft, dst + ox * c) }
+                }
             }
         }
     }
