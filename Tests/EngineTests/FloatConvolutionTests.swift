@@ -96,7 +96,7 @@ final class FloatConvolutionTests: XCTestCase {
     /// 6 channels past the last group); strides across and down; a wide range so that sums are
     /// not clamped.
     func testDepthwise5x5MatchesReference() {
-        for channels in [16, 24, 32, 70] {
+        for channels in [16, 24, 25, 32, 70] {
             for stride in [(1, 1), (2, 2), (2, 1), (1, 2)] {
                 for padding in [Padding.same, .valid] {
                     for size in [(1, 1), (3, 4), (5, 5), (7, 7), (9, 14), (14, 14), (6, 31)]

@@ -301,6 +301,25 @@ struct DepthwiseConv2DFloat32: TiledKernel {
             UnsafeMutableRawPointer(dst + ch).storeBytes(of: FloatGEMM.clamp(acc, lower, upper), as: Lanes.self)
             ch += Lanes.scalarCount
         }
+        // Eight of the channels past the last group of 16 in half-width vectors, the same sums.
+        if ch + Half.scalarCount <= end {
+            var acc = biasRaw.loadUnaligned(fromByteOffset: ch * stride, as: Half.self)
+            var ky = kyStart
+            while ky < kyEnd {
+                let iy = yOrigin + ky * g.dilationHeight
+                var kx = kxStart
+                while kx < kxEnd {
+                    let ix = xOrigin + kx * g.dilationWidth
+                    let x = raw.loadUnaligned(fromByteOffset: ((iy * g.inputWidth + ix) * c + ch) * stride, as: Half.self)
+                    let w = filter.loadUnaligned(fromByteOffset: ((ky * g.filterWidth + kx) * c + ch) * stride, as: Half.self)
+                    acc = acc.addingProduct(x, w)
+                    kx += 1
+                }
+                ky += 1
+            }
+            UnsafeMutableRawPointer(dst + ch).storeBytes(of: FloatGEMM.clamp(acc, lower, upper), as: Half.self)
+            ch += Half.scalarCount
+        }
         while ch < end {
             var acc = bias.pointer[ch]
             for ky in kyStart ..< max(kyStart, kyEnd) {
