@@ -27,12 +27,11 @@ import os
 import subprocess
 import sys
 import tempfile
-import time
 
 import numpy as np
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-EXE = os.path.join(ROOT, ".build", "release", "swiftlite")
+from compare_litert import EXE, litert_round  # this folder is the script's first import path
+
 ROUNDS = int(os.environ.get("ROUNDS", "5"))
 RUNS = int(os.environ.get("RUNS", "200"))
 
@@ -114,15 +113,6 @@ def build(key, int8, directory, number):
     return path
 
 
-def litert_round(interpreter, runs):
-    times = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        interpreter.invoke()
-        times.append((time.perf_counter() - start) * 1e6)
-    return float(np.median(times))
-
-
 def swiftlite_round(path, threads, runs):
     out = subprocess.run([EXE, "bench", path, "--runs", str(runs), "--warmup", "10", "--threads", str(threads), "--json"],
                          check=True, capture_output=True, text=True).stdout
@@ -183,7 +173,7 @@ def main():
                 interpreter.invoke()
             ours, theirs = [], []
             for _ in range(ROUNDS):
-                theirs.append(litert_round(interpreter, RUNS))
+                theirs.append(litert_round(interpreter, RUNS) * 1e3)
                 ours.append(swiftlite_round(path, threads, RUNS))
             ratios = [a / b for a, b in zip(ours, theirs)]
             rows.append((key, count, float(np.median(theirs)), float(np.median(ours)), ratios))

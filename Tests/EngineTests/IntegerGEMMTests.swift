@@ -31,16 +31,9 @@ final class IntegerGEMMTests: XCTestCase {
                 let bias = (0 ..< columns).map { _ in Int32.random(in: -100_000 ... 100_000, using: &rng) }
                 let signed = (columns + depth) % 2 == 1
                 let zeroPoint = Int32.random(in: 0 ... 255, using: &rng) - (signed ? 128 : 0)
-                let expected = IntegerGEMM.reference(a, rows: rows, rowStride: rowStride, columns: columns, depth: depth,
-                                                     activationZeroPoint: zeroPoint, signedActivations: signed,
-                                                     weight: { weights[$0 * depth + $1] }, bias: { bias[$0] })
-                for layout in IntegerGEMM.Layout.allCases {
-                    let gemm = IntegerGEMM(columns: columns, depth: depth, activationZeroPoint: zeroPoint, signedActivations: signed,
-                                           layout: layout, weight: { weights[$0 * depth + $1] }, bias: { bias[$0] })
-                    if !nineBits { XCTAssertEqual(gemm.layout, layout) }
-                    let actual = accumulators(gemm, a, rows: rows, rowStride: rowStride)
-                    XCTAssertEqual(actual, expected, "\(gemm.layout): rows \(rows), columns \(columns), depth \(depth), signed \(signed)")
-                }
+                assertEveryLayoutMatchesReference(a, rows: rows, rowStride: rowStride, columns: columns, depth: depth,
+                                                  weights: weights, bias: bias, zeroPoint: zeroPoint, signed: signed,
+                                                  packedAsAsked: !nineBits)
             }
         }
     }
@@ -100,16 +93,9 @@ final class IntegerGEMMTests: XCTestCase {
                 let bias = (0 ..< columns).map { _ in Int32.random(in: -100_000 ... 100_000, using: &rng) }
                 let signed = rows % 2 == 0
                 let zeroPoint = Int32.random(in: 0 ... 255, using: &rng) - (signed ? 128 : 0)
-                let expected = IntegerGEMM.reference(a, rows: rows, rowStride: rowStride, columns: columns, depth: depth,
-                                                     activationZeroPoint: zeroPoint, signedActivations: signed,
-                                                     weight: { weights[$0 * depth + $1] }, bias: { bias[$0] })
-                for layout in IntegerGEMM.Layout.allCases {
-                    let gemm = IntegerGEMM(columns: columns, depth: depth, activationZeroPoint: zeroPoint, signedActivations: signed,
-                                           layout: layout, weight: { weights[$0 * depth + $1] }, bias: { bias[$0] })
-                    XCTAssertEqual(gemm.layout, layout)
-                    let actual = accumulators(gemm, a, rows: rows, rowStride: rowStride)
-                    XCTAssertEqual(actual, expected, "\(gemm.layout): rows \(rows), columns \(columns), depth \(depth), signed \(signed)")
-                }
+                assertEveryLayoutMatchesReference(a, rows: rows, rowStride: rowStride, columns: columns, depth: depth,
+                                                  weights: weights, bias: bias, zeroPoint: zeroPoint, signed: signed,
+                                                  packedAsAsked: true)
             }
         }
     }
@@ -128,16 +114,9 @@ final class IntegerGEMMTests: XCTestCase {
                 let weights = (0 ..< columns * depth).map { _ in Int32.random(in: -128 ... 127, using: &rng) }
                 let bias = (0 ..< columns).map { _ in Int32.random(in: -100_000 ... 100_000, using: &rng) }
                 let zeroPoint = Int32.random(in: -128 ... 127, using: &rng)
-                let expected = IntegerGEMM.reference(a, rows: rows, rowStride: rowStride, columns: columns, depth: depth,
-                                                     activationZeroPoint: zeroPoint, signedActivations: true,
-                                                     weight: { weights[$0 * depth + $1] }, bias: { bias[$0] })
-                for layout in IntegerGEMM.Layout.allCases {
-                    let gemm = IntegerGEMM(columns: columns, depth: depth, activationZeroPoint: zeroPoint, signedActivations: true,
-                                           layout: layout, weight: { weights[$0 * depth + $1] }, bias: { bias[$0] })
-                    XCTAssertEqual(gemm.layout, layout)
-                    let actual = accumulators(gemm, a, rows: rows, rowStride: rowStride)
-                    XCTAssertEqual(actual, expected, "\(gemm.layout): columns \(columns), depth \(depth), row stride \(rowStride)")
-                }
+                assertEveryLayoutMatchesReference(a, rows: rows, rowStride: rowStride, columns: columns, depth: depth,
+                                                  weights: weights, bias: bias, zeroPoint: zeroPoint, signed: true,
+                                                  packedAsAsked: true)
             }
         }
     }
@@ -414,6 +393,24 @@ final class IntegerGEMMTests: XCTestCase {
 
         func store(_ values: SIMD16<Int32>, row: Int, column: Int) {
             for lane in 0 ..< min(16, columns - column) { base[row * columns + column + lane] = values[lane] }
+        }
+    }
+
+    /// Every layout's accumulators for `a` (`rows` rows, `rowStride` apart) equal the reference's;
+    /// with `packedAsAsked`, every layout also packed the weights itself (none fell back).
+    private func assertEveryLayoutMatchesReference(_ a: [UInt8], rows: Int, rowStride: Int, columns: Int, depth: Int,
+                                                   weights: [Int32], bias: [Int32], zeroPoint: Int32, signed: Bool,
+                                                   packedAsAsked: Bool, file: StaticString = #filePath, line: UInt = #line) {
+        let expected = IntegerGEMM.reference(a, rows: rows, rowStride: rowStride, columns: columns, depth: depth,
+                                             activationZeroPoint: zeroPoint, signedActivations: signed,
+                                             weight: { weights[$0 * depth + $1] }, bias: { bias[$0] })
+        for layout in IntegerGEMM.Layout.allCases {
+            let gemm = IntegerGEMM(columns: columns, depth: depth, activationZeroPoint: zeroPoint, signedActivations: signed,
+                                   layout: layout, weight: { weights[$0 * depth + $1] }, bias: { bias[$0] })
+            if packedAsAsked { XCTAssertEqual(gemm.layout, layout, file: file, line: line) }
+            let actual = accumulators(gemm, a, rows: rows, rowStride: rowStride)
+            XCTAssertEqual(actual, expected, "\(gemm.layout): rows \(rows) (stride \(rowStride)), columns \(columns), depth \(depth), signed \(signed)",
+                           file: file, line: line)
         }
     }
 

@@ -282,42 +282,34 @@ struct DepthwiseConv2DFloat32: TiledKernel {
         let kyEnd = min(g.filterHeight, (g.inputHeight - yOrigin + g.dilationHeight - 1) / g.dilationHeight)
         let kxStart = max(0, (-xOrigin + g.dilationWidth - 1) / g.dilationWidth)
         let kxEnd = min(g.filterWidth, (g.inputWidth - xOrigin + g.dilationWidth - 1) / g.dilationWidth)
-        var ch = channels.lowerBound
-        while ch < vectorEnd {
-            var acc = biasRaw.loadUnaligned(fromByteOffset: ch * stride, as: Lanes.self)
+        /// The window's sum for the `V.scalarCount` channels from `ch`: bias, then one FMA per tap
+        /// inside the input, row by row.
+        @inline(__always)
+        func windowSum<V: SIMD>(_: V.Type, channel ch: Int) -> V where V.Scalar == Float {
+            var acc = biasRaw.loadUnaligned(fromByteOffset: ch * stride, as: V.self)
             var ky = kyStart
             while ky < kyEnd {
                 let iy = yOrigin + ky * g.dilationHeight
                 var kx = kxStart
                 while kx < kxEnd {
                     let ix = xOrigin + kx * g.dilationWidth
-                    let x = raw.loadUnaligned(fromByteOffset: ((iy * g.inputWidth + ix) * c + ch) * stride, as: Lanes.self)
-                    let w = filter.loadUnaligned(fromByteOffset: ((ky * g.filterWidth + kx) * c + ch) * stride, as: Lanes.self)
+                    let x = raw.loadUnaligned(fromByteOffset: ((iy * g.inputWidth + ix) * c + ch) * stride, as: V.self)
+                    let w = filter.loadUnaligned(fromByteOffset: ((ky * g.filterWidth + kx) * c + ch) * stride, as: V.self)
                     acc = acc.addingProduct(x, w)
                     kx += 1
                 }
                 ky += 1
             }
-            UnsafeMutableRawPointer(dst + ch).storeBytes(of: FloatGEMM.clamp(acc, lower, upper), as: Lanes.self)
+            return acc
+        }
+        var ch = channels.lowerBound
+        while ch < vectorEnd {
+            UnsafeMutableRawPointer(dst + ch).storeBytes(of: FloatGEMM.clamp(windowSum(Lanes.self, channel: ch), lower, upper), as: Lanes.self)
             ch += Lanes.scalarCount
         }
         // Eight of the channels past the last group of 16 in half-width vectors, the same sums.
         if ch + Half.scalarCount <= end {
-            var acc = biasRaw.loadUnaligned(fromByteOffset: ch * stride, as: Half.self)
-            var ky = kyStart
-            while ky < kyEnd {
-                let iy = yOrigin + ky * g.dilationHeight
-                var kx = kxStart
-                while kx < kxEnd {
-                    let ix = xOrigin + kx * g.dilationWidth
-                    let x = raw.loadUnaligned(fromByteOffset: ((iy * g.inputWidth + ix) * c + ch) * stride, as: Half.self)
-                    let w = filter.loadUnaligned(fromByteOffset: ((ky * g.filterWidth + kx) * c + ch) * stride, as: Half.self)
-                    acc = acc.addingProduct(x, w)
-                    kx += 1
-                }
-                ky += 1
-            }
-            UnsafeMutableRawPointer(dst + ch).storeBytes(of: FloatGEMM.clamp(acc, lower, upper), as: Half.self)
+            UnsafeMutableRawPointer(dst + ch).storeBytes(of: FloatGEMM.clamp(windowSum(Half.self, channel: ch), lower, upper), as: Half.self)
             ch += Half.scalarCount
         }
         while ch < end {
