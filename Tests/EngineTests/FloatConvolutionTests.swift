@@ -9,7 +9,7 @@ final class FloatConvolutionTests: XCTestCase {
     /// One convolution through `Conv2DFloat32.convolve` and its scalar reference.
     private func checkConv(batches: Int = 1, input: (Int, Int), channels: Int, filter: (Int, Int), outputChannels: Int,
                            stride: (Int, Int), dilation: (Int, Int) = (1, 1), padding: Padding, bias: Bool = true,
-                           file: StaticString = #filePath, line: UInt = #line) {
+                           im2col: Bool? = nil, file: StaticString = #filePath, line: UInt = #line) {
         let rows = WindowGeometry(padding: padding, input: input.0, filter: filter.0, stride: stride.0, dilation: dilation.0)
         let cols = WindowGeometry(padding: padding, input: input.1, filter: filter.1, stride: stride.1, dilation: dilation.1)
         let g = Conv2D.Geometry(
@@ -17,6 +17,9 @@ final class FloatConvolutionTests: XCTestCase {
             outputHeight: rows.outputSize, outputWidth: cols.outputSize, outputChannels: outputChannels,
             filterHeight: filter.0, filterWidth: filter.1, strideHeight: stride.0, strideWidth: stride.1,
             dilationHeight: dilation.0, dilationWidth: dilation.1, padTop: rows.paddingBefore, padLeft: cols.paddingBefore)
+        if let im2col {
+            XCTAssertEqual(Conv2DFloat32.rowsWasteTiles(g), im2col, "rows of \(g.outputWidth) pixels", file: file, line: line)
+        }
         var values = SeededFloats(state: UInt64(input.0 * 1000 + channels * 10 + outputChannels))
         let source = values.array(batches * input.0 * input.1 * channels)
         let weights = values.array(outputChannels * g.patchSize), biases = values.array(outputChannels)
@@ -38,13 +41,17 @@ final class FloatConvolutionTests: XCTestCase {
         // Pointwise, including two batches in one product.
         checkConv(batches: 2, input: (5, 6), channels: 3, filter: (1, 1), outputChannels: 17, stride: (1, 1), padding: .valid)
         // In place, unpadded (VALID) and padded (SAME, before and after), strided, dilated in height.
-        checkConv(input: (9, 11), channels: 5, filter: (3, 3), outputChannels: 24, stride: (1, 1), padding: .valid)
-        checkConv(batches: 2, input: (9, 11), channels: 3, filter: (3, 3), outputChannels: 32, stride: (2, 2), padding: .same)
+        checkConv(input: (9, 11), channels: 5, filter: (3, 3), outputChannels: 24, stride: (1, 1), padding: .valid, im2col: false)
+        checkConv(batches: 2, input: (9, 15), channels: 3, filter: (3, 3), outputChannels: 32, stride: (2, 2), padding: .same, im2col: false)
         checkConv(input: (8, 8), channels: 4, filter: (3, 3), outputChannels: 40, stride: (1, 1), padding: .same, bias: false)
-        checkConv(input: (10, 7), channels: 2, filter: (2, 3), outputChannels: 9, stride: (3, 2), padding: .same)
+        checkConv(input: (10, 17), channels: 2, filter: (2, 3), outputChannels: 9, stride: (3, 2), padding: .same, im2col: false)
         checkConv(input: (12, 9), channels: 3, filter: (3, 2), outputChannels: 16, stride: (1, 1), dilation: (2, 1), padding: .same)
         // A strided 1×1 is not pointwise: it reads in place.
-        checkConv(input: (7, 7), channels: 8, filter: (1, 1), outputChannels: 8, stride: (2, 2), padding: .valid)
+        checkConv(input: (7, 15), channels: 8, filter: (1, 1), outputChannels: 8, stride: (2, 2), padding: .valid, im2col: false)
+        // Rows too short for in-place tiles (5 output pixels across): im2col, whose tiles run
+        // on across rows.
+        checkConv(input: (10, 10), channels: 6, filter: (3, 3), outputChannels: 40, stride: (2, 2), padding: .same, im2col: true)
+        checkConv(input: (5, 5), channels: 6, filter: (3, 3), outputChannels: 17, stride: (2, 2), padding: .same, im2col: true)
         // im2col (dilated across), with chunks of several tiles.
         checkConv(input: (30, 40), channels: 3, filter: (3, 3), outputChannels: 33, stride: (1, 1), dilation: (1, 2), padding: .same)
         checkConv(input: (6, 9), channels: 70, filter: (3, 3), outputChannels: 7, stride: (2, 1), dilation: (2, 2), padding: .valid)

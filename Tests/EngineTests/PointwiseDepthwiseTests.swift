@@ -109,7 +109,7 @@ final class PointwiseDepthwiseTests: XCTestCase {
         // A stem: 3 × 3 stride 2 from 3 channels, padded (SAME) or not, then the depthwise layer.
         try check(input: (17, 15), depth: 3, channels: 32, stride: (1, 1), padding: .same, producer: (3, 2, .same))
         try check(input: (16, 16), depth: 3, channels: 40, stride: (2, 2), padding: .same, producer: (3, 2, .same))
-        try check(input: (13, 11), depth: 5, channels: 17, stride: (1, 1), padding: .valid, producer: (3, 2, .valid))
+        try check(input: (13, 17), depth: 5, channels: 17, stride: (1, 1), padding: .valid, producer: (3, 2, .valid))
         try check(input: (9, 12), depth: 4, channels: 24, stride: (1, 2), padding: .same, producer: (3, 1, .same))
         // Inverted residual blocks: expansion, depthwise, projection (to 24 channels, partial
         // blocks, one channel), and a stem with its depthwise layer and projection.

@@ -55,7 +55,7 @@ struct Conv2DFloat32: PartitionedKernel, TiledKernel {
         if g.isPointwise {
             layout = .pointwise
             scratchBytes = 0
-        } else if g.dilationWidth == 1 {
+        } else if g.dilationWidth == 1 && !Self.rowsWasteTiles(g) {
             // Input pixels the windows reach, padding included.
             let height = max(g.padTop + g.inputHeight, (g.outputHeight - 1) * g.strideHeight + (g.filterHeight - 1) * g.dilationHeight + 1)
             let width = max(g.padLeft + g.inputWidth, (g.outputWidth - 1) * g.strideWidth + g.filterWidth)
@@ -67,10 +67,22 @@ struct Conv2DFloat32: PartitionedKernel, TiledKernel {
                 scratchBytes = height * width * g.inputChannels * floatSize
             }
         } else {
-            let pixels = max(FloatGEMM.tileRows, 64 * 1024 / (g.patchSize * floatSize) / FloatGEMM.tileRows * FloatGEMM.tileRows)
+            // Every chunk is a product that reads all the weights again: a chunk's patches take
+            // 64 KiB, or up to a quarter of the weights' bytes when those are larger (at most
+            // 512 KiB), so that deep weights (SSD's 3 × 3 × 192 → 384: 2.6 MB) pass once, not per 7 pixels.
+            let chunkBytes = min(512 * 1024, max(64 * 1024, g.patchSize * g.outputChannels * floatSize / 4))
+            let pixels = max(FloatGEMM.tileRows, chunkBytes / (g.patchSize * floatSize) / FloatGEMM.tileRows * FloatGEMM.tileRows)
             layout = .im2col(chunkPixels: pixels)
             scratchBytes = min(pixels, g.outputHeight * g.outputWidth) * g.patchSize * floatSize
         }
+    }
+
+    /// Whether output rows are shorter than the float tiles (`FloatGEMM.tileRows`) and there are
+    /// several: in place, each output row is a product of its own, so a row of 5 pixels fills 5 of
+    /// a tile's 7 rows (3: 3 of 7), where im2col's patches run on across rows (25 pixels: 25 of 28).
+    /// SSD's extra layers (10 × 10 → 5 × 5 and smaller); never the 112- and 150-pixel stems.
+    static func rowsWasteTiles(_ g: Conv2D.Geometry) -> Bool {
+        g.outputWidth < FloatGEMM.tileRows && g.batches * g.outputHeight > 1
     }
 
     func eval(_ memory: TensorMemory) {
