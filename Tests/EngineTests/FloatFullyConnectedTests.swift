@@ -142,8 +142,9 @@ final class FloatFullyConnectedTests: XCTestCase {
         assertClose(runTime.output, activated(expected.values, .none), scale: expected.scale, "run time")
     }
 
-    /// The GEMV writes exactly FloatGEMM's bytes for the same row, whole and in column parts, and
-    /// writes nothing outside the columns it is given.
+    /// The GEMV writes exactly FloatGEMM's tile bytes for the same row (computed as the first of
+    /// two, since `multiply` hands a single row to the GEMV), whole and in column parts, and writes
+    /// nothing outside the columns it is given.
     func testGEMVEqualsGEMMRowBitForBit() {
         var values = SeededFloats(state: 9)
         for n in [1, 8, 9, 20, 24, 25, 31, 33, 40, 56, 64, 100, 129, 1000] {
@@ -152,8 +153,9 @@ final class FloatFullyConnectedTests: XCTestCase {
                 let packed = w.withUnsafeBufferPointer { w in
                     bias.withUnsafeBufferPointer { FloatGEMM.PackedWeights(weights: w, bias: $0, n: n, k: k) }
                 }
-                var gemm = [Float](repeating: 0, count: n), gemv = [Float](repeating: .nan, count: n)
-                FloatGEMM.multiply(m: 1, a: x, lda: k, weights: packed, range: -0.75 ... 0.75, c: &gemm, ldc: n)
+                var rows = [Float](repeating: 0, count: 2 * n), gemv = [Float](repeating: .nan, count: n)
+                FloatGEMM.multiply(m: 2, a: x + x, lda: k, weights: packed, range: -0.75 ... 0.75, c: &rows, ldc: n)
+                let gemm = Array(rows[0 ..< n])
                 FloatGEMV.multiply(x: x, weights: packed, range: -0.75 ... 0.75, y: &gemv)
                 XCTAssertEqual(gemv.map(\.bitPattern), gemm.map(\.bitPattern), "n \(n) k \(k)")
                 for parts in [2, 3, 8] {

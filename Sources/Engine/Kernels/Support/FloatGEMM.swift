@@ -138,6 +138,12 @@ enum FloatGEMM {
         let n = weights.n, k = weights.k
         let runs = runs ?? .contiguous(k)
         let columns = columns ?? 0 ..< n
+        if m == 1 && runs.count == 1 {
+            // One row (a convolution on a 1 × 1 image): the tiles would compute it seven times.
+            // FloatGEMV's sums are this product's row 0, bit for bit.
+            FloatGEMV.multiply(x: a, weights: weights, columns: columns, range: range, y: c)
+            return
+        }
         precondition(runs.count * runs.length == k, "runs do not cover k")
         precondition(columns.lowerBound % columnGranularity == 0 && columns.upperBound <= n
                      && (columns.upperBound == n || columns.upperBound % columnGranularity == 0), "columns \(columns) cut a block")
