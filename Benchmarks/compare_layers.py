@@ -18,6 +18,9 @@ layer in its model: swiftlite fuses some pairs and triples of layers (see docs/D
 alone a layer's input and weights stay in the cache between invocations. LiteRT's Python
 `invoke` adds a few µs to its column, which matters only for the smallest layers.
 
+With --int8 every layer is rebuilt as the converter quantizes today (int8 activations, per-channel
+int8 weights), whatever MODEL's own types: a TF1 uint8 model's layers run other kernels in it.
+A layer that Keras or the converter cannot express is listed as skipped.
 Each layer has a bias and its operator's fused activation (a separate activation operator after it
 is left out). --keep DIR writes the one-layer models to DIR (layerN.tflite, in the order printed)
 and keeps them, for `swiftlite bench --profile` or `perf record` on one layer.
@@ -160,7 +163,11 @@ def main():
         if keep:
             os.makedirs(keep, exist_ok=True)
         for number, (key, count) in enumerate(layers):
-            path = build(key, int8, directory, number)
+            try:
+                path = build(key, int8, directory, number)
+            except Exception as error:  # a layer Keras or the converter cannot express
+                print(f"{describe(key):34s} ×{count:<2d} skipped: {str(error).splitlines()[0][:80]}", flush=True)
+                continue
             interpreter = Interpreter(model_path=path, num_threads=threads)
             interpreter.allocate_tensors()
             detail = interpreter.get_input_details()[0]
