@@ -180,7 +180,6 @@ struct Conv2DQuantized: TiledKernel {
     private func im2col(_ image: UnsafePointer<UInt8>, rows: Range<Int>, into patches: UnsafeMutablePointer<UInt8>) {
         let g = geometry
         let c = g.inputChannels
-        let zeroPoint = zeroPointByte ^ patchFlip
         // One filter row covers `span` bytes; without dilation they are contiguous in the input.
         let span = g.filterWidth * c
         let extra = patchStride - g.patchSize
@@ -218,7 +217,7 @@ struct Conv2DQuantized: TiledKernel {
                         s += rowBytes
                         d += span
                     }
-                    for i in 0 ..< extra { d[i] = zeroPoint }
+                    if extra > 0 { fillPadding(d) }
                     source += step
                     dst += patchStride
                 }
@@ -260,7 +259,16 @@ struct Conv2DQuantized: TiledKernel {
             }
             dst += span
         }
-        for i in 0 ..< patchStride - g.patchSize { dst[i] = zeroPoint }
+        if patchStride > g.patchSize { fillPadding(dst) }
+    }
+
+    /// The 1–3 bytes that round a patch up to `patchStride` (a multiple of 4), at `end`: zero-point
+    /// bytes, as one 4-byte store. The byte or bytes past them belong to the next patch, written
+    /// after this one, or to the 16 bytes the scratch keeps after the last patch; a loop of 1 to 3
+    /// stores became a `memset` call per pixel (9 % of an RGB stem's time).
+    @inline(always)
+    private func fillPadding(_ end: UnsafeMutablePointer<UInt8>) {
+        UnsafeMutableRawPointer(end).storeBytes(of: UInt32(zeroPointByte ^ patchFlip) &* 0x0101_0101, as: UInt32.self)
     }
 
     /// The 16 input bytes at `source`, `xor`ed with `patchFlip`, stored at `destination`: one
