@@ -41,7 +41,7 @@ extension Concatenation {
 
 /// uint8 concatenation that requantizes some inputs through 256-entry tables (nil: plain copy).
 /// Threads take ranges of the output's elements (a range may start and end inside any input's
-/// chunk): SSD MobileNet v1's class scores, 1917 × 91 bytes from six inputs, are one slice.
+/// chunk), so that one large slice (a detector's class scores from several inputs) splits too.
 struct ConcatenationUInt8Rescaling: PartitionedKernel {
     let inputs: [Int], output: Int
     let outerCount: Int
@@ -59,9 +59,8 @@ struct ConcatenationUInt8Rescaling: PartitionedKernel {
 
     func eval(_ memory: TensorMemory) {
         let count = outerCount * sliceSize
-        // A re-scaled element is a look-up, about a cycle: as much as 16 multiply-adds of a
-        // convolution (SSD's 1917 × 4 box bytes stay on one thread, its 1917 × 91 scores do not).
-        memory.parallelize(self, count: count, granularity: 64, work: count * 16)
+        // A re-scaled element is a table look-up, as in `ByteLookupKernel`.
+        memory.parallelize(self, count: count, granularity: 64, work: count * ByteLookupKernel.lookupWork)
     }
 
     /// Output elements `range`, input chunk by input chunk.

@@ -69,7 +69,7 @@ struct Conv2DFloat32: PartitionedKernel, TiledKernel {
         } else {
             // Every chunk is a product that reads all the weights again: a chunk's patches take
             // 64 KiB, or up to a quarter of the weights' bytes when those are larger (at most
-            // 512 KiB), so that deep weights (SSD's 3 × 3 × 192 → 384: 2.6 MB) pass once, not per 7 pixels.
+            // 512 KiB), so that deep weights are read once for many pixels, not once per tile.
             let chunkBytes = min(512 * 1024, max(64 * 1024, g.patchSize * g.outputChannels * floatSize / 4))
             let pixels = max(FloatGEMM.tileRows, chunkBytes / (g.patchSize * floatSize) / FloatGEMM.tileRows * FloatGEMM.tileRows)
             layout = .im2col(chunkPixels: pixels)

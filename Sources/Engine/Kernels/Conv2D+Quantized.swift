@@ -113,8 +113,8 @@ struct Conv2DQuantized: TiledKernel {
         guard weightBytes > Self.cachedWeightBytes else {
             // Every row part reads all the weights again (from its core's L2): no more parts
             // than give each `minimumPartRows`, but one per thread at least, and a whole number
-            // per thread (3 parts on 2 threads left one thread two of them: SSD MobileNet v1's
-            // 10 × 10 layers then took 35–45 % longer on two threads than with 2 parts).
+            // per thread (3 parts on 2 threads would leave one thread two of them while the other
+            // waits).
             let parts = max(1, min(tasks, rows / Self.minimumPartRows) / threadCount) * threadCount
             return TileGrid(rows: WorkPartition(count: rows, granularity: rowGranularity, maxParts: parts),
                             columns: WorkPartition(count: g.outputChannels, granularity: g.outputChannels, maxParts: 1))
@@ -264,8 +264,7 @@ struct Conv2DQuantized: TiledKernel {
 
     /// The 1–3 bytes that round a patch up to `patchStride` (a multiple of 4), at `end`: zero-point
     /// bytes, as one 4-byte store. The byte or bytes past them belong to the next patch, written
-    /// after this one, or to the 16 bytes the scratch keeps after the last patch; a loop of 1 to 3
-    /// stores became a `memset` call per pixel (9 % of an RGB stem's time).
+    /// after this one, or to the 16 bytes the scratch keeps after the last patch.
     @inline(always)
     private func fillPadding(_ end: UnsafeMutablePointer<UInt8>) {
         UnsafeMutableRawPointer(end).storeBytes(of: UInt32(zeroPointByte ^ patchFlip) &* 0x0101_0101, as: UInt32.self)

@@ -70,42 +70,46 @@ extension DepthwiseConv2DFloat32 {
     }
 
     /// The channels past the last whole group of 16 of one output pixel whose window crosses an
-    /// edge across: the 8 of `tailTaps` (where there are) as in `insideTail8`, taps outside the
+    /// edge across: the 8 of `hasTail8` (where there are) as in `insideTail8`, taps outside the
     /// input reading the row of zeros; the rest `scalarTail`.
     func tailChannels(_ rows: Rows, xOrigin: Int, _ dst: UnsafeMutablePointer<Float>) {
-        if let tailTaps {
-            let g = geometry, c = g.outputChannels, first = c / Lanes.scalarCount * Lanes.scalarCount
+        let g = geometry, c = g.outputChannels
+        if hasTail8 {
+            let first = c / Lanes.scalarCount * Lanes.scalarCount
             let zeros = UnsafeRawPointer(zeroRow!.pointer)
             func tap(_ row: UnsafePointer<Float>, _ kx: Int) -> UnsafeRawPointer {
                 let ix = xOrigin + kx
                 return ix >= 0 && ix < g.inputWidth ? UnsafeRawPointer(row + ix * c + first) : zeros
             }
-            let filter = UnsafeRawPointer(tailTaps.pointer), vector = MemoryLayout<Half>.stride
-            func w(_ k: Int) -> Half { filter.loadUnaligned(fromByteOffset: k * vector, as: Half.self) }
-            var acc = w(0)
-            acc = acc.addingProduct(tap(rows.0, 0).loadUnaligned(as: Half.self), w(1))
-            acc = acc.addingProduct(tap(rows.0, 1).loadUnaligned(as: Half.self), w(2))
-            acc = acc.addingProduct(tap(rows.0, 2).loadUnaligned(as: Half.self), w(3))
-            acc = acc.addingProduct(tap(rows.1, 0).loadUnaligned(as: Half.self), w(4))
-            acc = acc.addingProduct(tap(rows.1, 1).loadUnaligned(as: Half.self), w(5))
-            acc = acc.addingProduct(tap(rows.1, 2).loadUnaligned(as: Half.self), w(6))
-            acc = acc.addingProduct(tap(rows.2, 0).loadUnaligned(as: Half.self), w(7))
-            acc = acc.addingProduct(tap(rows.2, 1).loadUnaligned(as: Half.self), w(8))
-            acc = acc.addingProduct(tap(rows.2, 2).loadUnaligned(as: Half.self), w(9))
+            let filter = UnsafeRawPointer(weights.pointer + first)
+            // Tap `k` (row-major over the 3 × 3 window) of these channels.
+            func w(_ k: Int) -> Half { filter.loadUnaligned(fromByteOffset: k * c * MemoryLayout<Float>.stride, as: Half.self) }
+            var acc = UnsafeRawPointer(bias.pointer + first).loadUnaligned(as: Half.self)
+            acc = acc.addingProduct(tap(rows.0, 0).loadUnaligned(as: Half.self), w(0))
+            acc = acc.addingProduct(tap(rows.0, 1).loadUnaligned(as: Half.self), w(1))
+            acc = acc.addingProduct(tap(rows.0, 2).loadUnaligned(as: Half.self), w(2))
+            acc = acc.addingProduct(tap(rows.1, 0).loadUnaligned(as: Half.self), w(3))
+            acc = acc.addingProduct(tap(rows.1, 1).loadUnaligned(as: Half.self), w(4))
+            acc = acc.addingProduct(tap(rows.1, 2).loadUnaligned(as: Half.self), w(5))
+            acc = acc.addingProduct(tap(rows.2, 0).loadUnaligned(as: Half.self), w(6))
+            acc = acc.addingProduct(tap(rows.2, 1).loadUnaligned(as: Half.self), w(7))
+            acc = acc.addingProduct(tap(rows.2, 2).loadUnaligned(as: Half.self), w(8))
             UnsafeMutableRawPointer(dst + first).storeBytes(of: FloatGEMM.clamp(acc, range.lowerBound, range.upperBound), as: Half.self)
         }
-        if geometry.outputChannels % Half.scalarCount != 0 { scalarTail(rows, xOrigin: xOrigin, dst) }
+        if c % Half.scalarCount != 0 { scalarTail(rows, xOrigin: xOrigin, dst) }
     }
 
-    /// The 8 channels of `tailTaps` (those after the last whole group of 16) of the output pixels
+    /// The 8 channels after the last whole group of 16 (`hasTail8`) of the output pixels
     /// `pixels`, whose windows lie inside the input across; `dst` is the output row. Each pixel's
     /// sum is the bias, then one FMA per tap in the order of the groups of 16, so these channels
-    /// round as the others do. The taps stay in registers across the row's pixels.
+    /// round as the others do. The bias and taps, read from the filter as it is (`[9][c]`), stay
+    /// in registers across the row's pixels.
     func insideTail8(_ rows: Rows, _ dst: UnsafeMutablePointer<Float>, pixels: Range<Int>) {
         let g = geometry, c = g.outputChannels, first = c / Lanes.scalarCount * Lanes.scalarCount
-        let filter = UnsafeRawPointer(tailTaps!.pointer), vector = MemoryLayout<Half>.stride
-        func w(_ k: Int) -> Half { filter.loadUnaligned(fromByteOffset: k * vector, as: Half.self) }
-        let b = w(0), w1 = w(1), w2 = w(2), w3 = w(3), w4 = w(4), w5 = w(5), w6 = w(6), w7 = w(7), w8 = w(8), w9 = w(9)
+        let filter = UnsafeRawPointer(weights.pointer + first)
+        func w(_ k: Int) -> Half { filter.loadUnaligned(fromByteOffset: k * c * MemoryLayout<Float>.stride, as: Half.self) }
+        let b = UnsafeRawPointer(bias.pointer + first).loadUnaligned(as: Half.self)
+        let w1 = w(0), w2 = w(1), w3 = w(2), w4 = w(3), w5 = w(4), w6 = w(5), w7 = w(6), w8 = w(7), w9 = w(8)
         let lower = range.lowerBound, upper = range.upperBound
         let pixel = c * MemoryLayout<Float>.stride, step = g.strideWidth * pixel
         // Byte offset of the first pixel's left tap column, at the tail's first channel.
@@ -128,12 +132,12 @@ extension DepthwiseConv2DFloat32 {
         }
     }
 
-    /// The channels past the last whole group of 16 (and past the 8 of `tailTaps`, where there
+    /// The channels past the last whole group of 16 (and past the 8 of `hasTail8`, where there
     /// are) of one output pixel, scalar, clipped across.
     func scalarTail(_ rows: Rows, xOrigin: Int, _ dst: UnsafeMutablePointer<Float>) {
         let g = geometry
         let c = g.outputChannels
-        let first = c / Lanes.scalarCount * Lanes.scalarCount + (tailTaps == nil ? 0 : Half.scalarCount)
+        let first = c / Lanes.scalarCount * Lanes.scalarCount + (hasTail8 ? Half.scalarCount : 0)
         for ch in first ..< c {
             var acc = bias.pointer[ch]
             for ky in 0 ..< 3 {

@@ -79,9 +79,6 @@ struct DepthwiseConv2DFloat32: TiledKernel {
     /// For 3×3 and 5×5 windows (nil for others): per group of 16 channels, the bias then the
     /// k·k taps, `[groups][1 + k·k][16]`.
     let packedTaps: PackedBuffer<Float>?
-    /// For the 3×3 fast path when the channels end 8 or more past a multiple of 16: the bias
-    /// and 9 taps of the 8 channels after the last whole group, `[1 + 9][8]` (`tail8`).
-    let tailTaps: PackedBuffer<Float>?
     /// One input row of zeros, for the 3×3 fast path's rows and taps outside the input.
     let zeroRow: PackedBuffer<Float>?
     /// The ring of `convolvePlanes`, for the windows it takes.
@@ -122,7 +119,6 @@ struct DepthwiseConv2DFloat32: TiledKernel {
         planes = Planes(g)
         guard fast3x3 || planes != nil else {
             packedTaps = nil
-            tailTaps = nil
             zeroRow = nil
             return
         }
@@ -134,17 +130,6 @@ struct DepthwiseConv2DFloat32: TiledKernel {
             for tap in 0 ..< taps { packed.pointer[base + (tap + 1) * Lanes.scalarCount] = filter[tap * c + channel] }
         }
         packedTaps = packed
-        if fast3x3 && c % Lanes.scalarCount >= Half.scalarCount {
-            let first = groups * Lanes.scalarCount
-            let tail = PackedBuffer<Float>(count: 10 * Half.scalarCount, initializedTo: 0)
-            for j in 0 ..< Half.scalarCount {
-                tail.pointer[j] = self.bias.pointer[first + j]
-                for tap in 0 ..< 9 { tail.pointer[(tap + 1) * Half.scalarCount + j] = filter[tap * c + first + j] }
-            }
-            tailTaps = tail
-        } else {
-            tailTaps = nil
-        }
         zeroRow = fast3x3 ? PackedBuffer(count: g.inputWidth * c, initializedTo: 0) : nil
     }
 
@@ -223,6 +208,10 @@ struct DepthwiseConv2DFloat32: TiledKernel {
     /// The shape takes the 3×3 fast path (`convolve3x3`).
     var hasFast3x3: Bool { zeroRow != nil }
 
+    /// Whether the channels end 8 or more past the last whole group of 16: those 8 go in
+    /// half-width vectors (`insideTail8`, `tailChannels`, `convolvePixel`).
+    var hasTail8: Bool { geometry.outputChannels % Lanes.scalarCount >= Half.scalarCount }
+
     /// The 3×3 fast path (`hasFast3x3`) for output rows `rows`, channels `channels`, with input row
     /// `iy` (`0 ..< inputHeight`; `outputChannels` values per pixel) at `inputRow(iy)`: the image,
     /// or a ring of rows (`PointwiseDepthwiseFloat32`). Each output row asks for its three rows.
@@ -260,7 +249,7 @@ struct DepthwiseConv2DFloat32: TiledKernel {
                 }
             }
             if hasTail {
-                if tailTaps != nil { insideTail8(rows, dst, pixels: firstInside ..< lastInside) }
+                if hasTail8 { insideTail8(rows, dst, pixels: firstInside ..< lastInside) }
                 if c % Half.scalarCount != 0 {
                     for ox in firstInside ..< lastInside { scalarTail(rows, xOrigin: ox * g.strideWidth - g.padLeft, dst + ox * c) }
                 }

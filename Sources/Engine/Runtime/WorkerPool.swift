@@ -27,7 +27,7 @@ import CX86Intrinsics
 /// Between operators the workers spin on the job counter for a while (an operator's successor
 /// usually follows within microseconds), then yield, then park on a condition variable; an idle
 /// session costs no CPU. Inside an invocation (`beginInvocation` … `endInvocation`) they do not
-/// park: a serial operator (a detector's post-process, 0.2 ms) would outlast the spin, and the
+/// park: a serial operator (a detector's post-process) would outlast the spin, and the
 /// next parallel operator would then wait for a parked thread to be woken (tens of
 /// microseconds, longer in a VM whose idle virtual CPU the host must schedule again); the
 /// time to park counts from the end of the invocation. The caller, once out of tasks, spins briefly for the last ones to finish,

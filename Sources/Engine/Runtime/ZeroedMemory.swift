@@ -7,9 +7,8 @@ import Darwin
 /// Zero-filled memory for the large buffers a plan or session keeps (packed weights, the
 /// activation arena, scratch). From `mappedBytes` up, on Linux, the pages come from one
 /// `mmap(MAP_POPULATE)`: the kernel hands them over zeroed and already mapped, in one call,
-/// where allocating and then zeroing them took one page fault per 4 KiB page on the first
-/// write (about 0.7 µs each here: 10 ms for MobileNetV2's 14 MB of float weights, against
-/// 5–7 ms populated). Smaller buffers, other systems, and a failed mapping take the heap.
+/// where allocating and then zeroing them takes one page fault per 4 KiB page on the first
+/// write. Smaller buffers, other systems, and a failed mapping take the heap.
 struct ZeroedMemory {
     let pointer: UnsafeMutableRawPointer
     let byteCount: Int

@@ -45,10 +45,13 @@ struct ByteLookupKernel: PartitionedKernel {
         self.output = output
     }
 
+    /// The work of one table look-up in the units `TensorMemory.parallelize` counts (a
+    /// convolution's multiply-adds): a scalar load and store per element, where the vector units
+    /// do 16 multiply-adds. An addition, vectorized, counts 1.
+    static let lookupWork = 16
+
     func eval(_ memory: TensorMemory) {
-        // A look-up costs about a cycle, as much as 16 multiply-adds of a convolution; an
-        // addition (vectorized) about one.
-        memory.parallelize(self, count: count, granularity: 64, work: offset == nil ? count * 16 : count)
+        memory.parallelize(self, count: count, granularity: 64, work: offset == nil ? count * Self.lookupWork : count)
     }
 
     func evalPart(_ range: Range<Int>, step: Int, worker: Int, memory: TensorMemory) {
