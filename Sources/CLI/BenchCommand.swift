@@ -97,6 +97,7 @@ struct BenchCommand: ParsedCommand {
             times.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
         }
         let peak = ResidentMemory.peakBytes()
+        let inOrder = times
         times.sort()
         let stats = Stats(sorted: times)
         let plan = interpreter.plan
@@ -126,7 +127,7 @@ struct BenchCommand: ParsedCommand {
         return BenchReport(
             model: path, runs: runs, warmup: warmup, threads: threads,
             medianMilliseconds: stats.median, p90Milliseconds: stats.p90, minMilliseconds: stats.min, meanMilliseconds: stats.mean,
-            loadPrepareMilliseconds: loadMillis, firstInvokeMilliseconds: firstMillis, peakRSSBytes: peak, baselineRSSBytes: baseline,
+            runMilliseconds: inOrder, loadPrepareMilliseconds: loadMillis, firstInvokeMilliseconds: firstMillis, peakRSSBytes: peak, baselineRSSBytes: baseline,
             peakRSSOverBaselineBytes: max(0, peak - baseline), preparePeakRSSBytes: preparedPeak, preparedRSSBytes: prepared,
             releasedConstantBytes: plan.releasedConstants.reduce(0) { $0 + plan.graph.tensors[$1].byteCount },
             constantBytes: plan.graph.tensors.reduce(0) { $0 + ($1.constantData?.bytes.count ?? 0) },
@@ -158,6 +159,9 @@ struct BenchReport: Encodable {
     let runs, warmup, threads: Int
     /// Latency of one invocation over the timed runs, in milliseconds.
     let medianMilliseconds, p90Milliseconds, minMilliseconds, meanMilliseconds: Double
+    /// Every timed invocation's latency in milliseconds, in the order they ran (the warm-up shows
+    /// as a trend).
+    let runMilliseconds: [Double]
     /// Loading the file and preparing every operator, then the first invocation (before the
     /// warm-up ones), in milliseconds.
     let loadPrepareMilliseconds, firstInvokeMilliseconds: Double
@@ -177,6 +181,7 @@ struct BenchReport: Encodable {
     enum CodingKeys: String, CodingKey {
         case model, runs, warmup, threads, kernels, operators
         case medianMilliseconds = "median_ms", p90Milliseconds = "p90_ms", minMilliseconds = "min_ms", meanMilliseconds = "mean_ms"
+        case runMilliseconds = "run_ms"
         case loadPrepareMilliseconds = "load_prepare_ms", firstInvokeMilliseconds = "first_invoke_ms"
         case peakRSSBytes = "peak_rss_bytes", baselineRSSBytes = "baseline_rss_bytes"
         case peakRSSOverBaselineBytes = "peak_rss_over_baseline_bytes", preparePeakRSSBytes = "prepare_peak_rss_bytes"

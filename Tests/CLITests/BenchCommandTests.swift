@@ -20,6 +20,10 @@ extension CLITests {
         let median = report["median_ms"] as? Double ?? 0, p90 = report["p90_ms"] as? Double ?? 0, minimum = report["min_ms"] as? Double ?? 0
         XCTAssertLessThanOrEqual(minimum, median)
         XCTAssertLessThanOrEqual(median, p90)
+        let inOrder = try XCTUnwrap(report["run_ms"] as? [Double], "run_ms missing in \(output.stdout)")
+        XCTAssertEqual(inOrder.count, 3)
+        XCTAssertEqual(inOrder.min(), minimum)
+        XCTAssertEqual(inOrder.sorted()[1], median)
         XCTAssertGreaterThan(report["peak_rss_bytes"] as? Int ?? 0, 0)
         XCTAssertGreaterThan(report["peak_rss_over_baseline_bytes"] as? Int ?? 0, 0)
         XCTAssertGreaterThan(report["total_macs"] as? Int ?? 0, 0)
