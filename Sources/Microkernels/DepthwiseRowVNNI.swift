@@ -1,28 +1,59 @@
-// The AVX-512 VNNI rows of the engine's int8 3×3 and 5×5 DEPTHWISE_CONV_2D (`DepthwiseConv2DInt8TapRows`),
+// The AVX-512 VNNI rows of the engine's quantized 3×3 and 5×5 DEPTHWISE_CONV_2D (`DepthwiseConv2DTapRows`),
 // compiled for AVX-512 VNNI whatever the engine's target (see Package.swift); the engine calls
 // it when the build targets VNNI or CPUID says the machine has it.
 #if SWIFTLITE_AVX512VNNI
 import CX86Intrinsics
 
-/// One output row of the int8 3×3 depthwise convolution from its three tap rows: for each
-/// output column and each block of 16 channels in `channels` (multiples of 16), one `vpdpbusd`
-/// per tap row — a lane holds one channel's three taps of that filter row as unsigned bytes, the
+/// One output row of the 3×3 depthwise convolution from its three tap rows: for each output
+/// column and each block of 16 channels in `channels` (multiples of 16), one `vpdpbusd` per tap
+/// row — a lane holds one channel's three taps of that filter row as unsigned bytes, the
 /// weights the filter row as signed bytes `(w₀, w₁, w₂, 0)` — then the stage's requantization
 /// (the wide form when the stage has it, else the two rounding steps, held in registers across
 /// the row) and a byte store of the channels below `stage.columns`.
 ///
+/// With `halves`, each weight is the sum of two signed bytes (uint8 filters minus their zero
+/// point span −255...255): `weights` holds the first of each pair for the three filter rows,
+/// then the second, and each tap row goes through two `vpdpbusd`, six per sixteen outputs.
+///
 /// - Parameters:
 ///   - taps: the three tap rows, `width × paddedChannels` 32-bit lanes each.
-///   - weights: `[3, paddedChannels]` tap quads; `bias`: `paddedChannels` accumulators' start.
+///   - weights: `[3, paddedChannels]` tap quads (`[2, 3, paddedChannels]` with `halves`);
+///     `bias`: `paddedChannels` accumulators' start.
 ///   - stage: the output channels' requantization; its `base` is the output row (pixels
 ///     `stage.rowStride` bytes apart), its `columns` the channel count.
 ///
 /// Never inlined: the caller is compiled for another target, which may lack these instructions.
 @inline(never)
 public func depthwise3x3RowVNNI(taps: (UnsafeRawPointer, UnsafeRawPointer, UnsafeRawPointer), width: Int,
-                                paddedChannels cp: Int, channels range: Range<Int>,
-                                weights: UnsafeRawPointer, bias: UnsafeRawPointer, stage: RequantizedGEMMOutput) {
+                                paddedChannels cp: Int, channels range: Range<Int>, weights: UnsafeRawPointer,
+                                halves: Bool = false, bias: UnsafeRawPointer, stage: RequantizedGEMMOutput) {
+    if halves {
+        depthwise3x3Row(taps: taps, width: width, paddedChannels: cp, channels: range, weights: weights, halves: true,
+                        bias: bias, stage: stage)
+    } else {
+        depthwise3x3Row(taps: taps, width: width, paddedChannels: cp, channels: range, weights: weights, halves: false,
+                        bias: bias, stage: stage)
+    }
+}
+
+/// `depthwise3x3RowVNNI` with `halves` a constant in each copy.
+@inline(always)
+private func depthwise3x3Row(taps: (UnsafeRawPointer, UnsafeRawPointer, UnsafeRawPointer), width: Int,
+                             paddedChannels cp: Int, channels range: Range<Int>, weights: UnsafeRawPointer,
+                             halves: Bool, bias: UnsafeRawPointer, stage: RequantizedGEMMOutput) {
     let (r0, r1, r2) = taps
+    /// The second weights of each pair: filter row `row`'s quads of the block at channel `c`.
+    @inline(always)
+    func second(_ row: Int, _ c: Int) -> SIMD16<Int32> { swiftlite_load_dwords(weights + ((3 + row) * cp + c) * 4) }
+    /// The second halves' products of one block added to `acc` (nothing without halves): the
+    /// taps at `at`, the block's weights read again from L1 for each pixel.
+    @inline(always)
+    func secondHalves(_ acc: SIMD16<Int32>, _ at: Int, _ c: Int) -> SIMD16<Int32> {
+        guard halves else { return acc }
+        let acc1 = swiftlite_dpbusd(acc, swiftlite_load_dwords(r0 + at), second(0, c))
+        return swiftlite_dpbusd(swiftlite_dpbusd(acc1, swiftlite_load_dwords(r1 + at), second(1, c)),
+                                swiftlite_load_dwords(r2 + at), second(2, c))
+    }
     var c = range.lowerBound
     /// Blocks of 64 channels from `c` while they last, requantized in `Form`: the 64 results of
     /// a pixel packed to bytes and stored at once (`vpackssdw`, `vpacksswb`, one store) instead
@@ -43,19 +74,21 @@ public func depthwise3x3RowVNNI(taps: (UnsafeRawPointer, UnsafeRawPointer, Unsaf
             var offset = c &* 4
             for x in 0 ..< width {
                 @inline(always)
-                func block(_ bias: SIMD16<Int32>, _ w0: SIMD16<Int32>, _ w1: SIMD16<Int32>, _ w2: SIMD16<Int32>, _ at: Int) -> SIMD16<Int32> {
+                func block(_ bias: SIMD16<Int32>, _ w0: SIMD16<Int32>, _ w1: SIMD16<Int32>, _ w2: SIMD16<Int32>, _ at: Int,
+                           _ column: Int) -> SIMD16<Int32> {
                     let acc = swiftlite_dpbusd(bias, swiftlite_load_dwords(r0 + at), w0)
-                    return swiftlite_dpbusd(swiftlite_dpbusd(acc, swiftlite_load_dwords(r1 + at), w1), swiftlite_load_dwords(r2 + at), w2)
+                    let first = swiftlite_dpbusd(swiftlite_dpbusd(acc, swiftlite_load_dwords(r1 + at), w1), swiftlite_load_dwords(r2 + at), w2)
+                    return secondHalves(first, at, column)
                 }
                 @inline(always)
                 func requantized(_ acc: SIMD16<Int32>, _ column: Int) -> SIMD16<Int32> {
                     Form.requantized(acc, column: column, of: stage)
                 }
                 swiftlite_store_clamped_bytes(stage.base + x &* stage.rowStride + c,
-                                              requantized(block(b.0, w0.0, w1.0, w2.0, offset), c),
-                                              requantized(block(b.1, w0.1, w1.1, w2.1, offset &+ 64), c &+ 16),
-                                              requantized(block(b.2, w0.2, w1.2, w2.2, offset &+ 128), c &+ 32),
-                                              requantized(block(b.3, w0.3, w1.3, w2.3, offset &+ 192), c &+ 48),
+                                              requantized(block(b.0, w0.0, w1.0, w2.0, offset, c), c),
+                                              requantized(block(b.1, w0.1, w1.1, w2.1, offset &+ 64, c &+ 16), c &+ 16),
+                                              requantized(block(b.2, w0.2, w1.2, w2.2, offset &+ 128, c &+ 32), c &+ 32),
+                                              requantized(block(b.3, w0.3, w1.3, w2.3, offset &+ 192, c &+ 48), c &+ 48),
                                               4, unsignedBytes ? 1 : 0, stage.minimum, stage.maximum, count)
                 offset &+= cp &* 4
             }
@@ -74,11 +107,12 @@ public func depthwise3x3RowVNNI(taps: (UnsafeRawPointer, UnsafeRawPointer, Unsaf
         let w0 = swiftlite_load_dwords(weights + c * 4)
         let w1 = swiftlite_load_dwords(weights + (cp + c) * 4)
         let w2 = swiftlite_load_dwords(weights + (2 * cp + c) * 4)
-        let b = swiftlite_load_dwords(bias + c * 4)
+        let b = swiftlite_load_dwords(bias + c * 4), column = c
         storeRow(stage, column: c, width: width) { x in
-            let offset = (x &* cp &+ c) &* 4
+            let offset = (x &* cp &+ column) &* 4
             let acc = swiftlite_dpbusd(b, swiftlite_load_dwords(r0 + offset), w0)
-            return swiftlite_dpbusd(swiftlite_dpbusd(acc, swiftlite_load_dwords(r1 + offset), w1), swiftlite_load_dwords(r2 + offset), w2)
+            let first = swiftlite_dpbusd(swiftlite_dpbusd(acc, swiftlite_load_dwords(r1 + offset), w1), swiftlite_load_dwords(r2 + offset), w2)
+            return secondHalves(first, offset, column)
         }
         c += 16
     }

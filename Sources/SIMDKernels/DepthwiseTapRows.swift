@@ -2,9 +2,9 @@
 #if SWIFTLITE_AVX2
 import CX86Intrinsics
 
-/// The tap rows of the engine's int8 depthwise kernel (`DepthwiseConv2DInt8TapRows`): each input
-/// byte a window reads, encoded `x + 128` (unsigned, for `vpdpbusd` or its AVX2 equivalent) and
-/// packed so that one 32-bit lane holds a filter row's taps for one channel (three taps of a 3×3
+/// The tap rows of the engine's quantized depthwise kernel (`DepthwiseConv2DTapRows`): each input
+/// byte a window reads as an unsigned byte (for `vpdpbusd` or its AVX2 equivalent: int8 input
+/// encoded `x + 128`, uint8 input as it is) and packed so that one 32-bit lane holds a filter row's taps for one channel (three taps of a 3×3
 /// filter; two quads, four taps and then one, of a 5×5). Taps outside the input are the zero
 /// point. Compiled twice, like `FloatTiles`: `SIMDKernels` for the build's floor and
 /// `SIMDKernelsAVX512`.
@@ -15,12 +15,14 @@ public enum DepthwiseTapRows {
                               padTop: Int, padLeft: Int, stride: Int, dilation: Int)
 
     /// Tap row `py`: for each output column and each channel of `channels` (whole groups of
-    /// 16), the encoded bytes of the three taps (of the five, in two quads).
+    /// 16), the encoded bytes of the three taps (of the five, in two quads). `flip` is XORed into
+    /// every tap byte: 0x80 encodes int8 input as `x + 128`, 0 leaves uint8 input as it is.
     @inline(never)
     public static func build3(_ image: UnsafePointer<UInt8>, paddedRow py: Int, channels range: Range<Int>, shape g: Shape,
-                              paddedChannels cp: Int, zeroPoint inputZeroPoint: UInt8, into row: UnsafeMutablePointer<UInt32>) {
+                              paddedChannels cp: Int, zeroPoint inputZeroPoint: UInt8, flip: UInt8,
+                              into row: UnsafeMutablePointer<UInt32>) {
         let channels = g.channels
-        let encode = SIMD16<UInt32>(repeating: 0x0080_8080)
+        let encode = SIMD16<UInt32>(repeating: UInt32(flip) * 0x0001_0101)
         let iy = py - g.padTop
         guard iy >= 0, iy < g.inputHeight else {
             let fill = SIMD16<UInt32>(repeating: UInt32(inputZeroPoint) * 0x0001_0101) ^ encode
@@ -93,12 +95,13 @@ public enum DepthwiseTapRows {
         }
     }
 
-    /// `buildTapRow` for a 5×5 filter: column `ox`'s quads `(t₀, t₁, t₂, t₃)` and `(t₄, 0, 0, 0)`,
-    /// each tap the input byte encoded `x + 128` (the zero point where the window leaves the
-    /// input), the zero bytes left zero (their weights are zero).
+    /// `build3` for a 5×5 filter: column `ox`'s quads `(t₀, t₁, t₂, t₃)` and `(t₄, 0, 0, 0)`,
+    /// each tap the input byte XOR `flip` (the zero point where the window leaves the input), the
+    /// zero bytes left zero (their weights are zero).
     @inline(never)
     public static func build5(_ image: UnsafePointer<UInt8>, paddedRow py: Int, channels range: Range<Int>, shape g: Shape,
-                              paddedChannels cp: Int, zeroPoint inputZeroPoint: UInt8, into row: UnsafeMutablePointer<UInt32>) {
+                              paddedChannels cp: Int, zeroPoint inputZeroPoint: UInt8, flip: UInt8,
+                              into row: UnsafeMutablePointer<UInt32>) {
         let channels = g.channels
         let iy = py - g.padTop
         let destination = UnsafeMutableRawPointer(row)
@@ -116,8 +119,8 @@ public enum DepthwiseTapRows {
                     let ix = x0 + kx * dw
                     return rowInside && ix >= 0 && ix < g.inputWidth ? load(source + ix * channels + c, count: count) : zero
                 }
-                let first = (tap(0) | tap(1) &<< 8 | tap(2) &<< 16 | tap(3) &<< 24) ^ SIMD16(repeating: 0x8080_8080)
-                let second = tap(4) ^ SIMD16(repeating: 0x80)
+                let first = (tap(0) | tap(1) &<< 8 | tap(2) &<< 16 | tap(3) &<< 24) ^ SIMD16(repeating: UInt32(flip) * 0x0101_0101)
+                let second = tap(4) ^ SIMD16(repeating: UInt32(flip))
                 destination.storeBytes(of: first, toByteOffset: (2 * ox * cp + c) * 4, as: SIMD16<UInt32>.self)
                 destination.storeBytes(of: second, toByteOffset: ((2 * ox + 1) * cp + c) * 4, as: SIMD16<UInt32>.self)
             }

@@ -2,13 +2,13 @@ import XCTest
 
 @testable import Engine
 
-/// The int8 3×3 and 5×5 DEPTHWISE_CONV_2D micro-kernel (`DepthwiseConv2DInt8TapRows`, AVX-512
+/// The quantized 3×3 and 5×5 DEPTHWISE_CONV_2D micro-kernel (`DepthwiseConv2DTapRows`, AVX-512
 /// VNNI and AVX2 builds; other builds run the generic kernel through the same tests) against a
-/// scalar
-/// transcription of `reference_integer_ops::DepthwiseConvPerChannel`: channel counts below, at
-/// and above the 16-lane width, widths of one pixel, padding on every border, strides and
+/// scalar transcription of `reference_integer_ops::DepthwiseConvPerChannel` (int8) and
+/// `reference_ops::DepthwiseConv` (uint8, filter zero point subtracted): channel counts below,
+/// at and above the 16-lane width, widths of one pixel, padding on every border, strides and
 /// dilations per axis, multipliers above one (left shifts), per-tensor and per-channel scales,
-/// and output rows split between workers in any order.
+/// uint8 filter zero points from 0 to 255, and output rows split between workers in any order.
 final class QuantizedDepthwise3x3Tests: XCTestCase {
     private struct Case {
         var batches = 1, height: Int, width: Int, channels: Int
@@ -19,6 +19,9 @@ final class QuantizedDepthwise3x3Tests: XCTestCase {
         var perChannel = true
         /// Output scale; small values make real multipliers above one.
         var outputScale: Float = 0.05
+        var type = DataType.int8
+        /// A uint8 filter's zero point (nil: the harness's).
+        var filterZeroPoint: Int?
     }
 
     func testMatchesReferenceOverEdgeShapes() throws {
@@ -56,17 +59,30 @@ final class QuantizedDepthwise3x3Tests: XCTestCase {
             Case(batches: 2, height: 6, width: 7, channels: 40, filterSize: 5, stride: (2, 2), perChannel: false),
             Case(height: 6, width: 6, channels: 19, filterSize: 5, outputScale: 0.0001),
         ]
+        // uint8 (TF1 models: per-tensor, filter zero points anywhere in 0...255, every weight
+        // minus it in −255...255), 3×3 and 5×5.
+        for (k, zeroPoint) in [(3, 0), (3, 1), (3, 119), (3, 128), (3, 254), (3, 255), (5, 119), (5, 0)] {
+            cases.append(Case(height: 7, width: 9, channels: 33, filterSize: k, perChannel: false, type: .uint8, filterZeroPoint: zeroPoint))
+            cases.append(Case(height: 9, width: 8, channels: 24, filterSize: k, stride: (2, 2), activation: .relu6, perChannel: false,
+                              type: .uint8, filterZeroPoint: zeroPoint))
+        }
+        cases += [
+            Case(height: 1, width: 1, channels: 16, perChannel: false, type: .uint8),
+            Case(height: 9, width: 11, channels: 17, stride: (2, 1), dilation: (1, 3), padding: .valid, perChannel: false, type: .uint8),
+            Case(batches: 2, height: 6, width: 5, channels: 70, perChannel: false, outputScale: 0.0001, type: .uint8),
+        ]
         for c in cases {
-            let op = QuantizedOperatorHarness(type: .int8, rng: &rng)
+            let op = QuantizedOperatorHarness(type: c.type, rng: &rng)
             let input = op.activation([c.batches, c.height, c.width, c.channels])
-            let filter = op.weights([1, c.filterSize, c.filterSize, c.channels], perChannel: c.perChannel, dimension: 3)
+            let filter = op.weights([1, c.filterSize, c.filterSize, c.channels], perChannel: c.perChannel, dimension: 3,
+                                    zeroPoint: c.filterZeroPoint)
             let bias = op.bias(c.channels, input: input, filter: filter)
             var output = op.output()
             output.scales = [c.outputScale]
             let options = DepthwiseConv2DOptions(padding: c.padding, strideWidth: c.stride.w, strideHeight: c.stride.h,
                                                  dilationWidth: c.dilation.w, dilationHeight: c.dilation.h,
                                                  depthMultiplier: 1, activation: c.activation)
-            let label = "\(c.filterSize)×\(c.filterSize) filter, \(c.batches)×\(c.height)×\(c.width)×\(c.channels) stride \(c.stride) dilation \(c.dilation) \(c.padding) \(c.activation) perChannel \(c.perChannel) scale \(c.outputScale)"
+            let label = "\(c.type) \(c.filterSize)×\(c.filterSize) filter, filter zero point \(filter.zeroPoint), \(c.batches)×\(c.height)×\(c.width)×\(c.channels) stride \(c.stride) dilation \(c.dilation) \(c.padding) \(c.activation) perChannel \(c.perChannel) scale \(c.outputScale)"
             let result = try op.run(.depthwiseConv2D, .depthwiseConv2D(options), inputs: [input, filter, bias], output: output)
             let expected = reference(op, input: input, filter: filter, bias: bias, output: output, options: options, outputShape: result.shape)
             XCTAssertEqual(result.bytes, expected, label)
@@ -98,6 +114,29 @@ final class QuantizedDepthwise3x3Tests: XCTestCase {
                 }
             }
         }
+        // uint8: weights minus their zero point at −255, −254, 254 and 255 (the last only as
+        // int16 pairs or in the generic kernel), input zero points 0 and 255.
+        for (inputByte, filterByte, filterZeroPoint) in [(UInt8(255), UInt8(0), 255), (0, 0, 255), (255, 0, 254), (255, 255, 1),
+                                                         (0, 255, 1), (255, 255, 0), (0, 255, 0)] {
+            for zeroPoint in [0, 255] {
+                for k in [3, 5] {
+                    let op = QuantizedOperatorHarness(type: .uint8, rng: &rng)
+                    var input = op.activation([1, 4, 5, 17])
+                    input.bytes = Array(repeating: inputByte, count: input.bytes.count)
+                    input.zeroPoints = [zeroPoint]
+                    var filter = op.weights([1, k, k, 17], perChannel: false, dimension: 3, zeroPoint: filterZeroPoint)
+                    filter.bytes = Array(repeating: filterByte, count: filter.bytes.count)
+                    let bias = op.bias(17, input: input, filter: filter)
+                    let output = op.output()
+                    let options = DepthwiseConv2DOptions(padding: .same, strideWidth: 1, strideHeight: 1, dilationWidth: 1,
+                                                         dilationHeight: 1, depthMultiplier: 1, activation: .none)
+                    let result = try op.run(.depthwiseConv2D, .depthwiseConv2D(options), inputs: [input, filter, bias], output: output)
+                    let expected = reference(op, input: input, filter: filter, bias: bias, output: output, options: options, outputShape: result.shape)
+                    XCTAssertEqual(result.bytes, expected,
+                                   "uint8 \(k)×\(k), input \(inputByte), filter \(filterByte) − \(filterZeroPoint), zero point \(zeroPoint)")
+                }
+            }
+        }
     }
 
     /// Builds with AVX-512 VNNI or AVX2 prepare the micro-kernel for int8 3×3 filters with
@@ -117,12 +156,47 @@ final class QuantizedDepthwise3x3Tests: XCTestCase {
             return String(describing: Swift.type(of: prepared.kernel))
         }
         let fast = try kernelName(type: .int8, multiplier: 1, k: 3)
-        XCTAssertEqual(fast, DepthwiseConv2D.buildsInt8TapRows ? "DepthwiseConv2DInt8TapRows" : "DepthwiseConv2DQuantized")
+        XCTAssertEqual(fast, DepthwiseConv2D.buildsTapRows ? "DepthwiseConv2DTapRows" : "DepthwiseConv2DQuantized")
         XCTAssertEqual(try kernelName(type: .int8, multiplier: 2, k: 3), "DepthwiseConv2DQuantized")
         XCTAssertEqual(try kernelName(type: .int8, multiplier: 1, k: 5),
-                       DepthwiseConv2D.buildsInt8TapRows ? "DepthwiseConv2DInt8TapRows" : "DepthwiseConv2DQuantized")
+                       DepthwiseConv2D.buildsTapRows ? "DepthwiseConv2DTapRows" : "DepthwiseConv2DQuantized")
         XCTAssertEqual(try kernelName(type: .int8, multiplier: 1, k: 7), "DepthwiseConv2DQuantized")
-        XCTAssertEqual(try kernelName(type: .uint8, multiplier: 1, k: 3), "DepthwiseConv2DQuantized")
+        XCTAssertEqual(try kernelName(type: .uint8, multiplier: 1, k: 3),
+                       DepthwiseConv2D.buildsTapRows ? "DepthwiseConv2DTapRows" : "DepthwiseConv2DQuantized")
+        XCTAssertEqual(try kernelName(type: .uint8, multiplier: 2, k: 3), "DepthwiseConv2DQuantized")
+    }
+
+    /// How the micro-kernel takes uint8 products: two signed-byte halves per weight on VNNI
+    /// (3×3), unless a weight is 255 (filter byte 255, zero point 0), which only int16 pairs hold.
+    func testUInt8ProductForms() throws {
+        #if SWIFTLITE_AVX512VNNI || SWIFTLITE_AVX2
+        var rng = KernelTestRandom(seed: 34)
+        func products(k: Int, zeroPoint: Int, lastByte: UInt8) throws -> DepthwiseConv2DTapRows.Products? {
+            let op = QuantizedOperatorHarness(type: .uint8, rng: &rng)
+            let input = op.activation([1, 5, 5, 4])
+            var filter = op.weights([1, k, k, 4], perChannel: false, dimension: 3, zeroPoint: zeroPoint)
+            filter.bytes = filter.bytes.map { min($0, 254) }
+            filter.bytes[filter.bytes.count - 1] = lastByte
+            let bias = op.bias(4, input: input, filter: filter)
+            let options = DepthwiseConv2DOptions(padding: .same, strideWidth: 1, strideHeight: 1, dilationWidth: 1,
+                                                 dilationHeight: 1, depthMultiplier: 1, activation: .none)
+            let prepared = try PreparedQuantizedOperator(.depthwiseConv2D, .depthwiseConv2D(options), inputs: [input, filter, bias],
+                                                         output: op.output())
+            defer { prepared.deallocate() }
+            return (prepared.kernel as? DepthwiseConv2DTapRows)?.products
+        }
+        #if SWIFTLITE_AVX512VNNI
+        let pairs: DepthwiseConv2DTapRows.Products? = nil
+        #else
+        let pairs: DepthwiseConv2DTapRows.Products? = .pairs
+        #endif
+        let halves = KernelSelection.runsVNNI ? DepthwiseConv2DTapRows.Products.vnniHalves : pairs
+        XCTAssertEqual(try products(k: 3, zeroPoint: 0, lastByte: 254), halves)
+        XCTAssertEqual(try products(k: 3, zeroPoint: 255, lastByte: 0), halves)
+        XCTAssertEqual(try products(k: 3, zeroPoint: 1, lastByte: 255), halves)
+        XCTAssertEqual(try products(k: 3, zeroPoint: 0, lastByte: 255), pairs)
+        XCTAssertEqual(try products(k: 5, zeroPoint: 119, lastByte: 200), pairs)
+        #endif
     }
 
     // MARK: Helpers
@@ -138,7 +212,7 @@ final class QuantizedDepthwise3x3Tests: XCTestCase {
         let kernel = prepared.kernel, shape = prepared.outputShape, workers = PreparedQuantizedOperator.workers
         return prepared.run { memory in
             #if SWIFTLITE_AVX512VNNI || SWIFTLITE_AVX2
-            guard let tiled = kernel as? DepthwiseConv2DInt8TapRows else {
+            guard let tiled = kernel as? DepthwiseConv2DTapRows else {
                 kernel.eval(memory)
                 return
             }
@@ -167,7 +241,7 @@ final class QuantizedDepthwise3x3Tests: XCTestCase {
         }
     }
 
-    /// `DepthwiseConvPerChannel` with multiplier 1, one output at a time.
+    /// `DepthwiseConvPerChannel` (uint8: `DepthwiseConv`) with multiplier 1, one output at a time.
     private func reference(_ op: QuantizedOperatorHarness, input: QuantizedOperand, filter: QuantizedOperand, bias: QuantizedOperand,
                            output: QuantizedOperand, options: DepthwiseConv2DOptions, outputShape: [Int]) -> [UInt8] {
         let (n, h, w, channels) = (input.shape[0], input.shape[1], input.shape[2], input.shape[3])
@@ -191,7 +265,8 @@ final class QuantizedDepthwise3x3Tests: XCTestCase {
                                 let ix = ox * options.strideWidth - padLeft + kx * options.dilationWidth
                                 guard iy >= 0, iy < h, ix >= 0, ix < w else { continue }
                                 let x = input.value(((b * h + iy) * w + ix) * channels + c) - input.zeroPoint
-                                acc &+= filter.value((ky * k + kx) * channels + c) &* x
+                                let weight = filter.value((ky * k + kx) * channels + c) - (op.type == .uint8 ? filter.zeroPoint : 0)
+                                acc &+= weight &* x
                             }
                         }
                         result.append(op.requantize(acc &+ bias.int32(c), multipliers[c], output: output, range: range))

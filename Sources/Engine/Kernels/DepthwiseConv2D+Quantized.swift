@@ -1,9 +1,9 @@
 extension DepthwiseConv2D {
-    /// Whether this build has `DepthwiseConv2DInt8TapRows` (AVX-512 VNNI or AVX2 targets).
+    /// Whether this build has `DepthwiseConv2DTapRows` (AVX-512 VNNI or AVX2 targets).
     #if SWIFTLITE_AVX512VNNI || SWIFTLITE_AVX2
-    static let buildsInt8TapRows = true
+    static let buildsTapRows = true
     #else
-    static let buildsInt8TapRows = false
+    static let buildsTapRows = false
     #endif
 
     /// Integer depthwise convolution (uint8 per-tensor, int8 per-channel).
@@ -12,8 +12,9 @@ extension DepthwiseConv2D {
         let quantization = try ConvolutionQuantization(
             context, input: input, filter: filter, bias: bias, output: output,
             channels: geometry.outputChannels, channelDimension: 3, activation: activation)
-        if DepthwiseConv2DInt8TapRows.applies(to: geometry, quantization: quantization) {
-            return try DepthwiseConv2DInt8TapRows(&context, geometry: geometry, quantization: quantization)
+        let filterBytes = try context.constant(filter).bytes
+        if let products = DepthwiseConv2DTapRows.products(for: geometry, quantization: quantization, filterBytes: filterBytes) {
+            return try DepthwiseConv2DTapRows(&context, geometry: geometry, quantization: quantization, products: products)
         }
         #endif
         return try DepthwiseConv2DQuantized(&context, geometry: geometry, activation: activation)

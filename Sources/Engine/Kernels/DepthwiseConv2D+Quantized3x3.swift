@@ -4,8 +4,9 @@ import Microkernels
 import SIMDKernels
 import SIMDKernelsAVX512
 
-/// Int8 per-channel DEPTHWISE_CONV_2D with a 3×3 or a 5×5 filter (AVX-512 VNNI or AVX2),
-/// depth multiplier 1: byte-identical to `reference_integer_ops::DepthwiseConvPerChannel` (and to
+/// Quantized DEPTHWISE_CONV_2D with a 3×3 or a 5×5 filter (AVX-512 VNNI or AVX2), depth
+/// multiplier 1, int8 per-channel or uint8 per-tensor: byte-identical to
+/// `reference_integer_ops::DepthwiseConvPerChannel` and `reference_ops::DepthwiseConv` (and to
 /// `DepthwiseConv2DQuantized`, the generic kernel it is tested against), any stride, dilation
 /// and padding.
 ///
@@ -14,31 +15,38 @@ import SIMDKernelsAVX512
 /// filter row as signed bytes. Per output row a worker needs three such *tap rows*, one per
 /// filter row: tap row `py` holds, for every output column `ox` and channel `c`, the input
 /// bytes at padded row `py`, columns `ox·sw + {0, dw, 2dw}` (zero point where the window leaves
-/// the input), encoded `x + 128`. Output pixel `(oy, ox)` is then three loads and three
-/// `vpdpbusd` per sixteen channels, over tap rows `oy·sh + {0, dh, 2dh}`. Each worker builds
-/// tap rows into its own ring of `2·dh + 1` rows, so a tap row shared by neighbouring output
-/// rows (all three at stride 1) is built once; workers need no barrier. Threads split the rows
-/// and the channels (see `grid`).
+/// the input), int8 encoded `x + 128`, uint8 as they are. Output pixel `(oy, ox)` is then three
+/// loads and three `vpdpbusd` per sixteen channels, over tap rows `oy·sh + {0, dh, 2dh}`. Each
+/// worker builds tap rows into its own ring of `2·dh + 1` rows, so a tap row shared by
+/// neighbouring output rows (all three at stride 1) is built once; workers need no barrier.
+/// Threads split the rows and the channels (see `grid`).
+///
+/// A uint8 filter minus its zero point spans −255...255, past a signed byte: each weight `v` is
+/// then split into `⌊v/2⌋ + ⌈v/2⌉`, two signed bytes, and each tap row takes two `vpdpbusd`
+/// (`Products.vnniHalves`, 3×3 only). That covers every weight but 255 (a filter byte of 255
+/// with zero point 0), which leaves the operator to the pairs below or to the generic kernel.
 ///
 /// A 5×5 filter (EfficientNet-Lite's) takes two quads per filter row: taps 0...3, then tap 4 and
 /// three zero bytes (zero weights), so two `vpdpbusd` per row; its tap rows hold both quads of
 /// each output column, and each worker's ring `4·dh + 1` rows.
 ///
-/// The `128 · Σ w` and `x₀ · Σ w` terms are folded into the bias at prepare (as the generic
-/// kernel does); requantization runs in registers on the sixteen accumulators.
+/// The `x̂₀ · Σ w` term (`x̂₀` the encoded input zero point: `x₀ + 128` for int8, `x₀` for
+/// uint8) is folded into the bias at prepare (as the generic kernel does); requantization runs
+/// in registers on the sixteen accumulators.
 ///
 /// The VNNI row is Microkernels' `depthwise3x3RowVNNI`, compiled for VNNI apart from the engine,
-/// so the portable build runs it too where the machine has VNNI (`usesVNNI`). Without VNNI each
-/// `vpdpbusd` becomes two `vpmaddwd` per `ymm`
-/// (`swiftlite_dpbusd_pairs`): the tap quad's even bytes `(t₀, t₂)` and odd bytes `(t₁, 0)`,
-/// zero-extended to halfwords, against the filter row as int16 pairs `(w₀, w₂)` and `(w₁, 0)`,
-/// which prepare stores as two rows per filter row; a 5×5 row's second quad `(t₄, 0, 0, 0)`
-/// needs only its even bytes (`swiftlite_dpbusd_even`, against `(w₄, 0)`), so three rows of pairs
-/// per filter row and six `vpmaddwd` per sixteen channels. Tap rows and results are the same.
+/// so the portable build runs it too where the machine has VNNI. Without VNNI
+/// (`Products.pairs`, in builds whose engine does not target VNNI) each `vpdpbusd` becomes two
+/// `vpmaddwd` per `ymm` (`swiftlite_dpbusd_pairs`): the tap quad's even bytes `(t₀, t₂)` and
+/// odd bytes `(t₁, 0)`, zero-extended to halfwords, against the filter row as int16 pairs
+/// `(w₀, w₂)` and `(w₁, 0)`, which prepare stores as two rows per filter row (every uint8
+/// weight fits a halfword); a 5×5 row's second quad `(t₄, 0, 0, 0)` needs only its even bytes
+/// (`swiftlite_dpbusd_even`, against `(w₄, 0)`), so three rows of pairs per filter row and six
+/// `vpmaddwd` per sixteen channels. Tap rows and results are the same.
 /// The AVX2 rows requantize in the one-shift form where it is exact (`applyWide`): on
 /// EfficientNet-Lite0 int8 (portable build, VNNI off, one thread) the 3×3 layers took 15–18 %
 /// less time with it; the 5×5 layers took the generic kernel before.
-struct DepthwiseConv2DInt8TapRows: TiledKernel {
+struct DepthwiseConv2DTapRows: TiledKernel {
     let geometry: DepthwiseConv2D.Geometry
     /// The filter's height and width: 3 or 5.
     let filterSize: Int
@@ -47,78 +55,121 @@ struct DepthwiseConv2DInt8TapRows: TiledKernel {
     let input: Int, output: Int
     /// Channels rounded up to a multiple of 16.
     let paddedChannels: Int
-    /// The input zero point as stored (a signed byte's bit pattern).
+    /// The input zero point as stored (an int8's bit pattern, or a uint8).
     let inputZeroPoint: UInt8
+    /// What the tap rows XOR into every input byte: 0x80 for int8 (`x + 128`), 0 for uint8.
+    let flip: UInt8
     /// Filter rows as tap quads `(w₀, w₁, w₂, 0)`, `[3, paddedChannels]` 32-bit lanes (5×5:
-    /// `(w₀ … w₃)`, `(w₄, 0, 0, 0)`, `[5, 2, paddedChannels]`); on AVX2 as int16 pairs
-    /// `(w₀, w₂)`, `(w₁, 0)`, `[3, 2, paddedChannels]` 32-bit lanes (5×5: `(w₀, w₂)`, `(w₁, w₃)`,
-    /// `(w₄, 0)`, `[5, 3, paddedChannels]`).
+    /// `(w₀ … w₃)`, `(w₄, 0, 0, 0)`, `[5, 2, paddedChannels]`; halves: `[2, 3, paddedChannels]`);
+    /// or as int16 pairs `(w₀, w₂)`, `(w₁, 0)`, `[3, 2, paddedChannels]` 32-bit lanes (5×5:
+    /// `(w₀, w₂)`, `(w₁, w₃)`, `(w₄, 0)`, `[5, 3, paddedChannels]`).
     let weights: PackedBuffer<UInt32>
-    /// `bias − (x₀ + 128) · Σ_taps w`, per padded channel.
+    /// `bias − x̂₀ · Σ_taps w`, per padded channel.
     let bias: PackedBuffer<Int32>
     let requantization: ChannelRequantization
     /// Tap rows in each worker's ring.
     let ringRows: Int
-    /// The weights are tap quads for `vpdpbusd` (`KernelSelection.runsVNNI`; else int16 pairs
-    /// for `vpmaddwd`).
-    let usesVNNI: Bool
+    /// How the products are taken.
+    let products: Products
 
-    /// Whether the kernel computes this operator: int8 (symmetric filter), 3×3 or 5×5,
-    /// multiplier 1.
-    static func applies(to g: DepthwiseConv2D.Geometry, quantization: ConvolutionQuantization) -> Bool {
-        quantization.encoding.isSigned && quantization.filter.isSigned && quantization.filter.zeroPoint == 0
-            && g.filterHeight == g.filterWidth && (g.filterHeight == 3 || g.filterHeight == 5)
-            && g.depthMultiplier == 1
+    /// The instructions the products take.
+    enum Products {
+        /// `vpdpbusd` on signed-byte weight quads.
+        case vnni
+        /// `vpdpbusd` twice per tap row, on the two signed-byte halves of each weight (3×3 only).
+        case vnniHalves
+        /// `vpmaddwd` on int16 weight pairs (builds whose engine does not target VNNI).
+        case pairs
     }
 
-    init(_ context: inout PrepareContext, geometry g: DepthwiseConv2D.Geometry, quantization: ConvolutionQuantization) throws(ModelError) {
+    /// How the kernel would take this operator's products, nil where it does not compute it:
+    /// 3×3 or 5×5, multiplier 1, an int8 symmetric filter or a uint8 one on uint8 input;
+    /// `filterBytes` decides whether a uint8 filter's weights split into halves.
+    static func products(for g: DepthwiseConv2D.Geometry, quantization: ConvolutionQuantization,
+                         filterBytes: UnsafeRawBufferPointer) -> Products? {
+        guard g.filterHeight == g.filterWidth, g.filterHeight == 3 || g.filterHeight == 5, g.depthMultiplier == 1 else {
+            return nil
+        }
+        #if SWIFTLITE_AVX512VNNI
+        let pairs: Products? = nil
+        #else
+        let pairs: Products? = .pairs
+        #endif
+        let filter = quantization.filter
+        if quantization.encoding.isSigned && filter.isSigned && filter.zeroPoint == 0 {
+            return KernelSelection.runsVNNI ? .vnni : pairs
+        }
+        guard !quantization.encoding.isSigned, !filter.isSigned else { return nil }
+        if KernelSelection.runsVNNI && g.filterHeight == 3 && filterBytes.allSatisfy({ filter.value($0) <= 254 }) {
+            return .vnniHalves
+        }
+        return pairs
+    }
+
+    init(_ context: inout PrepareContext, geometry g: DepthwiseConv2D.Geometry, quantization: ConvolutionQuantization,
+         products: Products) throws(ModelError) {
         let channels = g.outputChannels
         let filterBytes = try context.constant(DepthwiseConv2D.filter).bytes
         var biasValues: UnsafeBufferPointer<Int32>?
         if quantization.hasBias { biasValues = try context.constant(DepthwiseConv2D.bias).elements(as: Int32.self) }
         let padded = (channels + 15) / 16 * 16
-        let vnni = KernelSelection.runsVNNI
         let k = g.filterHeight, quads = (k + 3) / 4
-        // Without VNNI, each filter row as int16 pairs: (w₀, w₂), (w₁, w₃) (w₃ = 0 in a 3 × 3 row),
-        // then (w₄, 0) in a 5 × 5 one.
+        // As int16 pairs, each filter row: (w₀, w₂), (w₁, w₃) (w₃ = 0 in a 3 × 3 row), then
+        // (w₄, 0) in a 5 × 5 one.
         let pairRows = k == 3 ? 2 : 3
-        let weights = PackedBuffer<UInt32>(count: (vnni ? k * quads : k * pairRows) * padded, initializedTo: 0)
+        let lanes: Int
+        switch products {
+        case .vnni: lanes = k * quads * padded
+        case .vnniHalves: lanes = 2 * k * padded
+        case .pairs: lanes = k * pairRows * padded
+        }
+        let weights = PackedBuffer<UInt32>(count: lanes, initializedTo: 0)
         let bias = PackedBuffer<Int32>(count: padded, initializedTo: 0)
         let encodedZeroPoint = Int32(quantization.encoding.zeroPoint)
         for c in 0 ..< channels {
+            // Tap `kx` of filter row `ky` minus the filter's zero point (0 past the row's end).
+            func tap(_ ky: Int, _ kx: Int) -> Int32 {
+                kx < k ? quantization.filter.value(filterBytes[(ky * k + kx) * channels + c]) : 0
+            }
             var sum: Int32 = 0
             for ky in 0 ..< k {
-                if vnni {
+                for kx in 0 ..< k { sum &+= tap(ky, kx) }
+                switch products {
+                case .vnni:
                     for q in 0 ..< quads {
                         var quad: UInt32 = 0
-                        for kx in 4 * q ..< min(k, 4 * q + 4) {
-                            let byte = filterBytes[(ky * k + kx) * channels + c]
-                            quad |= UInt32(byte) << (8 * (kx - 4 * q))
-                            sum &+= Int32(Int8(bitPattern: byte))
-                        }
+                        for kx in 4 * q ..< 4 * q + 4 { quad |= UInt32(UInt8(truncatingIfNeeded: tap(ky, kx))) << (8 * (kx - 4 * q)) }
                         weights.pointer[(ky * quads + q) * padded + c] = quad
                     }
-                } else {
-                    // Tap `kx` of this row as a sign-extended halfword's bit pattern.
-                    func tap(_ kx: Int) -> UInt32 {
-                        guard kx < k else { return 0 }
-                        let value = Int8(bitPattern: filterBytes[(ky * k + kx) * channels + c])
-                        sum &+= Int32(value)
-                        return UInt32(UInt16(bitPattern: Int16(value)))
+                case .vnniHalves:
+                    // v = ⌊v/2⌋ + ⌈v/2⌉, both in −128...127 for v in −256...254.
+                    var first: UInt32 = 0, second: UInt32 = 0
+                    for kx in 0 ..< 3 {
+                        let v = tap(ky, kx), low = v >> 1
+                        first |= UInt32(UInt8(truncatingIfNeeded: low)) << (8 * kx)
+                        second |= UInt32(UInt8(truncatingIfNeeded: v - low)) << (8 * kx)
+                    }
+                    weights.pointer[ky * padded + c] = first
+                    weights.pointer[(3 + ky) * padded + c] = second
+                case .pairs:
+                    // Taps `a` and `b` as int16 bit patterns in one 32-bit lane.
+                    func pair(_ a: Int, _ b: Int) -> UInt32 {
+                        UInt32(UInt16(truncatingIfNeeded: tap(ky, a))) | UInt32(UInt16(truncatingIfNeeded: tap(ky, b))) << 16
                     }
                     let row = weights.pointer + pairRows * ky * padded + c
-                    row[0] = tap(0) | tap(2) << 16
-                    row[padded] = tap(1) | tap(3) << 16
-                    if k == 5 { row[2 * padded] = tap(4) }
+                    row[0] = pair(0, 2)
+                    row[padded] = pair(1, 3)
+                    if k == 5 { row[2 * padded] = pair(4, 5) }
                 }
             }
             bias.pointer[c] = (biasValues?[c] ?? 0) &- encodedZeroPoint &* sum
         }
         self.weights = weights
         self.bias = bias
-        usesVNNI = vnni
+        self.products = products
         requantization = quantization.requantization
         inputZeroPoint = quantization.encoding.rawZeroPoint
+        flip = quantization.encoding.isSigned ? 0x80 : 0
         paddedChannels = padded
         filterSize = k
         self.quads = quads
@@ -209,16 +260,16 @@ struct DepthwiseConv2DInt8TapRows: TiledKernel {
         switch (filterSize, KernelSelection.runsAVX512) {
         case (5, true):
             SIMDKernelsAVX512.DepthwiseTapRows.build5(image, paddedRow: py, channels: range, shape: shape, paddedChannels: paddedChannels,
-                                                     zeroPoint: inputZeroPoint, into: row)
+                                                     zeroPoint: inputZeroPoint, flip: flip, into: row)
         case (5, false):
             SIMDKernels.DepthwiseTapRows.build5(image, paddedRow: py, channels: range, shape: shape, paddedChannels: paddedChannels,
-                                               zeroPoint: inputZeroPoint, into: row)
+                                               zeroPoint: inputZeroPoint, flip: flip, into: row)
         case (_, true):
             SIMDKernelsAVX512.DepthwiseTapRows.build3(image, paddedRow: py, channels: range, shape: shape, paddedChannels: paddedChannels,
-                                                     zeroPoint: inputZeroPoint, into: row)
+                                                     zeroPoint: inputZeroPoint, flip: flip, into: row)
         case (_, false):
             SIMDKernels.DepthwiseTapRows.build3(image, paddedRow: py, channels: range, shape: shape, paddedChannels: paddedChannels,
-                                               zeroPoint: inputZeroPoint, into: row)
+                                               zeroPoint: inputZeroPoint, flip: flip, into: row)
         }
     }
 
@@ -231,15 +282,15 @@ struct DepthwiseConv2DInt8TapRows: TiledKernel {
         let g = geometry
         let filter = UnsafeRawPointer(weights.pointer), biasRaw = UnsafeRawPointer(bias.pointer)
         let (r0, r1, r2) = (taps.0, taps.1, taps.2)
-        if usesVNNI && filterSize == 5 {
+        if products == .vnni && filterSize == 5 {
             return depthwise5x5RowVNNI(taps: taps, width: g.outputWidth, paddedChannels: paddedChannels,
                                        channels: range, weights: filter, bias: biasRaw,
                                        stage: RequantizedGEMMOutput(base: out, rowStride: g.outputChannels,
                                                                     columns: g.outputChannels, stage: requantization))
         }
-        if usesVNNI {
+        if products != .pairs {
             return depthwise3x3RowVNNI(taps: (r0, r1, r2), width: g.outputWidth, paddedChannels: paddedChannels,
-                                       channels: range, weights: filter, bias: biasRaw,
+                                       channels: range, weights: filter, halves: products == .vnniHalves, bias: biasRaw,
                                        stage: RequantizedGEMMOutput(base: out, rowStride: g.outputChannels,
                                                                     columns: g.outputChannels, stage: requantization))
         }
