@@ -91,26 +91,31 @@ final class QuantizedDepthwise3x3Tests: XCTestCase {
         }
     }
 
-    /// Extreme inputs and weights (all −128 or 127, so every tap sum is at its bounds) at every
-    /// input zero point extreme.
+    /// Extreme inputs and weights (int8: all −128 or 127; uint8: 0 or 255 against filter zero
+    /// points that make each weight −255...255), so every tap sum is at its bounds, at every input
+    /// zero point extreme.
     func testExtremeValues() throws {
         var rng = KernelTestRandom(seed: 32)
+        /// A 1×4×5×17 input of `inputByte` everywhere, a k×k filter of `filterByte`, against the reference.
+        func check(_ type: DataType, k: Int, inputByte: UInt8, zeroPoint: Int, filterByte: UInt8, filterZeroPoint: Int?) throws {
+            let op = QuantizedOperatorHarness(type: type, rng: &rng)
+            var input = op.activation([1, 4, 5, 17])
+            input.bytes = Array(repeating: inputByte, count: input.bytes.count)
+            input.zeroPoints = [zeroPoint]
+            var filter = op.weights([1, k, k, 17], perChannel: type == .int8, dimension: 3, zeroPoint: filterZeroPoint)
+            filter.bytes = Array(repeating: filterByte, count: filter.bytes.count)
+            let bias = op.bias(17, input: input, filter: filter)
+            let output = op.output()
+            let options = DepthwiseConv2DOptions(padding: .same, strideWidth: 1, strideHeight: 1, dilationWidth: 1,
+                                                 dilationHeight: 1, depthMultiplier: 1, activation: .none)
+            let result = try op.run(.depthwiseConv2D, .depthwiseConv2D(options), inputs: [input, filter, bias], output: output)
+            let expected = reference(op, input: input, filter: filter, bias: bias, output: output, options: options, outputShape: result.shape)
+            XCTAssertEqual(result.bytes, expected, "\(type) \(k)×\(k), input \(inputByte) (zero point \(zeroPoint)), filter \(filterByte) − \(filter.zeroPoint)")
+        }
         for (inputByte, filterByte) in [(UInt8(0x80), UInt8(0x80)), (0x7F, 0x80), (0x80, 0x7F), (0x7F, 0x7F)] {
             for zeroPoint in [-128, 127] {
                 for k in [3, 5] {
-                    let op = QuantizedOperatorHarness(type: .int8, rng: &rng)
-                    var input = op.activation([1, 4, 5, 17])
-                    input.bytes = Array(repeating: inputByte, count: input.bytes.count)
-                    input.zeroPoints = [zeroPoint]
-                    var filter = op.weights([1, k, k, 17], perChannel: true, dimension: 3)
-                    filter.bytes = Array(repeating: filterByte, count: filter.bytes.count)
-                    let bias = op.bias(17, input: input, filter: filter)
-                    let output = op.output()
-                    let options = DepthwiseConv2DOptions(padding: .same, strideWidth: 1, strideHeight: 1, dilationWidth: 1,
-                                                         dilationHeight: 1, depthMultiplier: 1, activation: .none)
-                    let result = try op.run(.depthwiseConv2D, .depthwiseConv2D(options), inputs: [input, filter, bias], output: output)
-                    let expected = reference(op, input: input, filter: filter, bias: bias, output: output, options: options, outputShape: result.shape)
-                    XCTAssertEqual(result.bytes, expected, "\(k)×\(k), input \(inputByte), filter \(filterByte), zero point \(zeroPoint)")
+                    try check(.int8, k: k, inputByte: inputByte, zeroPoint: zeroPoint, filterByte: filterByte, filterZeroPoint: nil)
                 }
             }
         }
@@ -120,20 +125,8 @@ final class QuantizedDepthwise3x3Tests: XCTestCase {
                                                          (0, 255, 1), (255, 255, 0), (0, 255, 0)] {
             for zeroPoint in [0, 255] {
                 for k in [3, 5] {
-                    let op = QuantizedOperatorHarness(type: .uint8, rng: &rng)
-                    var input = op.activation([1, 4, 5, 17])
-                    input.bytes = Array(repeating: inputByte, count: input.bytes.count)
-                    input.zeroPoints = [zeroPoint]
-                    var filter = op.weights([1, k, k, 17], perChannel: false, dimension: 3, zeroPoint: filterZeroPoint)
-                    filter.bytes = Array(repeating: filterByte, count: filter.bytes.count)
-                    let bias = op.bias(17, input: input, filter: filter)
-                    let output = op.output()
-                    let options = DepthwiseConv2DOptions(padding: .same, strideWidth: 1, strideHeight: 1, dilationWidth: 1,
-                                                         dilationHeight: 1, depthMultiplier: 1, activation: .none)
-                    let result = try op.run(.depthwiseConv2D, .depthwiseConv2D(options), inputs: [input, filter, bias], output: output)
-                    let expected = reference(op, input: input, filter: filter, bias: bias, output: output, options: options, outputShape: result.shape)
-                    XCTAssertEqual(result.bytes, expected,
-                                   "uint8 \(k)×\(k), input \(inputByte), filter \(filterByte) − \(filterZeroPoint), zero point \(zeroPoint)")
+                    try check(.uint8, k: k, inputByte: inputByte, zeroPoint: zeroPoint, filterByte: filterByte,
+                              filterZeroPoint: filterZeroPoint)
                 }
             }
         }
