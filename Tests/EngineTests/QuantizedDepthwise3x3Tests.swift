@@ -132,6 +132,42 @@ final class QuantizedDepthwise3x3Tests: XCTestCase {
         }
     }
 
+    /// A uint8 filter whose blocks of 16 channels alternate between weights that fit a signed
+    /// byte (one `vpdpbusd` per tap row) and weights that do not (two): each block in its own
+    /// form, the output the reference's, whole and in tiles that cut across the blocks.
+    func testUInt8BlocksSplitOrNot() throws {
+        var rng = KernelTestRandom(seed: 35)
+        let channels = 75, zeroPoint = 119
+        for stride in [1, 2] {
+            let op = QuantizedOperatorHarness(type: .uint8, rng: &rng)
+            let input = op.activation([1, 7, 9, channels])
+            var filter = op.weights([1, 3, 3, channels], perChannel: false, dimension: 3, zeroPoint: zeroPoint)
+            // Blocks 0, 2, 4: bytes in 64...191 (weights −55...72); blocks 1 and 3: the whole byte range.
+            for i in filter.bytes.indices where (i % channels / 16) % 2 == 0 {
+                filter.bytes[i] = 64 + filter.bytes[i] % 128
+            }
+            let bias = op.bias(channels, input: input, filter: filter)
+            let output = op.output()
+            let options = DepthwiseConv2DOptions(padding: .same, strideWidth: stride, strideHeight: stride, dilationWidth: 1,
+                                                 dilationHeight: 1, depthMultiplier: 1, activation: .relu6)
+            #if SWIFTLITE_AVX512VNNI || SWIFTLITE_AVX2
+            if KernelSelection.runsVNNI {
+                let prepared = try PreparedQuantizedOperator(.depthwiseConv2D, .depthwiseConv2D(options), inputs: [input, filter, bias],
+                                                             output: output)
+                defer { prepared.deallocate() }
+                let kernel = try XCTUnwrap(prepared.kernel as? DepthwiseConv2DTapRows)
+                XCTAssertEqual(kernel.products, .vnniHalves)
+                XCTAssertEqual(kernel.splitBlocks, [false, true, false, true, false])
+            }
+            #endif
+            let result = try op.run(.depthwiseConv2D, .depthwiseConv2D(options), inputs: [input, filter, bias], output: output)
+            let expected = reference(op, input: input, filter: filter, bias: bias, output: output, options: options, outputShape: result.shape)
+            XCTAssertEqual(result.bytes, expected, "stride \(stride)")
+            let split = try runSplit(input: input, filter: filter, bias: bias, output: output, options: options, rng: &rng)
+            XCTAssertEqual(split, expected, "rows and channels split between workers, stride \(stride)")
+        }
+    }
+
     /// Builds with AVX-512 VNNI or AVX2 prepare the micro-kernel for int8 3×3 filters with
     /// multiplier 1 (and 5×5 ones where the VNNI row runs), the generic kernel otherwise.
     func testKernelSelection() throws {

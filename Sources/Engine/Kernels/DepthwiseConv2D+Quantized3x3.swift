@@ -21,8 +21,10 @@ import SIMDKernelsAVX512
 /// neighbouring output rows (all three at stride 1) is built once; workers need no barrier.
 /// Threads split the rows and the channels (see `grid`).
 ///
-/// A uint8 filter minus its zero point spans −255...255, past a signed byte: each weight `v` is
-/// then split into `⌊v/2⌋ + ⌈v/2⌉`, two signed bytes, and each tap row takes two `vpdpbusd`
+/// A uint8 filter minus its zero point spans −255...255, past a signed byte. Blocks of 16
+/// channels whose weights all fit one keep one `vpdpbusd` per tap row; in the others (a few in
+/// TF1 models: 17 of 233 blocks in SSD MobileNet v1) each weight `v` is split into
+/// `⌊v/2⌋ + ⌈v/2⌉`, two signed bytes, and each tap row takes two `vpdpbusd`
 /// (`Products.vnniHalves`, 3×3 only). That covers every weight but 255 (a filter byte of 255
 /// with zero point 0), which leaves the operator to the pairs below or to the generic kernel.
 ///
@@ -71,12 +73,16 @@ struct DepthwiseConv2DTapRows: TiledKernel {
     let ringRows: Int
     /// How the products are taken.
     let products: Products
+    /// With `.vnniHalves`, whether each block of 16 channels has its weights split in two
+    /// (else the second halves are zero and not computed).
+    let splitBlocks: [Bool]
 
     /// The instructions the products take.
     enum Products {
         /// `vpdpbusd` on signed-byte weight quads.
         case vnni
-        /// `vpdpbusd` twice per tap row, on the two signed-byte halves of each weight (3×3 only).
+        /// `vpdpbusd` on signed-byte weights, twice per tap row in the blocks of 16 channels
+        /// whose weights are split into two halves (3×3 only).
         case vnniHalves
         /// `vpmaddwd` on int16 weight pairs (builds whose engine does not target VNNI).
         case pairs
@@ -126,11 +132,17 @@ struct DepthwiseConv2DTapRows: TiledKernel {
         let weights = PackedBuffer<UInt32>(count: lanes, initializedTo: 0)
         let bias = PackedBuffer<Int32>(count: padded, initializedTo: 0)
         let encodedZeroPoint = Int32(quantization.encoding.zeroPoint)
-        for c in 0 ..< channels {
-            // Tap `kx` of filter row `ky` minus the filter's zero point (0 past the row's end).
-            func tap(_ ky: Int, _ kx: Int) -> Int32 {
-                kx < k ? quantization.filter.value(filterBytes[(ky * k + kx) * channels + c]) : 0
+        // Tap `kx` of filter row `ky` of channel `c` minus the filter's zero point (0 past the row's end).
+        func weight(_ c: Int, _ ky: Int, _ kx: Int) -> Int32 {
+            kx < k ? quantization.filter.value(filterBytes[(ky * k + kx) * channels + c]) : 0
+        }
+        let splitBlocks = products != .vnniHalves ? [] : (0 ..< padded / 16).map { block in
+            (16 * block ..< min(channels, 16 * block + 16)).contains { c in
+                (0 ..< k).contains { ky in (0 ..< k).contains { kx in !(-128 ... 127).contains(weight(c, ky, kx)) } }
             }
+        }
+        for c in 0 ..< channels {
+            func tap(_ ky: Int, _ kx: Int) -> Int32 { weight(c, ky, kx) }
             var sum: Int32 = 0
             for ky in 0 ..< k {
                 for kx in 0 ..< k { sum &+= tap(ky, kx) }
@@ -142,10 +154,11 @@ struct DepthwiseConv2DTapRows: TiledKernel {
                         weights.pointer[(ky * quads + q) * padded + c] = quad
                     }
                 case .vnniHalves:
-                    // v = ⌊v/2⌋ + ⌈v/2⌉, both in −128...127 for v in −256...254.
+                    // v = ⌊v/2⌋ + ⌈v/2⌉, both in −128...127 for v in −256...254; v + 0 in a
+                    // block that is not split.
                     var first: UInt32 = 0, second: UInt32 = 0
                     for kx in 0 ..< 3 {
-                        let v = tap(ky, kx), low = v >> 1
+                        let v = tap(ky, kx), low = splitBlocks[c / 16] ? v >> 1 : v
                         first |= UInt32(UInt8(truncatingIfNeeded: low)) << (8 * kx)
                         second |= UInt32(UInt8(truncatingIfNeeded: v - low)) << (8 * kx)
                     }
@@ -167,6 +180,7 @@ struct DepthwiseConv2DTapRows: TiledKernel {
         self.weights = weights
         self.bias = bias
         self.products = products
+        self.splitBlocks = splitBlocks
         requantization = quantization.requantization
         inputZeroPoint = quantization.encoding.rawZeroPoint
         flip = quantization.encoding.isSigned ? 0x80 : 0
@@ -288,9 +302,24 @@ struct DepthwiseConv2DTapRows: TiledKernel {
                                        stage: RequantizedGEMMOutput(base: out, rowStride: g.outputChannels,
                                                                     columns: g.outputChannels, stage: requantization))
         }
-        if products != .pairs {
+        if products == .vnniHalves {
+            // Runs of blocks that are split, or not, each in one call.
+            var start = range.lowerBound
+            while start < range.upperBound {
+                let split = splitBlocks[start / 16]
+                var end = start + 16
+                while end < range.upperBound && splitBlocks[end / 16] == split { end += 16 }
+                depthwise3x3RowVNNI(taps: (r0, r1, r2), width: g.outputWidth, paddedChannels: paddedChannels,
+                                    channels: start ..< end, weights: filter, halves: split, bias: biasRaw,
+                                    stage: RequantizedGEMMOutput(base: out, rowStride: g.outputChannels,
+                                                                 columns: g.outputChannels, stage: requantization))
+                start = end
+            }
+            return
+        }
+        if products == .vnni {
             return depthwise3x3RowVNNI(taps: (r0, r1, r2), width: g.outputWidth, paddedChannels: paddedChannels,
-                                       channels: range, weights: filter, halves: products == .vnniHalves, bias: biasRaw,
+                                       channels: range, weights: filter, bias: biasRaw,
                                        stage: RequantizedGEMMOutput(base: out, rowStride: g.outputChannels,
                                                                     columns: g.outputChannels, stage: requantization))
         }
