@@ -149,19 +149,34 @@ func storeRow(_ stage: RequantizedGEMMOutput, column c: Int, width: Int, _ accum
     }
 }
 
-/// One output row of the int8 5×5 depthwise convolution from its five tap rows: as
+/// One output row of the 5×5 depthwise convolution from its five tap rows: as
 /// `depthwise3x3RowVNNI`, with two tap quads per output column and channel in each tap row —
 /// taps 0...3 of the filter row, then tap 4 and three zero bytes — so two `vpdpbusd` per filter
-/// row, ten per sixteen outputs.
+/// row, ten per sixteen outputs (twenty with `halves`, whose second weights follow the first).
 ///
 /// - Parameters:
 ///   - taps: the five tap rows, `width × 2 × paddedChannels` 32-bit lanes each (column `x`'s two
 ///     quads of channel `c` at `(2x + q) · paddedChannels + c`).
-///   - weights: `[5, 2, paddedChannels]` weight quads `(w₀, w₁, w₂, w₃)`, `(w₄, 0, 0, 0)`.
+///   - weights: `[5, 2, paddedChannels]` weight quads `(w₀, w₁, w₂, w₃)`, `(w₄, 0, 0, 0)`
+///     (`[2, 5, 2, paddedChannels]` with `halves`).
 @inline(never)
 public func depthwise5x5RowVNNI(taps: (UnsafeRawPointer, UnsafeRawPointer, UnsafeRawPointer, UnsafeRawPointer, UnsafeRawPointer),
                                 width: Int, paddedChannels cp: Int, channels range: Range<Int>,
-                                weights: UnsafeRawPointer, bias: UnsafeRawPointer, stage: RequantizedGEMMOutput) {
+                                weights: UnsafeRawPointer, halves: Bool = false, bias: UnsafeRawPointer, stage: RequantizedGEMMOutput) {
+    if halves {
+        depthwise5x5Row(taps: taps, width: width, paddedChannels: cp, channels: range, weights: weights, halves: true,
+                        bias: bias, stage: stage)
+    } else {
+        depthwise5x5Row(taps: taps, width: width, paddedChannels: cp, channels: range, weights: weights, halves: false,
+                        bias: bias, stage: stage)
+    }
+}
+
+/// `depthwise5x5RowVNNI` with `halves` a constant in each copy.
+@inline(always)
+private func depthwise5x5Row(taps: (UnsafeRawPointer, UnsafeRawPointer, UnsafeRawPointer, UnsafeRawPointer, UnsafeRawPointer),
+                             width: Int, paddedChannels cp: Int, channels range: Range<Int>,
+                             weights: UnsafeRawPointer, halves: Bool, bias: UnsafeRawPointer, stage: RequantizedGEMMOutput) {
     let (r0, r1, r2, r3, r4) = taps
     var c = range.lowerBound
     while c < range.upperBound {
@@ -178,7 +193,13 @@ public func depthwise5x5RowVNNI(taps: (UnsafeRawPointer, UnsafeRawPointer, Unsaf
                 swiftlite_dpbusd(swiftlite_dpbusd(acc, swiftlite_load_dwords(taps + offset), first),
                                  swiftlite_load_dwords(taps + (offset &+ next)), second)
             }
-            return row(row(row(row(row(b, r0, w00, w01), r1, w10, w11), r2, w20, w21), r3, w30, w31), r4, w40, w41)
+            let sum = row(row(row(row(row(b, r0, w00, w01), r1, w10, w11), r2, w20, w21), r3, w30, w31), r4, w40, w41)
+            guard halves else { return sum }
+            // The second halves, read from L1 for each pixel.
+            @inline(always)
+            func half(_ row: Int, _ q: Int) -> SIMD16<Int32> { quad(5 + row, q) }
+            return row(row(row(row(row(sum, r0, half(0, 0), half(0, 1)), r1, half(1, 0), half(1, 1)), r2, half(2, 0), half(2, 1)),
+                           r3, half(3, 0), half(3, 1)), r4, half(4, 0), half(4, 1))
         }
         c += 16
     }

@@ -138,10 +138,10 @@ final class QuantizedDepthwise3x3Tests: XCTestCase {
     func testUInt8BlocksSplitOrNot() throws {
         var rng = KernelTestRandom(seed: 35)
         let channels = 75, zeroPoint = 119
-        for stride in [1, 2] {
+        for (k, stride) in [(3, 1), (3, 2), (5, 1), (5, 2)] {
             let op = QuantizedOperatorHarness(type: .uint8, rng: &rng)
             let input = op.activation([1, 7, 9, channels])
-            var filter = op.weights([1, 3, 3, channels], perChannel: false, dimension: 3, zeroPoint: zeroPoint)
+            var filter = op.weights([1, k, k, channels], perChannel: false, dimension: 3, zeroPoint: zeroPoint)
             // Blocks 0, 2, 4: bytes in 64...191 (weights −55...72); blocks 1 and 3: the whole byte range.
             for i in filter.bytes.indices where (i % channels / 16) % 2 == 0 {
                 filter.bytes[i] = 64 + filter.bytes[i] % 128
@@ -162,9 +162,9 @@ final class QuantizedDepthwise3x3Tests: XCTestCase {
             #endif
             let result = try op.run(.depthwiseConv2D, .depthwiseConv2D(options), inputs: [input, filter, bias], output: output)
             let expected = reference(op, input: input, filter: filter, bias: bias, output: output, options: options, outputShape: result.shape)
-            XCTAssertEqual(result.bytes, expected, "stride \(stride)")
+            XCTAssertEqual(result.bytes, expected, "\(k)×\(k), stride \(stride)")
             let split = try runSplit(input: input, filter: filter, bias: bias, output: output, options: options, rng: &rng)
-            XCTAssertEqual(split, expected, "rows and channels split between workers, stride \(stride)")
+            XCTAssertEqual(split, expected, "rows and channels split between workers, \(k)×\(k), stride \(stride)")
         }
     }
 
@@ -195,8 +195,9 @@ final class QuantizedDepthwise3x3Tests: XCTestCase {
         XCTAssertEqual(try kernelName(type: .uint8, multiplier: 2, k: 3), "DepthwiseConv2DQuantized")
     }
 
-    /// How the micro-kernel takes uint8 products: two signed-byte halves per weight on VNNI
-    /// (3×3), unless a weight is 255 (filter byte 255, zero point 0), which only int16 pairs hold.
+    /// How the micro-kernel takes uint8 products: signed bytes, split in two halves where they
+    /// need nine bits, on VNNI, unless a weight is 255 (filter byte 255, zero point 0), which only
+    /// int16 pairs hold.
     func testUInt8ProductForms() throws {
         #if SWIFTLITE_AVX512VNNI || SWIFTLITE_AVX2
         var rng = KernelTestRandom(seed: 34)
@@ -224,7 +225,8 @@ final class QuantizedDepthwise3x3Tests: XCTestCase {
         XCTAssertEqual(try products(k: 3, zeroPoint: 255, lastByte: 0), halves)
         XCTAssertEqual(try products(k: 3, zeroPoint: 1, lastByte: 255), halves)
         XCTAssertEqual(try products(k: 3, zeroPoint: 0, lastByte: 255), pairs)
-        XCTAssertEqual(try products(k: 5, zeroPoint: 119, lastByte: 200), pairs)
+        XCTAssertEqual(try products(k: 5, zeroPoint: 119, lastByte: 200), halves)
+        XCTAssertEqual(try products(k: 5, zeroPoint: 0, lastByte: 255), pairs)
         #endif
     }
 

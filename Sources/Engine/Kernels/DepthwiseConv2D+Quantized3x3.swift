@@ -24,8 +24,8 @@ import SIMDKernelsAVX512
 /// A uint8 filter minus its zero point spans −255...255, past a signed byte. Blocks of 16
 /// channels whose weights all fit one keep one `vpdpbusd` per tap row; in the others (a few in
 /// TF1 models: 17 of 233 blocks in SSD MobileNet v1) each weight `v` is split into
-/// `⌊v/2⌋ + ⌈v/2⌉`, two signed bytes, and each tap row takes two `vpdpbusd`
-/// (`Products.vnniHalves`, 3×3 only). That covers every weight but 255 (a filter byte of 255
+/// `⌊v/2⌋ + ⌈v/2⌉`, two signed bytes, and each tap row takes twice its `vpdpbusd`
+/// (`Products.vnniHalves`). That covers every weight but 255 (a filter byte of 255
 /// with zero point 0), which leaves the operator to the pairs below or to the generic kernel.
 ///
 /// A 5×5 filter (EfficientNet-Lite's) takes two quads per filter row: taps 0...3, then tap 4 and
@@ -62,7 +62,7 @@ struct DepthwiseConv2DTapRows: TiledKernel {
     /// What the tap rows XOR into every input byte: 0x80 for int8 (`x + 128`), 0 for uint8.
     let flip: UInt8
     /// Filter rows as tap quads `(w₀, w₁, w₂, 0)`, `[3, paddedChannels]` 32-bit lanes (5×5:
-    /// `(w₀ … w₃)`, `(w₄, 0, 0, 0)`, `[5, 2, paddedChannels]`; halves: `[2, 3, paddedChannels]`);
+    /// `(w₀ … w₃)`, `(w₄, 0, 0, 0)`, `[5, 2, paddedChannels]`; halves: the same twice over);
     /// or as int16 pairs `(w₀, w₂)`, `(w₁, 0)`, `[3, 2, paddedChannels]` 32-bit lanes (5×5:
     /// `(w₀, w₂)`, `(w₁, w₃)`, `(w₄, 0)`, `[5, 3, paddedChannels]`).
     let weights: PackedBuffer<UInt32>
@@ -81,8 +81,8 @@ struct DepthwiseConv2DTapRows: TiledKernel {
     enum Products {
         /// `vpdpbusd` on signed-byte weight quads.
         case vnni
-        /// `vpdpbusd` on signed-byte weights, twice per tap row in the blocks of 16 channels
-        /// whose weights are split into two halves (3×3 only).
+        /// `vpdpbusd` on signed-byte weights, twice as many in the blocks of 16 channels whose
+        /// weights are split into two halves.
         case vnniHalves
         /// `vpmaddwd` on int16 weight pairs (builds whose engine does not target VNNI).
         case pairs
@@ -106,7 +106,7 @@ struct DepthwiseConv2DTapRows: TiledKernel {
             return KernelSelection.runsVNNI ? .vnni : pairs
         }
         guard !quantization.encoding.isSigned, !filter.isSigned else { return nil }
-        if KernelSelection.runsVNNI && g.filterHeight == 3 && filterBytes.allSatisfy({ filter.value($0) <= 254 }) {
+        if KernelSelection.runsVNNI && filterBytes.allSatisfy({ filter.value($0) <= 254 }) {
             return .vnniHalves
         }
         return pairs
@@ -126,7 +126,7 @@ struct DepthwiseConv2DTapRows: TiledKernel {
         let lanes: Int
         switch products {
         case .vnni: lanes = k * quads * padded
-        case .vnniHalves: lanes = 2 * k * padded
+        case .vnniHalves: lanes = 2 * k * quads * padded
         case .pairs: lanes = k * pairRows * padded
         }
         let weights = PackedBuffer<UInt32>(count: lanes, initializedTo: 0)
@@ -155,15 +155,17 @@ struct DepthwiseConv2DTapRows: TiledKernel {
                     }
                 case .vnniHalves:
                     // v = ⌊v/2⌋ + ⌈v/2⌉, both in −128...127 for v in −256...254; v + 0 in a
-                    // block that is not split.
-                    var first: UInt32 = 0, second: UInt32 = 0
-                    for kx in 0 ..< 3 {
-                        let v = tap(ky, kx), low = splitBlocks[c / 16] ? v >> 1 : v
-                        first |= UInt32(UInt8(truncatingIfNeeded: low)) << (8 * kx)
-                        second |= UInt32(UInt8(truncatingIfNeeded: v - low)) << (8 * kx)
+                    // block that is not split. The second halves follow all of the first.
+                    for q in 0 ..< quads {
+                        var first: UInt32 = 0, second: UInt32 = 0
+                        for kx in 4 * q ..< 4 * q + 4 {
+                            let v = tap(ky, kx), low = splitBlocks[c / 16] ? v >> 1 : v
+                            first |= UInt32(UInt8(truncatingIfNeeded: low)) << (8 * (kx - 4 * q))
+                            second |= UInt32(UInt8(truncatingIfNeeded: v - low)) << (8 * (kx - 4 * q))
+                        }
+                        weights.pointer[(ky * quads + q) * padded + c] = first
+                        weights.pointer[((k + ky) * quads + q) * padded + c] = second
                     }
-                    weights.pointer[ky * padded + c] = first
-                    weights.pointer[(3 + ky) * padded + c] = second
                 case .pairs:
                     // Taps `a` and `b` as int16 bit patterns in one 32-bit lane.
                     func pair(_ a: Int, _ b: Int) -> UInt32 {
@@ -296,11 +298,10 @@ struct DepthwiseConv2DTapRows: TiledKernel {
         let g = geometry
         let filter = UnsafeRawPointer(weights.pointer), biasRaw = UnsafeRawPointer(bias.pointer)
         let (r0, r1, r2) = (taps.0, taps.1, taps.2)
+        let stage = RequantizedGEMMOutput(base: out, rowStride: g.outputChannels, columns: g.outputChannels, stage: requantization)
         if products == .vnni && filterSize == 5 {
             return depthwise5x5RowVNNI(taps: taps, width: g.outputWidth, paddedChannels: paddedChannels,
-                                       channels: range, weights: filter, bias: biasRaw,
-                                       stage: RequantizedGEMMOutput(base: out, rowStride: g.outputChannels,
-                                                                    columns: g.outputChannels, stage: requantization))
+                                       channels: range, weights: filter, bias: biasRaw, stage: stage)
         }
         if products == .vnniHalves {
             // Runs of blocks that are split, or not, each in one call.
@@ -309,19 +310,20 @@ struct DepthwiseConv2DTapRows: TiledKernel {
                 let split = splitBlocks[start / 16]
                 var end = start + 16
                 while end < range.upperBound && splitBlocks[end / 16] == split { end += 16 }
-                depthwise3x3RowVNNI(taps: (r0, r1, r2), width: g.outputWidth, paddedChannels: paddedChannels,
-                                    channels: start ..< end, weights: filter, halves: split, bias: biasRaw,
-                                    stage: RequantizedGEMMOutput(base: out, rowStride: g.outputChannels,
-                                                                 columns: g.outputChannels, stage: requantization))
+                if filterSize == 5 {
+                    depthwise5x5RowVNNI(taps: taps, width: g.outputWidth, paddedChannels: paddedChannels,
+                                        channels: start ..< end, weights: filter, halves: split, bias: biasRaw, stage: stage)
+                } else {
+                    depthwise3x3RowVNNI(taps: (r0, r1, r2), width: g.outputWidth, paddedChannels: paddedChannels,
+                                        channels: start ..< end, weights: filter, halves: split, bias: biasRaw, stage: stage)
+                }
                 start = end
             }
             return
         }
         if products == .vnni {
             return depthwise3x3RowVNNI(taps: (r0, r1, r2), width: g.outputWidth, paddedChannels: paddedChannels,
-                                       channels: range, weights: filter, bias: biasRaw,
-                                       stage: RequantizedGEMMOutput(base: out, rowStride: g.outputChannels,
-                                                                    columns: g.outputChannels, stage: requantization))
+                                       channels: range, weights: filter, bias: biasRaw, stage: stage)
         }
         #if !SWIFTLITE_AVX512VNNI
         if filterSize == 5 { return convolveRow5AVX2(taps, channels: range, out) }
