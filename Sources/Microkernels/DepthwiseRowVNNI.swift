@@ -36,7 +36,9 @@ public func depthwise3x3RowVNNI(taps: (UnsafeRawPointer, UnsafeRawPointer, Unsaf
     }
 }
 
-/// `depthwise3x3RowVNNI` with `halves` a constant in each copy.
+/// `depthwise3x3RowVNNI` with `halves` a constant in each copy: two copies of the pixel loops,
+/// neither testing `halves` per block. (One copy that tests it ran its models' depthwise layers
+/// measurably slower; a closure that takes the constant is not specialised by the compiler.)
 @inline(always)
 private func depthwise3x3Row(taps: (UnsafeRawPointer, UnsafeRawPointer, UnsafeRawPointer), width: Int,
                              paddedChannels cp: Int, channels range: Range<Int>, weights: UnsafeRawPointer,
@@ -172,7 +174,7 @@ public func depthwise5x5RowVNNI(taps: (UnsafeRawPointer, UnsafeRawPointer, Unsaf
     }
 }
 
-/// `depthwise5x5RowVNNI` with `halves` a constant in each copy.
+/// `depthwise5x5RowVNNI` with `halves` a constant in each copy (see `depthwise3x3Row`).
 @inline(always)
 private func depthwise5x5Row(taps: (UnsafeRawPointer, UnsafeRawPointer, UnsafeRawPointer, UnsafeRawPointer, UnsafeRawPointer),
                              width: Int, paddedChannels cp: Int, channels range: Range<Int>,

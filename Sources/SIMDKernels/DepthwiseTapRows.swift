@@ -2,11 +2,11 @@
 #if SWIFTLITE_AVX2
 import CX86Intrinsics
 
-/// The tap rows of the engine's quantized depthwise kernel (`DepthwiseConv2DTapRows`): each input
-/// byte a window reads as an unsigned byte (for `vpdpbusd` or its AVX2 equivalent: int8 input
-/// encoded `x + 128`, uint8 input as it is) and packed so that one 32-bit lane holds a filter row's taps for one channel (three taps of a 3×3
-/// filter; two quads, four taps and then one, of a 5×5). Taps outside the input are the zero
-/// point. Compiled twice, like `FloatTiles`: `SIMDKernels` for the build's floor and
+/// The tap rows of the engine's quantized depthwise kernel (`DepthwiseConv2DTapRows`): each
+/// input byte a window reads as an unsigned byte (for `vpdpbusd` or its AVX2 equivalent: int8
+/// input encoded `x + 128`, uint8 input as it is), packed so that one 32-bit lane holds a filter
+/// row's taps for one channel (three taps of a 3×3 filter; two quads, four taps and then one, of
+/// a 5×5). Taps outside the input are the zero point. Compiled twice, like `FloatTiles`: `SIMDKernels` for the build's floor and
 /// `SIMDKernelsAVX512`.
 public enum DepthwiseTapRows {
     /// The input's and the filter's geometry across: the input's height, width and channels, the

@@ -59,7 +59,8 @@ struct DepthwiseConv2DTapRows: TiledKernel {
     let paddedChannels: Int
     /// The input zero point as stored (an int8's bit pattern, or a uint8).
     let inputZeroPoint: UInt8
-    /// What the tap rows XOR into every input byte: 0x80 for int8 (`x + 128`), 0 for uint8.
+    /// What the tap rows XOR into every input byte to encode it (`ActivationEncoding`): 0x80
+    /// for int8 (`x + 128`), 0 for uint8.
     let flip: UInt8
     /// Filter rows as tap quads `(w₀, w₁, w₂, 0)`, `[3, paddedChannels]` 32-bit lanes (5×5:
     /// `(w₀ … w₃)`, `(w₄, 0, 0, 0)`, `[5, 2, paddedChannels]`; halves: the same twice over);
@@ -185,7 +186,7 @@ struct DepthwiseConv2DTapRows: TiledKernel {
         self.splitBlocks = splitBlocks
         requantization = quantization.requantization
         inputZeroPoint = quantization.encoding.rawZeroPoint
-        flip = quantization.encoding.isSigned ? 0x80 : 0
+        flip = quantization.encoding.encode(0)
         paddedChannels = padded
         filterSize = k
         self.quads = quads
