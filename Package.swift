@@ -138,8 +138,8 @@ let package = Package(
         .executableTarget(name: "CLI", dependencies: ["Engine", "Tasks"],
                           swiftSettings: [.unsafeFlags(["-Onone"], .when(configuration: .release))]),
         .target(name: "TestSupport", dependencies: ["Engine"], path: "Tests/TestSupport"),
-        .testTarget(name: "EngineTests", dependencies: ["Engine", "Microkernels", "TestSupport"],
-                    exclude: ["Fixtures"]),
+        .testTarget(name: "EngineTests", dependencies: ["Engine", "Microkernels", "SIMDKernels", "SIMDKernelsAVX512", "TestSupport"],
+                    exclude: ["Fixtures"], swiftSettings: defines(for: targetCPU)),
         .testTarget(name: "TasksTests", dependencies: ["Tasks", "TestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "CLITests", dependencies: ["TestSupport"]),
     ]

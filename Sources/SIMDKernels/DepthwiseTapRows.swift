@@ -14,13 +14,29 @@ public enum DepthwiseTapRows {
     public typealias Shape = (inputHeight: Int, inputWidth: Int, channels: Int, outputWidth: Int,
                               padTop: Int, padLeft: Int, stride: Int, dilation: Int)
 
+    /// Bytes of `staging` the builders need for `shape`: 16 per padded column that one row of
+    /// 16 channels spans at a dilation of 1, five columns past the last output's first (a 5×5
+    /// filter's taps; `swiftlite_tap_quads` reads four columns of a 3×3 filter's three).
+    public static func stagingBytes(shape g: Shape) -> Int {
+        16 * ((g.outputWidth - 1) * g.stride + 5)
+    }
+
     /// Tap row `py`: for each output column and each channel of `channels` (whole groups of
     /// 16), the encoded bytes of the three taps (of the five, in two quads). `flip` is XORed into
     /// every tap byte: 0x80 encodes int8 input as `x + 128`, 0 leaves uint8 input as it is.
+    /// `staging` (`stagingBytes`) is the builder's own scratch.
     @inline(never)
     public static func build3(_ image: UnsafePointer<UInt8>, paddedRow py: Int, channels range: Range<Int>, shape g: Shape,
                               paddedChannels cp: Int, zeroPoint inputZeroPoint: UInt8, flip: UInt8,
-                              into row: UnsafeMutablePointer<UInt32>) {
+                              staging: UnsafeMutableRawPointer, into row: UnsafeMutablePointer<UInt32>) {
+        #if SWIFTLITE_AVX512
+        // At stride 1 the column form below loads each column once for three outputs, one
+        // widening load per output against the staged form's two shuffles.
+        if g.dilation == 1 && g.stride > 1 {
+            return buildStaged(image, paddedRow: py, channels: range, shape: g, paddedChannels: cp, zeroPoint: inputZeroPoint,
+                               flip: flip, taps: 3, staging: staging, into: row)
+        }
+        #endif
         let channels = g.channels
         let encode = SIMD16<UInt32>(repeating: UInt32(flip) * 0x0001_0101)
         let iy = py - g.padTop
@@ -101,7 +117,13 @@ public enum DepthwiseTapRows {
     @inline(never)
     public static func build5(_ image: UnsafePointer<UInt8>, paddedRow py: Int, channels range: Range<Int>, shape g: Shape,
                               paddedChannels cp: Int, zeroPoint inputZeroPoint: UInt8, flip: UInt8,
-                              into row: UnsafeMutablePointer<UInt32>) {
+                              staging: UnsafeMutableRawPointer, into row: UnsafeMutablePointer<UInt32>) {
+        #if SWIFTLITE_AVX512
+        if g.dilation == 1 {
+            return buildStaged(image, paddedRow: py, channels: range, shape: g, paddedChannels: cp, zeroPoint: inputZeroPoint,
+                               flip: flip, taps: 5, staging: staging, into: row)
+        }
+        #endif
         let channels = g.channels
         let iy = py - g.padTop
         let destination = UnsafeMutableRawPointer(row)
@@ -127,6 +149,56 @@ public enum DepthwiseTapRows {
             c += 16
         }
     }
+
+    #if SWIFTLITE_AVX512
+    /// `build3` or `build5` (`taps`) at a dilation of 1, by way of `staging`. For each group of
+    /// 16 channels: first the encoded bytes of the padded columns `0 ..< span` of the row, 16
+    /// per column (padded column `p` is input column `p − padLeft`; the zero point where the
+    /// column or the row lies outside the input), then each output column's quads from the
+    /// staged columns `ox · stride …` (`swiftlite_tap_quads`: two shuffles per quad, against
+    /// four widening loads, shifts and ORs). The tap rows are byte for byte those of the
+    /// column-by-column form below.
+    @inline(always)
+    private static func buildStaged(_ image: UnsafePointer<UInt8>, paddedRow py: Int, channels range: Range<Int>, shape g: Shape,
+                                    paddedChannels cp: Int, zeroPoint inputZeroPoint: UInt8, flip: UInt8, taps: Int,
+                                    staging: UnsafeMutableRawPointer, into row: UnsafeMutablePointer<UInt32>) {
+        let channels = g.channels, sw = g.stride
+        let span = (g.outputWidth - 1) * sw + (taps == 5 ? 5 : 4)
+        let encode = SIMD16<UInt8>(repeating: flip)
+        let fill = SIMD16<UInt8>(repeating: inputZeroPoint) ^ encode
+        let iy = py - g.padTop
+        // Padded columns that hold input: `inputColumns` (none where the row is padding).
+        let first = min(span, g.padLeft)
+        let inputColumns = iy >= 0 && iy < g.inputHeight ? first ..< max(first, min(span, g.padLeft + g.inputWidth)) : first ..< first
+        let source = image + max(0, min(iy, g.inputHeight - 1)) * g.inputWidth * channels
+        let destination = UnsafeMutableRawPointer(row)
+        var c = range.lowerBound
+        while c < range.upperBound {
+            let count = channels - c
+            for p in 0 ..< inputColumns.lowerBound { staging.storeBytes(of: fill, toByteOffset: p &* 16, as: SIMD16<UInt8>.self) }
+            for p in inputColumns {
+                let bytes = swiftlite_load_16_bytes(UnsafeRawPointer(source + ((p &- g.padLeft) &* channels &+ c)), count) ^ encode
+                staging.storeBytes(of: bytes, toByteOffset: p &* 16, as: SIMD16<UInt8>.self)
+            }
+            for p in inputColumns.upperBound ..< span { staging.storeBytes(of: fill, toByteOffset: p &* 16, as: SIMD16<UInt8>.self) }
+            if taps == 5 {
+                for ox in 0 ..< g.outputWidth {
+                    let at = staging + ox &* sw &* 16
+                    destination.storeBytes(of: unsafeBitCast(swiftlite_tap_quads(at, 4), to: SIMD16<UInt32>.self),
+                                           toByteOffset: (2 &* ox &* cp &+ c) &* 4, as: SIMD16<UInt32>.self)
+                    destination.storeBytes(of: unsafeBitCast(swiftlite_load_widened_bytes(at + 64, 16), to: SIMD16<UInt32>.self),
+                                           toByteOffset: ((2 &* ox &+ 1) &* cp &+ c) &* 4, as: SIMD16<UInt32>.self)
+                }
+            } else {
+                for ox in 0 ..< g.outputWidth {
+                    destination.storeBytes(of: unsafeBitCast(swiftlite_tap_quads(staging + ox &* sw &* 16, 3), to: SIMD16<UInt32>.self),
+                                           toByteOffset: (ox &* cp &+ c) &* 4, as: SIMD16<UInt32>.self)
+                }
+            }
+            c += 16
+        }
+    }
+    #endif
 
     /// Sixteen bytes zero-extended to 32-bit lanes; only the first `count` are read when fewer.
     @inline(always)

@@ -229,6 +229,29 @@ SWIFTLITE_INLINE swiftlite_i32x16 swiftlite_load_widened_bytes(const void *p, in
     return (swiftlite_i32x16)_mm512_cvtepu8_epi32(_mm512_castsi512_si128(_mm512_maskz_loadu_epi8(mask, p)));
 }
 
+#if defined(__AVX512VL__)
+/// The 16 bytes at `p`, or only the first `count` of them with the rest zero (a masked
+/// `vmovdqu8`, which cannot fault on the bytes it skips).
+SWIFTLITE_INLINE swiftlite_u8x16 swiftlite_load_16_bytes(const void *p, intptr_t count) {
+    __mmask16 mask = count >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << count) - 1);
+    return (swiftlite_u8x16)_mm_maskz_loadu_epi8(mask, p);
+}
+
+/// Sixteen channels' tap quads from four columns: the 64 bytes at `p` are columns 0...3 of
+/// 16 channel bytes each, and lane `c` of the result holds channel `c`'s bytes of columns 0, 1,
+/// 2, 3 in that order (column 3's byte zero when `taps` is 3). One `vpermd` brings each group
+/// of four channels' dwords from the four columns into one 128-bit lane; one `vpshufb`
+/// transposes the 4 × 4 bytes of each lane.
+SWIFTLITE_INLINE swiftlite_i32x16 swiftlite_tap_quads(const void *p, int taps) {
+    __m512i columns = _mm512_loadu_si512(p);
+    const __m512i byChannels = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
+    __m512i lanes = _mm512_permutexvar_epi32(byChannels, columns);
+    const __m512i transpose = _mm512_broadcast_i32x4(_mm_setr_epi8(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15));
+    __mmask64 keep = taps >= 4 ? ~(__mmask64)0 : (__mmask64)0x7777777777777777ull;
+    return (swiftlite_i32x16)_mm512_maskz_shuffle_epi8(keep, lanes, transpose);
+}
+#endif
+
 /// Up to 64 `int32` lanes (`blocks` = 4, 2 or 1 vectors, `a` first) as bytes at `p`: packed with
 /// saturation (`vpackssdw`, then `vpacksswb`, or `vpackuswb` when `unsignedBytes`), put back in
 /// lane order (`vpermd`), clamped to `minimum ... maximum` byte by byte and stored, the first

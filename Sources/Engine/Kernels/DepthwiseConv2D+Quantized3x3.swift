@@ -32,6 +32,11 @@ import SIMDKernelsAVX512
 /// three zero bytes (zero weights), so two `vpdpbusd` per row; its tap rows hold both quads of
 /// each output column, and each worker's ring `4·dh + 1` rows.
 ///
+/// Where the AVX-512 kernels run, a tap row of a 5×5 filter, or of a 3×3 one at a stride
+/// above 1, is built through a staging area in the worker's scratch behind its ring: the
+/// row's encoded input columns, 16 channels each, then one `vpermd` and one `vpshufb` per quad
+/// (`SIMDKernels.DepthwiseTapRows`).
+///
 /// The `x̂₀ · Σ w` term (`x̂₀` the encoded input zero point: `x₀ + 128` for int8, `x₀` for
 /// uint8) is folded into the bias at prepare (as the generic kernel does); requantization runs
 /// in registers on the sixteen accumulators.
@@ -194,7 +199,9 @@ struct DepthwiseConv2DTapRows: TiledKernel {
         geometry = g
         input = context.node.inputs[DepthwiseConv2D.input]
         output = context.node.outputs[DepthwiseConv2D.output]
-        context.requestWorkerScratch(bytes: ringRows * g.outputWidth * quads * padded * 4)
+        // The ring, then the tap-row builder's staging.
+        context.requestWorkerScratch(bytes: ringRows * g.outputWidth * quads * padded * 4
+                                         + SIMDKernels.DepthwiseTapRows.stagingBytes(shape: Self.shape(g)))
         context.markPacked(DepthwiseConv2D.filter)
         if quantization.hasBias { context.markPacked(DepthwiseConv2D.bias) }
     }
@@ -241,6 +248,7 @@ struct DepthwiseConv2DTapRows: TiledKernel {
         let out = memory.output(output, as: UInt8.self) + n * g.outputHeight * g.outputWidth * g.outputChannels
         let ring = memory.scratch(as: UInt32.self, worker: worker)
         let rowLanes = g.outputWidth * quads * paddedChannels
+        let staging = UnsafeMutableRawPointer(ring + ringRows * rowLanes)
         // Whole groups of 16 (the last one padded).
         let channels = channelRange.lowerBound ..< min(paddedChannels, (channelRange.upperBound + 15) / 16 * 16)
         // The padded row each ring slot holds (-1: none yet), then the tap rows of the output
@@ -255,7 +263,7 @@ struct DepthwiseConv2DTapRows: TiledKernel {
                     let py = oy * g.strideHeight + ky * g.dilationHeight
                     let slot = py % ringRows
                     if held[slot] != py {
-                        buildTapRow(image, paddedRow: py, channels: channels, into: ring + slot * rowLanes)
+                        buildTapRow(image, paddedRow: py, channels: channels, staging: staging, into: ring + slot * rowLanes)
                         held[slot] = py
                     }
                     taps[ky] = slot * rowLanes
@@ -267,26 +275,30 @@ struct DepthwiseConv2DTapRows: TiledKernel {
         }
     }
 
+    /// The tap-row builders' view of the geometry across.
+    static func shape(_ g: DepthwiseConv2D.Geometry) -> SIMDKernels.DepthwiseTapRows.Shape {
+        (inputHeight: g.inputHeight, inputWidth: g.inputWidth, channels: g.inputChannels, outputWidth: g.outputWidth,
+         padTop: g.padTop, padLeft: g.padLeft, stride: g.strideWidth, dilation: g.dilationWidth)
+    }
+
     /// Tap row `py` of `channels` (whole groups of 16) into `row`: `SIMDKernelsAVX512`'s builder
     /// where the AVX-512 kernels run, else `SIMDKernels`'.
     private func buildTapRow(_ image: UnsafePointer<UInt8>, paddedRow py: Int, channels range: Range<Int>,
-                             into row: UnsafeMutablePointer<UInt32>) {
-        let g = geometry
-        let shape = (inputHeight: g.inputHeight, inputWidth: g.inputWidth, channels: g.inputChannels, outputWidth: g.outputWidth,
-                     padTop: g.padTop, padLeft: g.padLeft, stride: g.strideWidth, dilation: g.dilationWidth)
+                             staging: UnsafeMutableRawPointer, into row: UnsafeMutablePointer<UInt32>) {
+        let shape = Self.shape(geometry)
         switch (filterSize, KernelSelection.runsAVX512) {
         case (5, true):
             SIMDKernelsAVX512.DepthwiseTapRows.build5(image, paddedRow: py, channels: range, shape: shape, paddedChannels: paddedChannels,
-                                                     zeroPoint: inputZeroPoint, flip: flip, into: row)
+                                                     zeroPoint: inputZeroPoint, flip: flip, staging: staging, into: row)
         case (5, false):
             SIMDKernels.DepthwiseTapRows.build5(image, paddedRow: py, channels: range, shape: shape, paddedChannels: paddedChannels,
-                                               zeroPoint: inputZeroPoint, flip: flip, into: row)
+                                               zeroPoint: inputZeroPoint, flip: flip, staging: staging, into: row)
         case (_, true):
             SIMDKernelsAVX512.DepthwiseTapRows.build3(image, paddedRow: py, channels: range, shape: shape, paddedChannels: paddedChannels,
-                                                     zeroPoint: inputZeroPoint, flip: flip, into: row)
+                                                     zeroPoint: inputZeroPoint, flip: flip, staging: staging, into: row)
         case (_, false):
             SIMDKernels.DepthwiseTapRows.build3(image, paddedRow: py, channels: range, shape: shape, paddedChannels: paddedChannels,
-                                               zeroPoint: inputZeroPoint, flip: flip, into: row)
+                                               zeroPoint: inputZeroPoint, flip: flip, staging: staging, into: row)
         }
     }
 

@@ -1,0 +1,87 @@
+#if SWIFTLITE_AVX2
+import Microkernels
+import SIMDKernels
+import SIMDKernelsAVX512
+import XCTest
+
+/// The AVX-512 tap-row builders (`SIMDKernelsAVX512.DepthwiseTapRows`, which stage each row of
+/// 16 channels and shuffle four columns into quads at once) against the column-by-column form
+/// that the AVX2 module compiles (`SIMDKernels.DepthwiseTapRows`): the same bytes in every lane
+/// of every tap row, and nothing written outside the channels asked for. The end-to-end
+/// depthwise tests compare the whole kernel with TFLite's reference; this one pins the tap rows
+/// over the geometries where the two forms differ most: padding wider than the input, rows
+/// above and below it, strides up to 3, channel counts off the 16-lane width.
+final class DepthwiseTapRowTests: XCTestCase {
+    func testStagedTapRowsMatchTheColumnForm() throws {
+        guard RunTimeCPU.runsAVX512Kernels else {
+            throw XCTSkip("this machine does not run the AVX-512 kernels (or SWIFTLITE_KERNELS=avx2)")
+        }
+        var rng = KernelTestRandom(seed: 0x7A95)
+        var checked = 0
+        for filterSize in [3, 5] {
+            for stride in 1 ... 3 {
+                for dilation in [1, 2] {
+                    for inputWidth in [1, 2, 3, 5, 8, 13] {
+                        for padLeft in 0 ... filterSize {
+                            for channels in [1, 15, 16, 17, 40, 64] {
+                                let extent = (filterSize - 1) * dilation + 1
+                                let valid = (inputWidth + 2 * padLeft - extent) / stride + 1
+                                let outputWidth = max(1, valid + Int.random(in: -1 ... 1, using: &rng))
+                                let shape = (inputHeight: 3, inputWidth: inputWidth, channels: channels, outputWidth: outputWidth,
+                                             padTop: 1, padLeft: padLeft, stride: stride, dilation: dilation)
+                                let padded = (channels + 15) / 16 * 16
+                                // The whole row, or only the second group of 16 where there is one.
+                                let range = padded > 16 && Bool.random(using: &rng) ? 16 ..< 32 : 0 ..< padded
+                                let flip: UInt8 = Bool.random(using: &rng) ? 0x80 : 0
+                                let zeroPoint = UInt8.random(in: 0 ... 255, using: &rng)
+                                let image = (0 ..< 3 * inputWidth * channels).map { _ in UInt8.random(in: 0 ... 255, using: &rng) }
+                                for row in 0 ..< 5 {  // row 0 and row 4 lie in the padding
+                                    let (column, staged) = image.withUnsafeBufferPointer { pixels in
+                                        (tapRow(filterSize, pixels.baseAddress!, row, range, shape, padded, zeroPoint, flip, staged: false),
+                                         tapRow(filterSize, pixels.baseAddress!, row, range, shape, padded, zeroPoint, flip, staged: true))
+                                    }
+                                    if column != staged {
+                                        XCTFail("\(filterSize)×\(filterSize) tap row \(row) differs: \(shape), channels \(range), flip \(flip), zero point \(zeroPoint)")
+                                        return
+                                    }
+                                    checked += 1
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        XCTAssertEqual(checked, 3 * 2 * 6 * (4 + 6) * 6 * 5)
+    }
+
+    /// One tap row from the AVX-512 module (`staged`) or the AVX2 one, into a buffer that starts
+    /// out 0xA5 in every byte (so that a lane written by one and not the other shows).
+    private func tapRow(_ filterSize: Int, _ image: UnsafePointer<UInt8>, _ row: Int, _ range: Range<Int>,
+                        _ shape: SIMDKernels.DepthwiseTapRows.Shape, _ padded: Int, _ zeroPoint: UInt8, _ flip: UInt8,
+                        staged: Bool) -> [UInt32] {
+        let quads = filterSize == 5 ? 2 : 1
+        var lanes = [UInt32](repeating: 0xA5A5_A5A5, count: shape.outputWidth * quads * padded)
+        let staging = UnsafeMutableRawPointer.allocate(byteCount: SIMDKernels.DepthwiseTapRows.stagingBytes(shape: shape), alignment: 64)
+        defer { staging.deallocate() }
+        lanes.withUnsafeMutableBufferPointer { out in
+            let into = out.baseAddress!
+            switch (filterSize, staged) {
+            case (5, true):
+                SIMDKernelsAVX512.DepthwiseTapRows.build5(image, paddedRow: row, channels: range, shape: shape, paddedChannels: padded,
+                                                         zeroPoint: zeroPoint, flip: flip, staging: staging, into: into)
+            case (5, false):
+                SIMDKernels.DepthwiseTapRows.build5(image, paddedRow: row, channels: range, shape: shape, paddedChannels: padded,
+                                                   zeroPoint: zeroPoint, flip: flip, staging: staging, into: into)
+            case (_, true):
+                SIMDKernelsAVX512.DepthwiseTapRows.build3(image, paddedRow: row, channels: range, shape: shape, paddedChannels: padded,
+                                                         zeroPoint: zeroPoint, flip: flip, staging: staging, into: into)
+            case (_, false):
+                SIMDKernels.DepthwiseTapRows.build3(image, paddedRow: row, channels: range, shape: shape, paddedChannels: padded,
+                                                   zeroPoint: zeroPoint, flip: flip, staging: staging, into: into)
+            }
+        }
+        return lanes
+    }
+}
+#endif
