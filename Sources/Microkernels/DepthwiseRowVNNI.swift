@@ -130,12 +130,13 @@ func storeRow(_ stage: RequantizedGEMMOutput, column c: Int, width: Int, _ accum
     let block = stage.requantization(at: c), count = min(stage.columns - c, 16)
     @inline(always)
     func pixels(wide: Bool, nonnegative: Bool = false, saturating: Bool, shiftingLeft: Bool) {
+        // The wide form's constants, in registers across the row.
+        let constants = wide ? WideBlock(stage, column: c) : nil
         for x in 0 ..< width {
             let acc = accumulators(x)
-            if wide && nonnegative {
-                RequantizingStore<WideNonNegativeForm>(stage: stage).store(acc, row: x, column: c)
-            } else if wide {
-                RequantizingStore<WideForm>(stage: stage).store(acc, row: x, column: c)
+            if let constants {
+                RequantizingStore<WideForm>(stage: stage)
+                    .storeRequantized(constants.requantized(acc, nonnegative: nonnegative), row: x, column: c)
             } else {
                 swiftlite_store_low_bytes(stage.base + x &* stage.rowStride + c,
                                           block.apply(acc, saturating: saturating, shiftingLeft: shiftingLeft), count)

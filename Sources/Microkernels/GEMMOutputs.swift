@@ -138,6 +138,34 @@ enum WideNonNegativeForm: RequantizationForm {
     }
 }
 
+/// One block of 16 channels' constants of the one-shift form, loaded once: a row of pixels
+/// keeps them in registers, where `WideForm` reads them again after each store (which might
+/// write over them, as far as the compiler knows).
+struct WideBlock {
+    let multipliers, oddMultipliers, evenNudges, oddNudges, shifts: SIMD16<Int32>
+    let zeroPoint: SIMD16<Int32>
+
+    /// The block at `column` (a multiple of 16) of a stage that has the wide form.
+    @inline(always)
+    init(_ stage: RequantizedGEMMOutput, column: Int) {
+        let constants = stage.wide.unsafelyUnwrapped + (column >> 4) &* (WideRequantization.valuesPerBlock &* 8)
+        multipliers = swiftlite_load_dwords(stage.multipliers + column &* 4)
+        oddMultipliers = swiftlite_load_dwords(constants)
+        evenNudges = swiftlite_load_dwords(constants + 64)
+        oddNudges = swiftlite_load_dwords(constants + 128)
+        shifts = swiftlite_load_dwords(constants + 192)
+        zeroPoint = SIMD16(repeating: stage.zeroPoint)
+    }
+
+    /// `WideForm.requantized`, or `WideNonNegativeForm.requantized` when `nonnegative`.
+    @inline(always)
+    func requantized(_ values: SIMD16<Int32>, nonnegative: Bool) -> SIMD16<Int32> {
+        (nonnegative
+            ? swiftlite_requantize_wide_nonnegative_block(values, multipliers, oddMultipliers, evenNudges, oddNudges, shifts)
+            : swiftlite_requantize_wide_block(values, multipliers, oddMultipliers, evenNudges, oddNudges, shifts)) &+ zeroPoint
+    }
+}
+
 /// The two rounding steps lane by lane (`RequantizationBlock`), for the stages the wide form
 /// does not cover.
 enum LaneForm: RequantizationForm {
@@ -154,8 +182,13 @@ struct RequantizingStore<Form: RequantizationForm>: VNNIOutput {
 
     @inline(always)
     func store(_ values: SIMD16<Int32>, row: Int, column: Int) {
+        storeRequantized(Form.requantized(values, column: column, of: stage), row: row, column: column)
+    }
+
+    /// Sixteen requantized results at `column`, clamped and stored as bytes.
+    @inline(always)
+    func storeRequantized(_ unclamped: SIMD16<Int32>, row: Int, column: Int) {
         let destination = stage.base + row * stage.rowStride + column
-        let unclamped = Form.requantized(values, column: column, of: stage)
         var clamped = SIMD16<Int32>()
         // A lane loop, which LLVM makes one `vpmaxsd` and one `vpminsd` (see RequantizationBlock).
         for lane in 0 ..< 16 { clamped[lane] = min(max(unclamped[lane], stage.minimum), stage.maximum) }

@@ -293,17 +293,19 @@ SWIFTLITE_INLINE swiftlite_i32x16 swiftlite_dpbusd(swiftlite_i32x16 acc, swiftli
 
 /// TFLite's `MultiplyByQuantizedMultiplier` for sixteen channels that all shift right (e ≥ 1),
 /// as one rounding shift of each 64-bit product (Microkernels/WideRequantization.swift derives it
-/// and lays out `wide`): `((x·M + nudge − [x·M < 0]·2^31) >> 32) >> (e − 1)` per lane, with `M`
-/// from `multipliers` (16 `int32`). Even lanes are multiplied in the low halves of the 64-bit
-/// words (`vpmuldq`), odd lanes after a `vpshufd` that moves them there; `vpermt2d` gathers the
-/// words' high halves; one 32-bit shift finishes all sixteen. Only the multiplies and that shift
+/// and lays out its constants): `((x·M + nudge − [x·M < 0]·2^31) >> 32) >> (e − 1)` per lane,
+/// `M` the channels' `multipliers`, `oddMultipliers` those of the odd lanes as `int64`, the
+/// nudges as `int64` and the shifts `e − 1`, all in registers (a row of pixels keeps them
+/// there). Even lanes are multiplied in the low halves of the 64-bit words (`vpmuldq`), odd
+/// lanes after a `vpshufd` that moves them there; `vpermt2d` gathers the words' high halves;
+/// one 32-bit shift finishes all sixteen. Only the multiplies and that shift
 /// need the port that 512-bit shifts, `vpmovq2m` and `vpdpbusd` share.
-SWIFTLITE_INLINE swiftlite_i32x16 swiftlite_requantize_wide(swiftlite_i32x16 x, const void *multipliers,
-                                                            const void *wide) {
-    const __m512i *w = (const __m512i *)wide;
-    __m512i even = _mm512_mul_epi32((__m512i)x, _mm512_loadu_si512(multipliers));
-    __m512i odd = _mm512_mul_epi32(_mm512_shuffle_epi32((__m512i)x, _MM_PERM_DDBB), _mm512_loadu_si512(w));
-    __m512i evenNudge = _mm512_loadu_si512(w + 1), oddNudge = _mm512_loadu_si512(w + 2);
+SWIFTLITE_INLINE swiftlite_i32x16 swiftlite_requantize_wide_block(swiftlite_i32x16 x, swiftlite_i32x16 multipliers,
+                                                                  swiftlite_i32x16 oddMultipliers, swiftlite_i32x16 evenNudges,
+                                                                  swiftlite_i32x16 oddNudges, swiftlite_i32x16 shifts) {
+    __m512i evenNudge = (__m512i)evenNudges, oddNudge = (__m512i)oddNudges;
+    __m512i even = _mm512_mul_epi32((__m512i)x, (__m512i)multipliers);
+    __m512i odd = _mm512_mul_epi32(_mm512_shuffle_epi32((__m512i)x, _MM_PERM_DDBB), (__m512i)oddMultipliers);
     even = _mm512_add_epi64(even, evenNudge);
     odd = _mm512_add_epi64(odd, oddNudge);
     // P < 0 tested as P + nudge < nudge (no overflow): a compare with zero LLVM turns into
@@ -312,8 +314,17 @@ SWIFTLITE_INLINE swiftlite_i32x16 swiftlite_requantize_wide(swiftlite_i32x16 x, 
     even = _mm512_mask_add_epi64(even, _mm512_cmplt_epi64_mask(even, evenNudge), even, adjust);
     odd = _mm512_mask_add_epi64(odd, _mm512_cmplt_epi64_mask(odd, oddNudge), odd, adjust);
     const __m512i high = _mm512_setr_epi32(1, 17, 3, 19, 5, 21, 7, 23, 9, 25, 11, 27, 13, 29, 15, 31);
-    return (swiftlite_i32x16)_mm512_srav_epi32(_mm512_permutex2var_epi32(even, high, odd),
-                                               _mm512_loadu_si512(w + 3));
+    return (swiftlite_i32x16)_mm512_srav_epi32(_mm512_permutex2var_epi32(even, high, odd), (__m512i)shifts);
+}
+
+/// `swiftlite_requantize_wide_block` with the block's constants read from memory: `multipliers`
+/// its 16 `int32` multipliers, `wide` its 4 vectors of `WideRequantization`.
+SWIFTLITE_INLINE swiftlite_i32x16 swiftlite_requantize_wide(swiftlite_i32x16 x, const void *multipliers,
+                                                            const void *wide) {
+    const __m512i *w = (const __m512i *)wide;
+    return swiftlite_requantize_wide_block(x, (swiftlite_i32x16)_mm512_loadu_si512(multipliers), (swiftlite_i32x16)_mm512_loadu_si512(w),
+                                           (swiftlite_i32x16)_mm512_loadu_si512(w + 1), (swiftlite_i32x16)_mm512_loadu_si512(w + 2),
+                                           (swiftlite_i32x16)_mm512_loadu_si512(w + 3));
 }
 
 /// `swiftlite_requantize_wide` without its correction for negative products (the
@@ -322,16 +333,27 @@ SWIFTLITE_INLINE swiftlite_i32x16 swiftlite_requantize_wide(swiftlite_i32x16 x, 
 /// at the zero point or above (`minimum ≥ zeroPoint`: ReLU, ReLU6, and the fused activations
 /// of most convolutions) stores the same bytes from either, and this one drops a compare and a
 /// masked add from each half.
+SWIFTLITE_INLINE swiftlite_i32x16 swiftlite_requantize_wide_nonnegative_block(swiftlite_i32x16 x, swiftlite_i32x16 multipliers,
+                                                                              swiftlite_i32x16 oddMultipliers,
+                                                                              swiftlite_i32x16 evenNudges,
+                                                                              swiftlite_i32x16 oddNudges, swiftlite_i32x16 shifts) {
+    __m512i even = _mm512_mul_epi32((__m512i)x, (__m512i)multipliers);
+    __m512i odd = _mm512_mul_epi32(_mm512_shuffle_epi32((__m512i)x, _MM_PERM_DDBB), (__m512i)oddMultipliers);
+    even = _mm512_add_epi64(even, (__m512i)evenNudges);
+    odd = _mm512_add_epi64(odd, (__m512i)oddNudges);
+    const __m512i high = _mm512_setr_epi32(1, 17, 3, 19, 5, 21, 7, 23, 9, 25, 11, 27, 13, 29, 15, 31);
+    return (swiftlite_i32x16)_mm512_srav_epi32(_mm512_permutex2var_epi32(even, high, odd), (__m512i)shifts);
+}
+
+/// `swiftlite_requantize_wide_nonnegative_block` with the block's constants read from memory (as
+/// `swiftlite_requantize_wide`).
 SWIFTLITE_INLINE swiftlite_i32x16 swiftlite_requantize_wide_nonnegative(swiftlite_i32x16 x, const void *multipliers,
                                                                         const void *wide) {
     const __m512i *w = (const __m512i *)wide;
-    __m512i even = _mm512_mul_epi32((__m512i)x, _mm512_loadu_si512(multipliers));
-    __m512i odd = _mm512_mul_epi32(_mm512_shuffle_epi32((__m512i)x, _MM_PERM_DDBB), _mm512_loadu_si512(w));
-    even = _mm512_add_epi64(even, _mm512_loadu_si512(w + 1));
-    odd = _mm512_add_epi64(odd, _mm512_loadu_si512(w + 2));
-    const __m512i high = _mm512_setr_epi32(1, 17, 3, 19, 5, 21, 7, 23, 9, 25, 11, 27, 13, 29, 15, 31);
-    return (swiftlite_i32x16)_mm512_srav_epi32(_mm512_permutex2var_epi32(even, high, odd),
-                                               _mm512_loadu_si512(w + 3));
+    return swiftlite_requantize_wide_nonnegative_block(
+        x, (swiftlite_i32x16)_mm512_loadu_si512(multipliers), (swiftlite_i32x16)_mm512_loadu_si512(w),
+        (swiftlite_i32x16)_mm512_loadu_si512(w + 1), (swiftlite_i32x16)_mm512_loadu_si512(w + 2),
+        (swiftlite_i32x16)_mm512_loadu_si512(w + 3));
 }
 
 #endif
