@@ -81,48 +81,74 @@ public struct AccumulatorGEMMOutput {
 }
 
 #if SWIFTLITE_AVX512VNNI
-/// Where this module's kernels put sixteen consecutive results of one row.
+/// Where this module's kernels put sixteen consecutive results of one row. A tile asks for the
+/// `Block` of each of its column blocks once and passes it to every row's store: what the
+/// stores read besides the results (the one-shift form's constants) is then loaded once per
+/// tile, where a load inside each store is repeated after every store before it (which might
+/// write over it, as far as the compiler knows).
 protocol VNNIOutput {
-    func store(_ values: SIMD16<Int32>, row: Int, column: Int)
+    associatedtype Block
+    /// What storing the 16 columns at `column` reads besides the results.
+    func block(at column: Int) -> Block
+    func store(_ values: SIMD16<Int32>, row: Int, column: Int, block: Block)
     /// `width` (2 or 4) blocks of 16 results of one row from `column` (`c0` first; those past
-    /// `width` are ignored).
+    /// `width` are ignored, and so are their `blocks`).
     func store(_ c0: SIMD16<Int32>, _ c1: SIMD16<Int32>, _ c2: SIMD16<Int32>, _ c3: SIMD16<Int32>,
-               row: Int, column: Int, width: Int)
+               row: Int, column: Int, width: Int, blocks: (Block, Block, Block, Block))
 }
 
 extension VNNIOutput {
     @inline(always)
     func store(_ c0: SIMD16<Int32>, _ c1: SIMD16<Int32>, _ c2: SIMD16<Int32>, _ c3: SIMD16<Int32>,
-               row: Int, column: Int, width: Int) {
-        storeBlocks(c0, c1, c2, c3, row: row, column: column, width: width)
+               row: Int, column: Int, width: Int, blocks: (Block, Block, Block, Block)) {
+        storeBlocks(c0, c1, c2, c3, row: row, column: column, width: width, blocks: blocks)
     }
 
     /// The blocks of a row one at a time, through the one-block `store`.
     @inline(always)
     func storeBlocks(_ c0: SIMD16<Int32>, _ c1: SIMD16<Int32>, _ c2: SIMD16<Int32>, _ c3: SIMD16<Int32>,
-                     row: Int, column: Int, width: Int) {
-        store(c0, row: row, column: column)
-        store(c1, row: row, column: column + 16)
+                     row: Int, column: Int, width: Int, blocks: (Block, Block, Block, Block)) {
+        store(c0, row: row, column: column, block: blocks.0)
+        store(c1, row: row, column: column + 16, block: blocks.1)
         if width == 4 {
-            store(c2, row: row, column: column + 32)
-            store(c3, row: row, column: column + 48)
+            store(c2, row: row, column: column + 32, block: blocks.2)
+            store(c3, row: row, column: column + 48, block: blocks.3)
         }
+    }
+
+    /// The blocks of `width` (1, 2 or 4) column blocks from `column`; those past `width` repeat
+    /// the first.
+    @inline(always)
+    func blocks(at column: Int, width: Int) -> (Block, Block, Block, Block) {
+        let b0 = block(at: column)
+        let b1 = width >= 2 ? block(at: column + 16) : b0
+        return width == 4 ? (b0, b1, block(at: column + 32), block(at: column + 48)) : (b0, b1, b0, b0)
     }
 }
 
 /// How a `RequantizingStore` computes the stage of sixteen columns: the result before or after
-/// the clamp (the store clamps again).
+/// the clamp (the store clamps again), from the `Constants` of their block.
 protocol RequantizationForm {
-    static func requantized(_ values: SIMD16<Int32>, column: Int, of stage: RequantizedGEMMOutput) -> SIMD16<Int32>
+    associatedtype Constants
+    static func constants(of stage: RequantizedGEMMOutput, column: Int) -> Constants
+    static func requantized(_ values: SIMD16<Int32>, _ constants: Constants, of stage: RequantizedGEMMOutput) -> SIMD16<Int32>
+}
+
+extension RequantizationForm {
+    @inline(always)
+    static func requantized(_ values: SIMD16<Int32>, column: Int, of stage: RequantizedGEMMOutput) -> SIMD16<Int32> {
+        requantized(values, constants(of: stage, column: column), of: stage)
+    }
 }
 
 /// The one-shift form (`WideRequantization`); the stage must have its constants.
 enum WideForm: RequantizationForm {
     @inline(always)
-    static func requantized(_ values: SIMD16<Int32>, column: Int, of stage: RequantizedGEMMOutput) -> SIMD16<Int32> {
-        let constants = stage.wide.unsafelyUnwrapped + (column >> 4) &* (WideRequantization.valuesPerBlock &* 8)
-        return swiftlite_requantize_wide(values, stage.multipliers + column &* 4, constants)
-            &+ SIMD16(repeating: stage.zeroPoint)
+    static func constants(of stage: RequantizedGEMMOutput, column: Int) -> WideBlock { WideBlock(stage, column: column) }
+
+    @inline(always)
+    static func requantized(_ values: SIMD16<Int32>, _ constants: WideBlock, of stage: RequantizedGEMMOutput) -> SIMD16<Int32> {
+        constants.requantized(values, nonnegative: false)
     }
 }
 
@@ -131,10 +157,11 @@ enum WideForm: RequantizationForm {
 /// clamp starts at or above the zero point (`RequantizedGEMMOutput.clampsBelowZeroPoint`).
 enum WideNonNegativeForm: RequantizationForm {
     @inline(always)
-    static func requantized(_ values: SIMD16<Int32>, column: Int, of stage: RequantizedGEMMOutput) -> SIMD16<Int32> {
-        let constants = stage.wide.unsafelyUnwrapped + (column >> 4) &* (WideRequantization.valuesPerBlock &* 8)
-        return swiftlite_requantize_wide_nonnegative(values, stage.multipliers + column &* 4, constants)
-            &+ SIMD16(repeating: stage.zeroPoint)
+    static func constants(of stage: RequantizedGEMMOutput, column: Int) -> WideBlock { WideBlock(stage, column: column) }
+
+    @inline(always)
+    static func requantized(_ values: SIMD16<Int32>, _ constants: WideBlock, of stage: RequantizedGEMMOutput) -> SIMD16<Int32> {
+        constants.requantized(values, nonnegative: true)
     }
 }
 
@@ -167,10 +194,13 @@ struct WideBlock {
 }
 
 /// The two rounding steps lane by lane (`RequantizationBlock`), for the stages the wide form
-/// does not cover.
+/// does not cover; its constants stay where they are (the column).
 enum LaneForm: RequantizationForm {
     @inline(always)
-    static func requantized(_ values: SIMD16<Int32>, column: Int, of stage: RequantizedGEMMOutput) -> SIMD16<Int32> {
+    static func constants(of stage: RequantizedGEMMOutput, column: Int) -> Int { column }
+
+    @inline(always)
+    static func requantized(_ values: SIMD16<Int32>, _ column: Int, of stage: RequantizedGEMMOutput) -> SIMD16<Int32> {
         stage.requantization(at: column).apply(values)
     }
 }
@@ -181,8 +211,11 @@ struct RequantizingStore<Form: RequantizationForm>: VNNIOutput {
     let stage: RequantizedGEMMOutput
 
     @inline(always)
-    func store(_ values: SIMD16<Int32>, row: Int, column: Int) {
-        storeRequantized(Form.requantized(values, column: column, of: stage), row: row, column: column)
+    func block(at column: Int) -> Form.Constants { Form.constants(of: stage, column: column) }
+
+    @inline(always)
+    func store(_ values: SIMD16<Int32>, row: Int, column: Int, block: Form.Constants) {
+        storeRequantized(Form.requantized(values, block, of: stage), row: row, column: column)
     }
 
     /// Sixteen requantized results at `column`, clamped and stored as bytes.
@@ -205,13 +238,13 @@ struct RequantizingStore<Form: RequantizationForm>: VNNIOutput {
     /// block at a time.
     @inline(always)
     func store(_ c0: SIMD16<Int32>, _ c1: SIMD16<Int32>, _ c2: SIMD16<Int32>, _ c3: SIMD16<Int32>,
-               row: Int, column: Int, width: Int) {
+               row: Int, column: Int, width: Int, blocks: (Form.Constants, Form.Constants, Form.Constants, Form.Constants)) {
         guard let unsignedBytes = stage.packedBytesAreUnsigned else {
-            return storeBlocks(c0, c1, c2, c3, row: row, column: column, width: width)
+            return storeBlocks(c0, c1, c2, c3, row: row, column: column, width: width, blocks: blocks)
         }
-        let q0 = Form.requantized(c0, column: column, of: stage), q1 = Form.requantized(c1, column: column + 16, of: stage)
-        let q2 = width == 4 ? Form.requantized(c2, column: column + 32, of: stage) : q0
-        let q3 = width == 4 ? Form.requantized(c3, column: column + 48, of: stage) : q0
+        let q0 = Form.requantized(c0, blocks.0, of: stage), q1 = Form.requantized(c1, blocks.1, of: stage)
+        let q2 = width == 4 ? Form.requantized(c2, blocks.2, of: stage) : q0
+        let q3 = width == 4 ? Form.requantized(c3, blocks.3, of: stage) : q0
         swiftlite_store_clamped_bytes(stage.base + row * stage.rowStride + column, q0, q1, q2, q3, width,
                                       unsignedBytes ? 1 : 0, stage.minimum, stage.maximum,
                                       min(stage.columns - column, 16 * width))
@@ -248,7 +281,10 @@ extension RequantizedGEMMOutput {
 
 extension AccumulatorGEMMOutput: VNNIOutput {
     @inline(always)
-    func store(_ values: SIMD16<Int32>, row: Int, column: Int) {
+    func block(at column: Int) {}
+
+    @inline(always)
+    func store(_ values: SIMD16<Int32>, row: Int, column: Int, block: Void) {
         let destination = base + row * rowStride + column
         for lane in 0 ..< min(16, columns - column) { destination[lane] = values[lane] }
     }

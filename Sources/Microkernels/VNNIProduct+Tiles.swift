@@ -179,23 +179,26 @@ extension VNNIProduct {
 
         forEachGroup(rows: r0, rowStride: block.rowStride, accumulate)
         let outputRow = block.firstRow + row
-        storeRow(c00, c01, c02, c03, row: outputRow, panel: panel, width: width, output)
+        let blocks = output.blocks(at: panel * Self.panelWidth, width: width)
+        storeRow(c00, c01, c02, c03, row: outputRow, panel: panel, width: width, blocks, output)
         if fourRows {
-            storeRow(c10, c11, c12, c13, row: outputRow + 1, panel: panel, width: width, output)
-            storeRow(c20, c21, c22, c23, row: outputRow + 2, panel: panel, width: width, output)
-            storeRow(c30, c31, c32, c33, row: outputRow + 3, panel: panel, width: width, output)
+            storeRow(c10, c11, c12, c13, row: outputRow + 1, panel: panel, width: width, blocks, output)
+            storeRow(c20, c21, c22, c23, row: outputRow + 2, panel: panel, width: width, blocks, output)
+            storeRow(c30, c31, c32, c33, row: outputRow + 3, panel: panel, width: width, blocks, output)
         }
     }
 
     /// One row of a tile's results: `width` (1, 2 or 4) blocks of 16 columns from `panel`.
     @inline(always)
     private func storeRow<Output: VNNIOutput>(_ c0: SIMD16<Int32>, _ c1: SIMD16<Int32>, _ c2: SIMD16<Int32>,
-                                              _ c3: SIMD16<Int32>, row: Int, panel: Int, width: Int, _ output: Output) {
+                                              _ c3: SIMD16<Int32>, row: Int, panel: Int, width: Int,
+                                              _ blocks: (Output.Block, Output.Block, Output.Block, Output.Block),
+                                              _ output: Output) {
         let column = panel * Self.panelWidth
         if width == 1 {
-            output.store(c0, row: row, column: column)
+            output.store(c0, row: row, column: column, block: blocks.0)
         } else {
-            output.store(c0, c1, c2, c3, row: row, column: column, width: width)
+            output.store(c0, c1, c2, c3, row: row, column: column, width: width, blocks: blocks)
         }
     }
 
@@ -233,15 +236,15 @@ extension VNNIProduct {
         }
 
         forEachGroup(rows: r, rowStride: s, accumulate)
-        let column = panel * Self.panelWidth, o = block.firstRow + row
-        output.store(c0, row: o, column: column); output.store(c1, row: o + 1, column: column)
-        output.store(c2, row: o + 2, column: column); output.store(c3, row: o + 3, column: column)
-        output.store(c4, row: o + 4, column: column); output.store(c5, row: o + 5, column: column)
-        output.store(c6, row: o + 6, column: column); output.store(c7, row: o + 7, column: column)
-        output.store(c8, row: o + 8, column: column); output.store(c9, row: o + 9, column: column)
-        output.store(c10, row: o + 10, column: column); output.store(c11, row: o + 11, column: column)
-        output.store(c12, row: o + 12, column: column); output.store(c13, row: o + 13, column: column)
-        output.store(c14, row: o + 14, column: column); output.store(c15, row: o + 15, column: column)
+        let column = panel * Self.panelWidth, o = block.firstRow + row, k = output.block(at: column)
+        output.store(c0, row: o, column: column, block: k); output.store(c1, row: o + 1, column: column, block: k)
+        output.store(c2, row: o + 2, column: column, block: k); output.store(c3, row: o + 3, column: column, block: k)
+        output.store(c4, row: o + 4, column: column, block: k); output.store(c5, row: o + 5, column: column, block: k)
+        output.store(c6, row: o + 6, column: column, block: k); output.store(c7, row: o + 7, column: column, block: k)
+        output.store(c8, row: o + 8, column: column, block: k); output.store(c9, row: o + 9, column: column, block: k)
+        output.store(c10, row: o + 10, column: column, block: k); output.store(c11, row: o + 11, column: column, block: k)
+        output.store(c12, row: o + 12, column: column, block: k); output.store(c13, row: o + 13, column: column, block: k)
+        output.store(c14, row: o + 14, column: column, block: k); output.store(c15, row: o + 15, column: column, block: k)
     }
 
     /// 8 rows × two panels: each weight vector serves eight rows.
@@ -279,15 +282,15 @@ extension VNNIProduct {
         }
 
         forEachGroup(rows: r, rowStride: s, accumulate)
-        let column = panel * Self.panelWidth, o = block.firstRow + row
-        output.store(c00, c01, c00, c00, row: o, column: column, width: 2)
-        output.store(c10, c11, c10, c10, row: o + 1, column: column, width: 2)
-        output.store(c20, c21, c20, c20, row: o + 2, column: column, width: 2)
-        output.store(c30, c31, c30, c30, row: o + 3, column: column, width: 2)
-        output.store(c40, c41, c40, c40, row: o + 4, column: column, width: 2)
-        output.store(c50, c51, c50, c50, row: o + 5, column: column, width: 2)
-        output.store(c60, c61, c60, c60, row: o + 6, column: column, width: 2)
-        output.store(c70, c71, c70, c70, row: o + 7, column: column, width: 2)
+        let column = panel * Self.panelWidth, o = block.firstRow + row, k = output.blocks(at: column, width: 2)
+        output.store(c00, c01, c00, c00, row: o, column: column, width: 2, blocks: k)
+        output.store(c10, c11, c10, c10, row: o + 1, column: column, width: 2, blocks: k)
+        output.store(c20, c21, c20, c20, row: o + 2, column: column, width: 2, blocks: k)
+        output.store(c30, c31, c30, c30, row: o + 3, column: column, width: 2, blocks: k)
+        output.store(c40, c41, c40, c40, row: o + 4, column: column, width: 2, blocks: k)
+        output.store(c50, c51, c50, c50, row: o + 5, column: column, width: 2, blocks: k)
+        output.store(c60, c61, c60, c60, row: o + 6, column: column, width: 2, blocks: k)
+        output.store(c70, c71, c70, c70, row: o + 7, column: column, width: 2, blocks: k)
     }
 
     /// Calls `accumulate(g, x)` for every group `g` of 4 depths, the last of 1–3 depths when
