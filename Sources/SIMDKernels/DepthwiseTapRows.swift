@@ -6,9 +6,32 @@ import CX86Intrinsics
 /// input byte a window reads as an unsigned byte (for `vpdpbusd` or its AVX2 equivalent: int8
 /// input encoded `x + 128`, uint8 input as it is), packed so that one 32-bit lane holds a filter
 /// row's taps for one channel (three taps of a 3×3 filter; two quads, four taps and then one, of
-/// a 5×5). Taps outside the input are the zero point. Compiled twice, like `FloatTiles`: `SIMDKernels` for the build's floor and
-/// `SIMDKernelsAVX512`.
+/// a 5×5). Taps outside the input are the zero point. Compiled twice, like `FloatTiles`:
+/// `SIMDKernels` for the build's floor and `SIMDKernelsAVX512`.
+///
+/// Two forms build the same bytes. The column form widens each tap's 16 input bytes to 32-bit
+/// lanes and shifts and ORs them into quads. The staged form (dilation 1) first copies the
+/// row's encoded input columns, 16 channels each, to `staging` (the zero point in the padding),
+/// then shuffles each quad out of four staged columns (`swiftlite_tap_quads`: two shuffles on
+/// AVX-512, six in `ymm` on AVX2). The builders take the staged form for 5×5 filters, and on
+/// AVX-512 for 3×3 ones at a stride above 1. A 3×3 filter's column form loads each column
+/// once for three outputs at stride 1 and for two at stride 2, which the AVX2 staged form's
+/// six shuffles per quad do not beat.
 public enum DepthwiseTapRows {
+    /// How a tap row is built (see above).
+    public enum Form: Sendable {
+        case columns, staged
+    }
+
+    /// The form the builders take for a `taps`×`taps` filter and `shape`.
+    public static func form(taps: Int, shape g: Shape) -> Form {
+        #if SWIFTLITE_AVX512
+        g.dilation == 1 && (taps == 5 || g.stride > 1) ? .staged : .columns
+        #else
+        g.dilation == 1 && taps == 5 ? .staged : .columns
+        #endif
+    }
+
     /// The input's and the filter's geometry across: the input's height, width and channels, the
     /// output's width, the padding above and to the left, the stride and dilation across.
     public typealias Shape = (inputHeight: Int, inputWidth: Int, channels: Int, outputWidth: Int,
@@ -24,19 +47,16 @@ public enum DepthwiseTapRows {
     /// Tap row `py`: for each output column and each channel of `channels` (whole groups of
     /// 16), the encoded bytes of the three taps (of the five, in two quads). `flip` is XORed into
     /// every tap byte: 0x80 encodes int8 input as `x + 128`, 0 leaves uint8 input as it is.
-    /// `staging` (`stagingBytes`) is the builder's own scratch.
+    /// `staging` (`stagingBytes`) is the builder's own scratch; `form` overrides the form it
+    /// would take (for tests; a dilation above 1 always takes the column form).
     @inline(never)
     public static func build3(_ image: UnsafePointer<UInt8>, paddedRow py: Int, channels range: Range<Int>, shape g: Shape,
                               paddedChannels cp: Int, zeroPoint inputZeroPoint: UInt8, flip: UInt8,
-                              staging: UnsafeMutableRawPointer, into row: UnsafeMutablePointer<UInt32>) {
-        #if SWIFTLITE_AVX512
-        // At stride 1 the column form below loads each column once for three outputs, one
-        // widening load per output against the staged form's two shuffles.
-        if g.dilation == 1 && g.stride > 1 {
+                              staging: UnsafeMutableRawPointer, form: Form? = nil, into row: UnsafeMutablePointer<UInt32>) {
+        if g.dilation == 1 && (form ?? Self.form(taps: 3, shape: g)) == .staged {
             return buildStaged(image, paddedRow: py, channels: range, shape: g, paddedChannels: cp, zeroPoint: inputZeroPoint,
                                flip: flip, taps: 3, staging: staging, into: row)
         }
-        #endif
         let channels = g.channels
         let encode = SIMD16<UInt32>(repeating: UInt32(flip) * 0x0001_0101)
         let iy = py - g.padTop
@@ -117,13 +137,11 @@ public enum DepthwiseTapRows {
     @inline(never)
     public static func build5(_ image: UnsafePointer<UInt8>, paddedRow py: Int, channels range: Range<Int>, shape g: Shape,
                               paddedChannels cp: Int, zeroPoint inputZeroPoint: UInt8, flip: UInt8,
-                              staging: UnsafeMutableRawPointer, into row: UnsafeMutablePointer<UInt32>) {
-        #if SWIFTLITE_AVX512
-        if g.dilation == 1 {
+                              staging: UnsafeMutableRawPointer, form: Form? = nil, into row: UnsafeMutablePointer<UInt32>) {
+        if g.dilation == 1 && (form ?? Self.form(taps: 5, shape: g)) == .staged {
             return buildStaged(image, paddedRow: py, channels: range, shape: g, paddedChannels: cp, zeroPoint: inputZeroPoint,
                                flip: flip, taps: 5, staging: staging, into: row)
         }
-        #endif
         let channels = g.channels
         let iy = py - g.padTop
         let destination = UnsafeMutableRawPointer(row)
@@ -150,15 +168,12 @@ public enum DepthwiseTapRows {
         }
     }
 
-    #if SWIFTLITE_AVX512
     /// `build3` or `build5` (`taps`) at a dilation of 1, by way of `staging`. For each group of
     /// 16 channels: first the encoded bytes of the padded columns `0 ..< span` of the row, 16
     /// per column (padded column `p` is input column `p − padLeft`; the zero point where the
     /// column or the row lies outside the input), then each output column's quads from the
-    /// staged columns `ox · stride …` (`swiftlite_tap_quads`: two shuffles per quad, against
-    /// four widening loads, shifts and ORs). The tap rows are byte for byte those of the
-    /// column-by-column form below.
-    @inline(always)
+    /// staged columns `ox · stride …`.
+    @inline(never)
     private static func buildStaged(_ image: UnsafePointer<UInt8>, paddedRow py: Int, channels range: Range<Int>, shape g: Shape,
                                     paddedChannels cp: Int, zeroPoint inputZeroPoint: UInt8, flip: UInt8, taps: Int,
                                     staging: UnsafeMutableRawPointer, into row: UnsafeMutablePointer<UInt32>) {
@@ -198,7 +213,6 @@ public enum DepthwiseTapRows {
             c += 16
         }
     }
-    #endif
 
     /// Sixteen bytes zero-extended to 32-bit lanes; only the first `count` are read when fewer.
     @inline(always)

@@ -4,18 +4,27 @@ import SIMDKernels
 import SIMDKernelsAVX512
 import XCTest
 
-/// The AVX-512 tap-row builders (`SIMDKernelsAVX512.DepthwiseTapRows`, which stage each row of
-/// 16 channels and shuffle four columns into quads at once) against the column-by-column form
-/// that the AVX2 module compiles (`SIMDKernels.DepthwiseTapRows`): the same bytes in every lane
-/// of every tap row, and nothing written outside the channels asked for. The end-to-end
-/// depthwise tests compare the whole kernel with TFLite's reference; this one pins the tap rows
-/// over the geometries where the two forms differ most: padding wider than the input, rows
-/// above and below it, strides up to 3, channel counts off the 16-lane width.
+/// The staged tap-row builders (`DepthwiseTapRows.Form.staged`, which copy each row of 16
+/// channels aside and shuffle four columns into quads at once), in the AVX2 module and, where
+/// this machine runs it, the AVX-512 one, against the column form of the AVX2 module: the same
+/// bytes in every lane of every tap row, and nothing written outside the channels asked for.
+/// The end-to-end depthwise tests compare the whole kernel with TFLite's reference on one tier
+/// and only the forms it takes; this one pins every form over the geometries where they
+/// differ most: padding wider than the input, rows above and below it, strides up to 3,
+/// channel counts off the 16-lane width.
 final class DepthwiseTapRowTests: XCTestCase {
     func testStagedTapRowsMatchTheColumnForm() throws {
+        try check(avx512: false)
+    }
+
+    func testAVX512StagedTapRowsMatchTheColumnForm() throws {
         guard RunTimeCPU.runsAVX512Kernels else {
             throw XCTSkip("this machine does not run the AVX-512 kernels (or SWIFTLITE_KERNELS=avx2)")
         }
+        try check(avx512: true)
+    }
+
+    private func check(avx512: Bool) throws {
         var rng = KernelTestRandom(seed: 0x7A95)
         var checked = 0
         for filterSize in [3, 5] {
@@ -37,11 +46,13 @@ final class DepthwiseTapRowTests: XCTestCase {
                                 let image = (0 ..< 3 * inputWidth * channels).map { _ in UInt8.random(in: 0 ... 255, using: &rng) }
                                 for row in 0 ..< 5 {  // row 0 and row 4 lie in the padding
                                     let (column, staged) = image.withUnsafeBufferPointer { pixels in
-                                        (tapRow(filterSize, pixels.baseAddress!, row, range, shape, padded, zeroPoint, flip, staged: false),
-                                         tapRow(filterSize, pixels.baseAddress!, row, range, shape, padded, zeroPoint, flip, staged: true))
+                                        (tapRow(filterSize, pixels.baseAddress!, row, range, shape, padded, zeroPoint, flip, avx512: false,
+                                                form: .columns),
+                                         tapRow(filterSize, pixels.baseAddress!, row, range, shape, padded, zeroPoint, flip, avx512: avx512,
+                                                form: .staged))
                                     }
                                     if column != staged {
-                                        XCTFail("\(filterSize)×\(filterSize) tap row \(row) differs: \(shape), channels \(range), flip \(flip), zero point \(zeroPoint)")
+                                        XCTFail("\(filterSize)×\(filterSize) tap row \(row) differs (AVX-512: \(avx512)): \(shape), channels \(range), flip \(flip), zero point \(zeroPoint)")
                                         return
                                     }
                                     checked += 1
@@ -55,30 +66,31 @@ final class DepthwiseTapRowTests: XCTestCase {
         XCTAssertEqual(checked, 3 * 2 * 6 * (4 + 6) * 6 * 5)
     }
 
-    /// One tap row from the AVX-512 module (`staged`) or the AVX2 one, into a buffer that starts
+    /// One tap row in `form` from the AVX-512 module or the AVX2 one, into a buffer that starts
     /// out 0xA5 in every byte (so that a lane written by one and not the other shows).
     private func tapRow(_ filterSize: Int, _ image: UnsafePointer<UInt8>, _ row: Int, _ range: Range<Int>,
                         _ shape: SIMDKernels.DepthwiseTapRows.Shape, _ padded: Int, _ zeroPoint: UInt8, _ flip: UInt8,
-                        staged: Bool) -> [UInt32] {
+                        avx512: Bool, form: SIMDKernels.DepthwiseTapRows.Form) -> [UInt32] {
         let quads = filterSize == 5 ? 2 : 1
         var lanes = [UInt32](repeating: 0xA5A5_A5A5, count: shape.outputWidth * quads * padded)
         let staging = UnsafeMutableRawPointer.allocate(byteCount: SIMDKernels.DepthwiseTapRows.stagingBytes(shape: shape), alignment: 64)
         defer { staging.deallocate() }
         lanes.withUnsafeMutableBufferPointer { out in
             let into = out.baseAddress!
-            switch (filterSize, staged) {
+            let other: SIMDKernelsAVX512.DepthwiseTapRows.Form = form == .staged ? .staged : .columns
+            switch (filterSize, avx512) {
             case (5, true):
                 SIMDKernelsAVX512.DepthwiseTapRows.build5(image, paddedRow: row, channels: range, shape: shape, paddedChannels: padded,
-                                                         zeroPoint: zeroPoint, flip: flip, staging: staging, into: into)
+                                                         zeroPoint: zeroPoint, flip: flip, staging: staging, form: other, into: into)
             case (5, false):
                 SIMDKernels.DepthwiseTapRows.build5(image, paddedRow: row, channels: range, shape: shape, paddedChannels: padded,
-                                                   zeroPoint: zeroPoint, flip: flip, staging: staging, into: into)
+                                                   zeroPoint: zeroPoint, flip: flip, staging: staging, form: form, into: into)
             case (_, true):
                 SIMDKernelsAVX512.DepthwiseTapRows.build3(image, paddedRow: row, channels: range, shape: shape, paddedChannels: padded,
-                                                         zeroPoint: zeroPoint, flip: flip, staging: staging, into: into)
+                                                         zeroPoint: zeroPoint, flip: flip, staging: staging, form: other, into: into)
             case (_, false):
                 SIMDKernels.DepthwiseTapRows.build3(image, paddedRow: row, channels: range, shape: shape, paddedChannels: padded,
-                                                   zeroPoint: zeroPoint, flip: flip, staging: staging, into: into)
+                                                   zeroPoint: zeroPoint, flip: flip, staging: staging, form: form, into: into)
             }
         }
         return lanes

@@ -185,6 +185,33 @@ SWIFTLITE_INLINE swiftlite_i32x16 swiftlite_load_widened_bytes(const void *p, in
     }
     return swiftlite_join(_mm256_cvtepu8_epi32(bytes), _mm256_cvtepu8_epi32(_mm_srli_si128(bytes, 8)));
 }
+
+/// The 16 bytes at `p`, or only the first `count` of them with the rest zero (nothing past
+/// them is read). The AVX2 form of the AVX-512 wrapper of the same name below.
+SWIFTLITE_INLINE swiftlite_u8x16 swiftlite_load_16_bytes(const void *p, intptr_t count) {
+    if (count >= 16) return (swiftlite_u8x16)_mm_loadu_si128((const __m128i *)p);
+    uint8_t copy[16] = {0};
+    for (intptr_t i = 0; i < count; i++) copy[i] = ((const uint8_t *)p)[i];
+    return (swiftlite_u8x16)_mm_loadu_si128((const __m128i *)copy);
+}
+
+/// `swiftlite_tap_quads` (below: the same result from the same 64 bytes) in two `ymm`: each
+/// half loads two columns; a `vpermd` puts each column's channel quads in the order that one
+/// `vpunpcklqdq` and one `vpunpckhqdq` of the two halves make channels 0–7's and 8–15's lanes
+/// of the four columns, and a `vpshufb` per `ymm` transposes each 128-bit lane's 4 × 4 bytes
+/// (its index 0x80 zeroes column 3's byte when `taps` is 3).
+SWIFTLITE_INLINE swiftlite_i32x16 swiftlite_tap_quads(const void *p, int taps) {
+    const __m256i order = _mm256_setr_epi32(0, 4, 2, 6, 1, 5, 3, 7);
+    __m256i first = _mm256_permutevar8x32_epi32(_mm256_loadu_si256((const __m256i *)p), order);
+    __m256i second = _mm256_permutevar8x32_epi32(_mm256_loadu_si256((const __m256i *)p + 1), order);
+    const __m256i four = _mm256_setr_epi8(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15,
+                                          0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
+    const __m256i three = _mm256_setr_epi8(0, 4, 8, -128, 1, 5, 9, -128, 2, 6, 10, -128, 3, 7, 11, -128,
+                                           0, 4, 8, -128, 1, 5, 9, -128, 2, 6, 10, -128, 3, 7, 11, -128);
+    __m256i transpose = taps >= 4 ? four : three;
+    return swiftlite_join(_mm256_shuffle_epi8(_mm256_unpacklo_epi64(first, second), transpose),
+                          _mm256_shuffle_epi8(_mm256_unpackhi_epi64(first, second), transpose));
+}
 #endif
 #endif
 
