@@ -62,6 +62,16 @@ final class HostileModelTests: XCTestCase {
         XCTAssertLessThan(Date().timeIntervalSince(start), 1, "\(name) took too long to refuse", file: file, line: line)
     }
 
+    /// The fuzzer's out-of-memory: an 8 KB model whose sparse input declares [1, 16187404, 12, 3]
+    /// floats with an empty traversal order. The dense 2.3 GB were allocated before the sparsity
+    /// parameters were checked; now they are checked first (and a valid sparse tensor's dense
+    /// form is held to 64 × the file, at least 64 MiB: Fixtures/sparse_errors). The allocation
+    /// itself shows only under the fuzzer's malloc limit, which replays this input from
+    /// Fuzz/Corpus/model.
+    func testSparseParametersAreCheckedBeforeTheDenseMemory() {
+        assertRefusedQuickly("fuzz_sparse_huge_shape_bad_traversal.tflite", mentions: "sparse tensor", "traversal_order [] is not a permutation")
+    }
+
     func testThreeGiBOfActivationsAreRefused() {
         assertRefusedQuickly("add_16384x16384.tflite", mentions: "[1, 16384, 16384]", "1024 MiB", "Limits.maxActivationBytes")
     }

@@ -61,8 +61,9 @@ public final class Graph: Sendable {
             let schemaTensors = try main.tensors
             var tensors = [TensorDescriptor]()
             tensors.reserveCapacity(schemaTensors.count)
+            var densifyBudget = DensifyBudget(fileBytes: file.bytes.count)
             for (index, t) in schemaTensors.enumerated() {
-                tensors.append(try Self.readTensor(t, index: index, buffers: buffers, copies: alignedCopies))
+                tensors.append(try Self.readTensor(t, index: index, buffers: buffers, budget: &densifyBudget, copies: alignedCopies))
             }
             self.tensors = tensors
             nodes = try Self.readNodes(main, codes: model.operatorCodes, tensorCount: tensors.count)
@@ -106,7 +107,8 @@ public final class Graph: Sendable {
         }
     }
 
-    private static func readTensor(_ t: SchemaTensor, index: Int, buffers: [ConstantData?], copies: AlignedCopies) throws -> TensorDescriptor {
+    private static func readTensor(_ t: SchemaTensor, index: Int, buffers: [ConstantData?], budget: inout DensifyBudget,
+                                   copies: AlignedCopies) throws -> TensorDescriptor {
         let name = try t.name
         func fail(_ reason: String) -> ModelError { .invalidTensor(index: index, name: name, reason: reason) }
         let code = try t.typeCode
@@ -123,7 +125,7 @@ public final class Graph: Sendable {
             if let sparsity = try t.sparsity {
                 // Densified once here (Sparsity.swift); kernels only ever see dense constants.
                 constant = try densifiedConstant(t, sparsity: sparsity, index: index, name: name, type: type, shape: shape,
-                                                 data: buffers[b], copies: copies)
+                                                 data: buffers[b], budget: &budget, copies: copies)
             } else if let data = buffers[b], data.bytes.count > 0 {
                 // TFLite refuses these too ("a variable tensor with buffer"): a variable is state
                 // that operators write, so it lives in the arena, never in the file.

@@ -68,14 +68,23 @@ enum Sparsity {
         }
     }
 
-    /// The dense bytes of a sparse constant: `values` (the buffer, `elementSize` bytes per
-    /// stored value) scattered into a zero-filled tensor of `shape`, written to `destination`
-    /// (`shape`'s element count × `elementSize` bytes).
+    /// Parameters checked against a dense shape and a buffer (`validate`): what `densify` walks.
+    struct Layout {
+        let parameters: Parameters
+        let shape: [Int]
+        let elementSize: Int
+        /// Each original dimension's block size (1 where it has no block dimension).
+        let blockSize: [Int]
+        /// The stored values: the positions of the last traversal level.
+        let positions: Int
+    }
+
+    /// Checks every size, index and segment of `p` against `shape` and a buffer of
+    /// `valueBytes` bytes (`elementSize` per stored value), before anything is allocated.
     ///
     /// - Throws: a message naming the rule a malformed parameter breaks (the caller wraps it
     ///   with the tensor's index and name).
-    static func densify(_ p: Parameters, shape: [Int], elementSize: Int, values: UnsafeRawBufferPointer,
-                        into destination: UnsafeMutableRawBufferPointer) throws(SparsityError) {
+    static func validate(_ p: Parameters, shape: [Int], elementSize: Int, valueBytes: Int) throws(SparsityError) -> Layout {
         let n = shape.count, k = p.blockMap.count, levels = n + k
         guard p.traversalOrder.count == levels, Set(p.traversalOrder) == Set(0 ..< levels) else {
             throw SparsityError("traversal_order \(p.traversalOrder) is not a permutation of the \(levels) expanded dimensions (rank \(n), \(k) blocks)")
@@ -128,12 +137,18 @@ enum Sparsity {
                 positions = entry.indices.count
             }
         }
-        guard values.count == positions * elementSize else {
-            throw SparsityError("the buffer holds \(values.count) bytes, the sparsity parameters describe \(positions) values of \(elementSize) bytes")
+        guard valueBytes == positions * elementSize else {
+            throw SparsityError("the buffer holds \(valueBytes) bytes, the sparsity parameters describe \(positions) values of \(elementSize) bytes")
         }
-        guard destination.count == shape.reduce(1, *) * elementSize else {
-            throw SparsityError("dense size mismatch")
-        }
+        return Layout(parameters: p, shape: shape, elementSize: elementSize, blockSize: blockSize, positions: positions)
+    }
+
+    /// The dense bytes of a sparse constant: `values` (the buffer `layout` was validated
+    /// against) scattered into a zero-filled tensor of the layout's shape, written to
+    /// `destination` (its element count × `elementSize` bytes).
+    static func densify(_ layout: Layout, values: UnsafeRawBufferPointer, into destination: UnsafeMutableRawBufferPointer) {
+        let p = layout.parameters, shape = layout.shape, elementSize = layout.elementSize, blockSize = layout.blockSize
+        let n = shape.count, levels = n + p.blockMap.count
         destination.initializeMemory(as: UInt8.self, repeating: 0)
         var strides = [Int](repeating: 1, count: n)
         for d in (0 ..< n).dropLast().reversed() { strides[d] = strides[d + 1] * shape[d + 1] }
@@ -168,7 +183,7 @@ enum Sparsity {
                 }
             }
         }
-        if positions > 0 { visit(0, 0) }
+        if layout.positions > 0 { visit(0, 0) }
     }
 }
 
@@ -179,21 +194,43 @@ struct SparsityError: Error, CustomStringConvertible {
 }
 
 extension Graph {
-    /// The dense constant of sparse tensor `t` (index `index`), whose stored values are `data`.
+    /// What a model's sparse tensors may densify to, all together: 64 times the file's bytes, at
+    /// least 64 MiB. A sparse tensor stores its kept blocks, so its dense form outgrows the file
+    /// by its sparsity (a few times for pruned weights); an outer CSR level with no entries lets
+    /// a few hundred bytes declare gigabytes of zeros.
+    struct DensifyBudget {
+        let limit: Int
+        var remaining: Int
+
+        init(fileBytes: Int) {
+            let (scaled, overflow) = fileBytes.multipliedReportingOverflow(by: 64)
+            limit = max(64 << 20, overflow ? Int.max : scaled)
+            remaining = limit
+        }
+    }
+
+    /// The dense constant of sparse tensor `t` (index `index`), whose stored values are `data`,
+    /// validated before its memory is taken from `budget`.
     static func densifiedConstant(_ t: SchemaTensor, sparsity: Table, index: Int, name: String, type: DataType, shape: [Int],
-                                  data: ConstantData?, copies: AlignedCopies) throws -> ConstantData {
+                                  data: ConstantData?, budget: inout DensifyBudget, copies: AlignedCopies) throws -> ConstantData {
         func fail(_ reason: String) -> ModelError { .invalidTensor(index: index, name: name, reason: "sparse tensor: \(reason)") }
         guard let size = type.byteSize, type != .string else { throw fail("element type \(type) cannot be sparse") }
         guard let data else { throw fail("has no constant data (only constants may be sparse)") }
         let parameters: Sparsity.Parameters
         do { parameters = try Sparsity.parameters(sparsity) } catch let error as ModelError { throw fail("\(error)") }
-        let bytes = shape.reduce(1, *) * size
-        let destination = copies.allocate(byteCount: bytes)
+        let layout: Sparsity.Layout
         do {
-            try Sparsity.densify(parameters, shape: shape, elementSize: size, values: data.bytes, into: destination)
+            layout = try Sparsity.validate(parameters, shape: shape, elementSize: size, valueBytes: data.bytes.count)
         } catch {
             throw fail(error.description)
         }
+        let bytes = shape.reduce(1, *) * size
+        guard bytes <= budget.remaining else {
+            throw fail("its dense shape \(shape) needs \(bytes) bytes; a model's sparse tensors may densify to \(budget.limit) bytes in all (64 × the file, at least 64 MiB)")
+        }
+        budget.remaining -= bytes
+        let destination = copies.allocate(byteCount: bytes)
+        Sparsity.densify(layout, values: data.bytes, into: destination)
         return ConstantData(bytes: UnsafeRawBufferPointer(destination))
     }
 }
