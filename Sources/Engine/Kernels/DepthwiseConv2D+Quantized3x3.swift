@@ -32,9 +32,10 @@ import SIMDKernelsAVX512
 /// three zero bytes (zero weights), so two `vpdpbusd` per row; its tap rows hold both quads of
 /// each output column, and each worker's ring `4·dh + 1` rows.
 ///
-/// A tap row of a 5×5 filter, or of a 3×3 one at a stride above 1, is built through a staging
-/// area in the worker's scratch behind its ring: the row's encoded input columns, 16 channels
-/// each, then a few shuffles per quad (`SIMDKernels.DepthwiseTapRows`).
+/// A tap row of a 5×5 filter (and, where the AVX-512 kernels run, of a 3×3 one at a stride
+/// above 1) is built through a staging area in the worker's scratch behind its ring: the row's
+/// encoded input columns, 16 channels each, then a few shuffles per quad
+/// (`SIMDKernels.DepthwiseTapRows`).
 ///
 /// The `x̂₀ · Σ w` term (`x̂₀` the encoded input zero point: `x₀ + 128` for int8, `x₀` for
 /// uint8) is folded into the bias at prepare (as the generic kernel does); requantization runs
