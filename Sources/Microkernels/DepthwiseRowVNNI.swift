@@ -127,28 +127,27 @@ private func depthwise3x3Row(taps: (UnsafeRawPointer, UnsafeRawPointer, UnsafeRa
 /// per pixel.
 @inline(always)
 func storeRow(_ stage: RequantizedGEMMOutput, column c: Int, width: Int, _ accumulators: (Int) -> SIMD16<Int32>) {
-    let block = stage.requantization(at: c), count = min(stage.columns - c, 16)
+    /// The one-shift forms, through the store's own constants of the block (`VNNIOutput.Block`),
+    /// loaded once for the row.
     @inline(always)
-    func pixels(wide: Bool, nonnegative: Bool = false, saturating: Bool, shiftingLeft: Bool) {
-        // The wide form's constants, in registers across the row.
-        let constants = wide ? WideBlock(stage, column: c) : nil
+    func wide<Form: RequantizationForm>(_ form: Form.Type) {
+        let output = RequantizingStore<Form>(stage: stage), constants = output.block(at: c)
+        for x in 0 ..< width { output.store(accumulators(x), row: x, column: c, block: constants) }
+    }
+    @inline(always)
+    func lanes(saturating: Bool, shiftingLeft: Bool) {
+        let block = stage.requantization(at: c), count = min(stage.columns - c, 16)
         for x in 0 ..< width {
-            let acc = accumulators(x)
-            if let constants {
-                RequantizingStore<WideForm>(stage: stage)
-                    .storeRequantized(constants.requantized(acc, nonnegative: nonnegative), row: x, column: c)
-            } else {
-                swiftlite_store_low_bytes(stage.base + x &* stage.rowStride + c,
-                                          block.apply(acc, saturating: saturating, shiftingLeft: shiftingLeft), count)
-            }
+            swiftlite_store_low_bytes(stage.base + x &* stage.rowStride + c,
+                                      block.apply(accumulators(x), saturating: saturating, shiftingLeft: shiftingLeft), count)
         }
     }
     switch (stage.wide != nil, stage.saturates, stage.shiftsLeft) {
-    case (true, _, _) where stage.clampsBelowZeroPoint: pixels(wide: true, nonnegative: true, saturating: false, shiftingLeft: false)
-    case (true, _, _): pixels(wide: true, saturating: false, shiftingLeft: false)
-    case (false, true, _): pixels(wide: false, saturating: true, shiftingLeft: true)
-    case (false, false, true): pixels(wide: false, saturating: false, shiftingLeft: true)
-    case (false, false, false): pixels(wide: false, saturating: false, shiftingLeft: false)
+    case (true, _, _) where stage.clampsBelowZeroPoint: wide(WideNonNegativeForm.self)
+    case (true, _, _): wide(WideForm.self)
+    case (false, true, _): lanes(saturating: true, shiftingLeft: true)
+    case (false, false, true): lanes(saturating: false, shiftingLeft: true)
+    case (false, false, false): lanes(saturating: false, shiftingLeft: false)
     }
 }
 

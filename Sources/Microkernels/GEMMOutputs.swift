@@ -165,9 +165,8 @@ enum WideNonNegativeForm: RequantizationForm {
     }
 }
 
-/// One block of 16 channels' constants of the one-shift form, loaded once: a row of pixels
-/// keeps them in registers, where `WideForm` reads them again after each store (which might
-/// write over them, as far as the compiler knows).
+/// One block of 16 channels' constants of the one-shift form (the `Constants` of `WideForm`
+/// and `WideNonNegativeForm`), loaded once for the rows of a tile or the pixels of a row.
 struct WideBlock {
     let multipliers, oddMultipliers, evenNudges, oddNudges, shifts: SIMD16<Int32>
     let zeroPoint: SIMD16<Int32>
