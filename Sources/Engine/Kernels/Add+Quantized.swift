@@ -64,6 +64,12 @@ struct AdditiveQuantizedKernel<T: FixedWidthInteger & Sendable>: PartitionedKern
     /// the larger scale), whose rescaling of `(x − zp) · 2^20` is `(x − zp) · 2^19` exactly. Nil
     /// as a whole unless every rescaling takes one of the two.
     let wide: (lhs: ChannelRequantization?, rhs: ChannelRequantization?, output: ChannelRequantization)?
+    /// `wide`'s constants by address (its multipliers, then its `WideRequantization` block),
+    /// into the buffers `wide` keeps: what a task reads. Binding `wide` itself copied it in every
+    /// task, retaining and releasing its buffers from all threads at once. (`unsafe`: addresses
+    /// of memory no one writes after `init`.)
+    nonisolated(unsafe) private let wideStages: (lhs: Stage?, rhs: Stage?, output: Stage)?
+    typealias Stage = (multipliers: UnsafeRawPointer, wide: UnsafeRawPointer)
 
     init(lhs: Int, rhs: Int, output: Int, broadcast: Broadcast,
          lhsZeroPoint: Int32, lhsMultiplier: QuantizedMultiplier, rhsZeroPoint: Int32, rhsMultiplier: QuantizedMultiplier,
@@ -89,8 +95,13 @@ struct AdditiveQuantizedKernel<T: FixedWidthInteger & Sendable>: PartitionedKern
         }
         if let l = operand(lhsMultiplier), let r = operand(rhsMultiplier), let o = lanes(outputMultiplier) {
             wide = (l, r, o)
+            func stage(_ r: ChannelRequantization) -> Stage {
+                (UnsafeRawPointer(r.multipliers.pointer), UnsafeRawPointer(r.wide.unsafelyUnwrapped.pointer))
+            }
+            wideStages = (l.map(stage), r.map(stage), stage(o))
         } else {
             wide = nil
+            wideStages = nil
         }
     }
 
@@ -161,13 +172,10 @@ struct AdditiveQuantizedKernel<T: FixedWidthInteger & Sendable>: PartitionedKern
         var i = 0
         #if SWIFTLITE_AVX2
         // The one-shift form runs where its constants were built: only where the AVX-512 module runs.
-        if let wide, KernelSelection.runsAVX512 {
-            func stage(_ r: ChannelRequantization) -> SIMDKernelsAVX512.QuantizedAddition.Stage {
-                (UnsafeRawPointer(r.multipliers.pointer), UnsafeRawPointer(r.wide.unsafelyUnwrapped.pointer))
-            }
+        if let stages = wideStages, KernelSelection.runsAVX512 {
             SIMDKernelsAVX512.QuantizedAddition.elementwise(
                 signed: T.isSigned, a, b, out, count: end, zeroPoints: (lhsZeroPoint, rhsZeroPoint, outputZeroPoint), leftShift: shift,
-                lhs: wide.lhs.map(stage), rhs: wide.rhs.map(stage), output: stage(wide.output), subtract: subtract,
+                lhs: stages.lhs, rhs: stages.rhs, output: stages.output, subtract: subtract,
                 lower: range.lowerBound, upper: range.upperBound)
             i = end
         }
