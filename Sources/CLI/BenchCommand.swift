@@ -86,6 +86,7 @@ struct BenchCommand: ParsedCommand {
         for _ in 0 ..< warmup { try interpreter.invoke() }
 
         var times = [Double]()
+        times.reserveCapacity(runs)
         var operatorTimes = [[UInt64]](repeating: [], count: interpreter.graph.nodes.count)
         for _ in 0 ..< runs {
             let start = DispatchTime.now().uptimeNanoseconds
@@ -97,9 +98,7 @@ struct BenchCommand: ParsedCommand {
             times.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
         }
         let peak = ResidentMemory.peakBytes()
-        let inOrder = times
-        times.sort()
-        let stats = Stats(sorted: times)
+        let stats = SampleStatistics(times)
         let plan = interpreter.plan
         // Fused operators (Plan.fusedOperators) are one line with the work and time of all; the
         // others' lines say where they went.
@@ -120,14 +119,14 @@ struct BenchCommand: ParsedCommand {
                 }
             }
             return OperatorProfile(index: node.index, op: op, outputShape: node.outputs.first.map { plan.tensors[$0].shape } ?? [],
-                                   macs: macs, milliseconds: Stats.median(operatorTimes[k]) / 1e6)
+                                   macs: macs, milliseconds: SampleStatistics.median(operatorTimes[k]) / 1e6)
         } : []
         let operatorTotal = operators.reduce(0) { $0 + $1.milliseconds }
         for k in operators.indices { operators[k].percent = operatorTotal > 0 ? 100 * operators[k].milliseconds / operatorTotal : 0 }
         return BenchReport(
             model: path, runs: runs, warmup: warmup, threads: threads,
             medianMilliseconds: stats.median, p90Milliseconds: stats.p90, minMilliseconds: stats.min, meanMilliseconds: stats.mean,
-            runMilliseconds: inOrder, loadPrepareMilliseconds: loadMillis, firstInvokeMilliseconds: firstMillis, peakRSSBytes: peak, baselineRSSBytes: baseline,
+            runMilliseconds: times, loadPrepareMilliseconds: loadMillis, firstInvokeMilliseconds: firstMillis, peakRSSBytes: peak, baselineRSSBytes: baseline,
             peakRSSOverBaselineBytes: max(0, peak - baseline), preparePeakRSSBytes: preparedPeak, preparedRSSBytes: prepared,
             releasedConstantBytes: plan.releasedConstants.reduce(0) { $0 + plan.graph.tensors[$1].byteCount },
             constantBytes: plan.graph.tensors.reduce(0) { $0 + ($1.constantData?.bytes.count ?? 0) },
@@ -271,22 +270,6 @@ struct DispatchReport: Encodable {
     var text: String {
         String(format: "dispatch of one parallel operator on %d threads: back to back %.2f µs median (%.2f mean), after the workers parked %.2f µs median (%.2f mean)",
                threads, backToBackMedianMicroseconds, backToBackMeanMicroseconds, afterPauseMedianMicroseconds, afterPauseMeanMicroseconds)
-    }
-}
-
-/// Median, 90th percentile, minimum and mean of sorted samples.
-private struct Stats {
-    let median, p90, min, mean: Double
-
-    init(sorted times: [Double]) {
-        median = times[times.count / 2]
-        p90 = times[Swift.min(times.count - 1, Int((Double(times.count) * 0.9).rounded(.up)) - 1)]
-        min = times[0]
-        mean = times.reduce(0, +) / Double(times.count)
-    }
-
-    static func median(_ values: [UInt64]) -> Double {
-        values.isEmpty ? 0 : Double(values.sorted()[values.count / 2])
     }
 }
 
