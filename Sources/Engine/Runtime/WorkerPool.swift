@@ -335,7 +335,7 @@ final class WorkerPool: @unchecked Sendable {
 }
 
 /// Work for `WorkerPool.run`: task `task` of a job, on worker `worker`. Jobs are small values
-/// (a kernel, its memory, its partition), copied to no heap.
+/// (a kernel's address, its memory, its partition), copied to no heap.
 protocol PoolJob {
     func run(task: Int, worker: Int)
 }
