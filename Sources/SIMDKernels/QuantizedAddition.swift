@@ -19,6 +19,15 @@ public enum QuantizedAddition {
     public static func elementwise(signed: Bool, _ x: UnsafeRawPointer, _ y: UnsafeRawPointer, _ z: UnsafeMutablePointer<UInt8>,
                                    count: Int, zeroPoints: (lhs: Int32, rhs: Int32, output: Int32), leftShift: Int32,
                                    lhs: Stage?, rhs: Stage?, output: Stage, subtract: Bool, lower: Int32, upper: Int32) {
+        #if SWIFTLITE_AVX512VNNI
+        if signed {
+            elementwiseInRegisters(signed: true, x, y, z, count: count, zeroPoints: zeroPoints, leftShift: leftShift,
+                                   lhs: lhs, rhs: rhs, output: output, subtract: subtract, lower: lower, upper: upper)
+        } else {
+            elementwiseInRegisters(signed: false, x, y, z, count: count, zeroPoints: zeroPoints, leftShift: leftShift,
+                                   lhs: lhs, rhs: rhs, output: output, subtract: subtract, lower: lower, upper: upper)
+        }
+        #else
         let lhsOffset = SIMD16<Int32>(repeating: zeroPoints.lhs), rhsOffset = SIMD16<Int32>(repeating: zeroPoints.rhs)
         let outOffset = SIMD16<Int32>(repeating: zeroPoints.output)
         let low = SIMD16<Int32>(repeating: lower), high = SIMD16<Int32>(repeating: upper)
@@ -44,7 +53,72 @@ public enum QuantizedAddition {
             storeLowBytes(q, to: z + i)
             i &+= 16
         }
+        #endif
     }
+
+    #if SWIFTLITE_AVX512VNNI
+    /// `elementwise` with every rescaling's constants loaded into registers once (from memory in
+    /// every step, the compiler could not keep them: the byte stores might alias them), 64
+    /// elements per step packed to bytes and clamped as bytes (`swiftlite_store_clamped_bytes`:
+    /// exact, the clamp range lies inside the packs' range). `signed` is a constant at both
+    /// call sites, so each copy keeps one widening load.
+    @inline(__always)
+    private static func elementwiseInRegisters(signed: Bool, _ x: UnsafeRawPointer, _ y: UnsafeRawPointer,
+                                               _ z: UnsafeMutablePointer<UInt8>, count: Int,
+                                               zeroPoints: (lhs: Int32, rhs: Int32, output: Int32), leftShift: Int32,
+                                               lhs: Stage?, rhs: Stage?, output: Stage, subtract: Bool,
+                                               lower: Int32, upper: Int32) {
+        let lhsOffset = SIMD16<Int32>(repeating: zeroPoints.lhs), rhsOffset = SIMD16<Int32>(repeating: zeroPoints.rhs)
+        let outOffset = SIMD16<Int32>(repeating: zeroPoints.output)
+        let negate = SIMD16<Int32>(repeating: subtract ? -1 : 0)
+        // An operand without a stage reads the output's constants, which it never uses.
+        let lhsBlock = Block(lhs ?? output), rhsBlock = Block(rhs ?? output), outBlock = Block(output)
+        let lhsHalf = lhs == nil, rhsHalf = rhs == nil
+        let halfShift = leftShift &- 1
+        @inline(__always)
+        func operand(_ p: UnsafeRawPointer, _ offset: SIMD16<Int32>, _ half: Bool, _ block: Block) -> SIMD16<Int32> {
+            let bytes = swiftlite_load_widened_bytes(p, 16)
+            let d = (signed ? (bytes &<< 24) &>> 24 : bytes) &- offset
+            return half ? d &<< halfShift : block.rescaled(d &<< leftShift)
+        }
+        @inline(__always)
+        func sum(_ i: Int) -> SIMD16<Int32> {
+            let su = operand(x + i, lhsOffset, lhsHalf, lhsBlock)
+            let sv = operand(y + i, rhsOffset, rhsHalf, rhsBlock)
+            return outBlock.rescaled(su &+ ((sv ^ negate) &- negate)) &+ outOffset
+        }
+        var i = 0
+        while i + 64 <= count {
+            swiftlite_store_clamped_bytes(z + i, sum(i), sum(i + 16), sum(i + 32), sum(i + 48), 4, signed ? 0 : 1,
+                                          lower, upper, 64)
+            i &+= 64
+        }
+        while i < count {
+            let q = sum(i)
+            swiftlite_store_clamped_bytes(z + i, q, q, q, q, 1, signed ? 0 : 1, lower, upper, 16)
+            i &+= 16
+        }
+    }
+
+    /// One rescaling's constants in registers: `swiftlite_requantize_wide_block`'s five vectors.
+    private struct Block {
+        let multipliers, oddMultipliers, evenNudges, oddNudges, shifts: SIMD16<Int32>
+
+        @inline(__always)
+        init(_ stage: Stage) {
+            multipliers = swiftlite_load_dwords(stage.multipliers)
+            oddMultipliers = swiftlite_load_dwords(stage.wide)
+            evenNudges = swiftlite_load_dwords(stage.wide + 64)
+            oddNudges = swiftlite_load_dwords(stage.wide + 128)
+            shifts = swiftlite_load_dwords(stage.wide + 192)
+        }
+
+        @inline(__always)
+        func rescaled(_ x: SIMD16<Int32>) -> SIMD16<Int32> {
+            swiftlite_requantize_wide_block(x, multipliers, oddMultipliers, evenNudges, oddNudges, shifts)
+        }
+    }
+    #endif
 
     @inline(always)
     static func rescaled(_ x: SIMD16<Int32>, _ stage: Stage) -> SIMD16<Int32> {
