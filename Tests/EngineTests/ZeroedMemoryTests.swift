@@ -2,15 +2,19 @@ import XCTest
 
 @testable import Engine
 
-/// Zeroed buffers from the heap (small) and from populated mappings (`ZeroedMemory.mappedBytes`
-/// and up): zero, aligned, writable to their last byte, and returned; packed buffers built on them.
+/// Zeroed buffers from the heap (small), from populated mappings (`ZeroedMemory.mappedBytes` and
+/// up) and from mappings on 2 MiB boundaries (`hugeBytes` and up): zero, aligned, writable to
+/// their last byte, and returned; packed buffers built on them.
 final class ZeroedMemoryTests: XCTestCase {
     func testBuffersOfEverySizeAreZeroAlignedAndWritable() {
-        let threshold = ZeroedMemory.mappedBytes
-        for byteCount in [1, 63, 4095, 4097, threshold - 1, threshold, threshold + 1, 3 << 20 | 5] {
+        let threshold = ZeroedMemory.mappedBytes, huge = ZeroedMemory.hugeBytes
+        for byteCount in [1, 63, 4095, 4097, threshold - 1, threshold, threshold + 1, huge - 1, huge, huge + 1, 3 << 20 | 5] {
             for alignment in [1, 16, 64, 4096] {
                 let memory = ZeroedMemory(byteCount: byteCount, alignment: alignment)
                 XCTAssertEqual(Int(bitPattern: memory.pointer) % alignment, 0, "\(byteCount) bytes at alignment \(alignment)")
+                #if os(Linux)
+                if byteCount >= huge { XCTAssertEqual(Int(bitPattern: memory.pointer) % huge, 0, "\(byteCount) bytes") }
+                #endif
                 let bytes = UnsafeMutableRawBufferPointer(start: memory.pointer, count: byteCount)
                 XCTAssertTrue(bytes.allSatisfy { $0 == 0 }, "\(byteCount) bytes are not all zero")
                 bytes[0] = 1

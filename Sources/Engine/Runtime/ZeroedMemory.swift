@@ -8,42 +8,78 @@ import Darwin
 /// activation arena, scratch). From `mappedBytes` up, on Linux, the pages come from one
 /// `mmap(MAP_POPULATE)`: the kernel hands them over zeroed and already mapped, in one call,
 /// where allocating and then zeroing them takes one page fault per 4 KiB page on the first
-/// write. Smaller buffers, other systems, and a failed mapping take the heap.
+/// write. From `hugeBytes` up the mapping starts on a 2 MiB boundary and asks for transparent
+/// huge pages (`MADV_HUGEPAGE`, honoured where the system's THP setting is `madvise` or
+/// `always`) before it is populated (`MADV_POPULATE_WRITE`): one page-table entry per 2 MiB
+/// instead of 512. Smaller buffers, other systems, and a failed mapping take the heap.
 struct ZeroedMemory {
     let pointer: UnsafeMutableRawPointer
     let byteCount: Int
-    /// The memory is a mapping of its own (unmapped by `deallocate`), not heap memory.
-    private let isMapped: Bool
+    /// The pages `deallocate` unmaps (`pointer` and `byteCount` rounded up to whole pages), nil
+    /// for heap memory.
+    private let mapping: UnsafeMutableRawBufferPointer?
 
     /// Buffers from this size up are mapped.
     static let mappedBytes = 256 * 1024
+    /// Buffers from this size up are mapped for huge pages: one huge page.
+    static let hugeBytes = hugePageBytes
+    private static let hugePageBytes = 2 << 20
+    private static let pageBytes = 4096
 
     /// At least `byteCount` (≥ 1) zero bytes aligned to `alignment` (at most a page).
     init(byteCount: Int, alignment: Int) {
         precondition(byteCount > 0 && alignment > 0 && alignment <= 4096, "a zeroed buffer of \(byteCount) bytes at alignment \(alignment)")
         self.byteCount = byteCount
         #if os(Linux)
+        let length = (byteCount + Self.pageBytes - 1) / Self.pageBytes * Self.pageBytes
+        if byteCount >= Self.hugeBytes, let base = Self.mapForHugePages(length) {
+            pointer = base
+            mapping = UnsafeMutableRawBufferPointer(start: base, count: length)
+            return
+        }
         if byteCount >= Self.mappedBytes,
-           let base = mmap(nil, byteCount, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0),
+           let base = mmap(nil, length, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0),
            base != MAP_FAILED {
             pointer = base
-            isMapped = true
+            mapping = UnsafeMutableRawBufferPointer(start: base, count: length)
             return
         }
         #endif
         pointer = .allocate(byteCount: byteCount, alignment: alignment)
         pointer.initializeMemory(as: UInt8.self, repeating: 0, count: byteCount)
-        isMapped = false
+        mapping = nil
     }
 
     /// Returns the memory; it must not be used afterwards.
     func deallocate() {
         #if os(Linux)
-        if isMapped {
-            munmap(pointer, byteCount)
+        if let mapping {
+            munmap(mapping.baseAddress, mapping.count)
             return
         }
         #endif
         pointer.deallocate()
     }
+
+    #if os(Linux)
+    /// `length` (whole pages) zeroed, populated bytes from a 2 MiB boundary, advised for huge
+    /// pages: a mapping one huge page longer, its ends cut off. Nil if the system refuses.
+    private static func mapForHugePages(_ length: Int) -> UnsafeMutableRawPointer? {
+        guard let raw = mmap(nil, length + hugePageBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0),
+              raw != MAP_FAILED else { return nil }
+        let head = (hugePageBytes - Int(bitPattern: raw) % hugePageBytes) % hugePageBytes
+        let base = raw + head
+        if head > 0 { munmap(raw, head) }
+        munmap(base + length, hugePageBytes - head)
+        // Advice only: without THP the pages are small, and populated all the same.
+        _ = madvise(base, length, MADV_HUGEPAGE)
+        if madvise(base, length, MADV_POPULATE_WRITE) != 0 {
+            // Kernels before 5.14: one write per page maps it.
+            for offset in stride(from: 0, to: length, by: pageBytes) {
+                base.storeBytes(of: 0, toByteOffset: offset, as: UInt8.self)
+            }
+        }
+        return base
+    }
+    #endif
 }
