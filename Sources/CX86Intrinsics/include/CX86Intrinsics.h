@@ -70,6 +70,35 @@ static inline int swiftlite_cpu_runs_cascadelake_code(void) {
 
 typedef int32_t swiftlite_i32x8 __attribute__((vector_size(32)));
 
+/// The 8 × 8 floats from `source` (rows `sourceStride` floats apart) transposed into `target`
+/// (rows `targetStride` floats apart): `target[c · targetStride + r] = source[r · sourceStride + c]`.
+/// Eight loads, 24 shuffles (pairs interleaved, then quads, then 128-bit halves swapped), eight stores.
+SWIFTLITE_INLINE void swiftlite_transpose_8x8_floats(const float *source, intptr_t sourceStride,
+                                                    float *target, intptr_t targetStride) {
+    __m256 r0 = _mm256_loadu_ps(source), r1 = _mm256_loadu_ps(source + sourceStride);
+    __m256 r2 = _mm256_loadu_ps(source + 2 * sourceStride), r3 = _mm256_loadu_ps(source + 3 * sourceStride);
+    __m256 r4 = _mm256_loadu_ps(source + 4 * sourceStride), r5 = _mm256_loadu_ps(source + 5 * sourceStride);
+    __m256 r6 = _mm256_loadu_ps(source + 6 * sourceStride), r7 = _mm256_loadu_ps(source + 7 * sourceStride);
+    // t0 = r0[0] r1[0] r0[1] r1[1] | r0[4] r1[4] r0[5] r1[5], and so on.
+    __m256 t0 = _mm256_unpacklo_ps(r0, r1), t1 = _mm256_unpackhi_ps(r0, r1);
+    __m256 t2 = _mm256_unpacklo_ps(r2, r3), t3 = _mm256_unpackhi_ps(r2, r3);
+    __m256 t4 = _mm256_unpacklo_ps(r4, r5), t5 = _mm256_unpackhi_ps(r4, r5);
+    __m256 t6 = _mm256_unpacklo_ps(r6, r7), t7 = _mm256_unpackhi_ps(r6, r7);
+    // s0 = r0[0] r1[0] r2[0] r3[0] | r0[4] r1[4] r2[4] r3[4]: columns 0 and 4 of rows 0–3.
+    __m256 s0 = _mm256_shuffle_ps(t0, t2, 0x44), s1 = _mm256_shuffle_ps(t0, t2, 0xEE);
+    __m256 s2 = _mm256_shuffle_ps(t1, t3, 0x44), s3 = _mm256_shuffle_ps(t1, t3, 0xEE);
+    __m256 s4 = _mm256_shuffle_ps(t4, t6, 0x44), s5 = _mm256_shuffle_ps(t4, t6, 0xEE);
+    __m256 s6 = _mm256_shuffle_ps(t5, t7, 0x44), s7 = _mm256_shuffle_ps(t5, t7, 0xEE);
+    _mm256_storeu_ps(target, _mm256_permute2f128_ps(s0, s4, 0x20));
+    _mm256_storeu_ps(target + targetStride, _mm256_permute2f128_ps(s1, s5, 0x20));
+    _mm256_storeu_ps(target + 2 * targetStride, _mm256_permute2f128_ps(s2, s6, 0x20));
+    _mm256_storeu_ps(target + 3 * targetStride, _mm256_permute2f128_ps(s3, s7, 0x20));
+    _mm256_storeu_ps(target + 4 * targetStride, _mm256_permute2f128_ps(s0, s4, 0x31));
+    _mm256_storeu_ps(target + 5 * targetStride, _mm256_permute2f128_ps(s1, s5, 0x31));
+    _mm256_storeu_ps(target + 6 * targetStride, _mm256_permute2f128_ps(s2, s6, 0x31));
+    _mm256_storeu_ps(target + 7 * targetStride, _mm256_permute2f128_ps(s3, s7, 0x31));
+}
+
 /// `vpmaddwd`: in each 32-bit lane, `a.i16[0] · b.i16[0] + a.i16[1] · b.i16[1]` (signed
 /// halfwords; the sum wraps only for −32768² + −32768², which 9-bit operands never reach).
 SWIFTLITE_INLINE swiftlite_i32x8 swiftlite_madd16(swiftlite_i32x8 a, swiftlite_i32x8 b) {
