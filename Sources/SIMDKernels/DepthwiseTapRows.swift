@@ -47,8 +47,9 @@ public enum DepthwiseTapRows {
     /// Tap row `py`: for each output column and each channel of `channels` (whole groups of
     /// 16), the encoded bytes of the three taps (of the five, in two quads). `flip` is XORed into
     /// every tap byte: 0x80 encodes int8 input as `x + 128`, 0 leaves uint8 input as it is.
-    /// `staging` (`stagingBytes`) is the builder's own scratch; `form` overrides the form it
-    /// would take (for tests; a dilation above 1 always takes the column form).
+    /// `staging` (`stagingBytes`) is the builder's own scratch; `form` is the form to take (the
+    /// kernel chooses it at prepare with `form(taps:shape:)`; nil: that choice here; a dilation
+    /// above 1 always takes the column form).
     @inline(never)
     public static func build3(_ image: UnsafePointer<UInt8>, paddedRow py: Int, channels range: Range<Int>, shape g: Shape,
                               paddedChannels cp: Int, zeroPoint inputZeroPoint: UInt8, flip: UInt8,

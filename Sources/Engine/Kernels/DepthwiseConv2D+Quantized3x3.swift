@@ -77,6 +77,10 @@ struct DepthwiseConv2DTapRows: TiledKernel {
     let requantization: ChannelRequantization
     /// Tap rows in each worker's ring.
     let ringRows: Int
+    /// The tap-row builders' view of the geometry across (`shape(_:)`).
+    let tapRowShape: SIMDKernels.DepthwiseTapRows.Shape
+    /// Whether this tier's builder stages the tap rows (`DepthwiseTapRows.form`, chosen at prepare).
+    let stagesTapRows: Bool
     /// How the products are taken.
     let products: Products
     /// With `.vnniHalves`, whether each block of 16 channels has its weights split in two
@@ -199,9 +203,13 @@ struct DepthwiseConv2DTapRows: TiledKernel {
         geometry = g
         input = context.node.inputs[DepthwiseConv2D.input]
         output = context.node.outputs[DepthwiseConv2D.output]
+        tapRowShape = Self.shape(g)
+        stagesTapRows = KernelSelection.runsAVX512
+            ? SIMDKernelsAVX512.DepthwiseTapRows.form(taps: k, shape: tapRowShape) == .staged
+            : SIMDKernels.DepthwiseTapRows.form(taps: k, shape: tapRowShape) == .staged
         // The ring, then the tap-row builder's staging.
         context.requestWorkerScratch(bytes: ringRows * g.outputWidth * quads * padded * 4
-                                         + SIMDKernels.DepthwiseTapRows.stagingBytes(shape: Self.shape(g)))
+                                         + (stagesTapRows ? SIMDKernels.DepthwiseTapRows.stagingBytes(shape: tapRowShape) : 0))
         context.markPacked(DepthwiseConv2D.filter)
         if quantization.hasBias { context.markPacked(DepthwiseConv2D.bias) }
     }
@@ -285,20 +293,24 @@ struct DepthwiseConv2DTapRows: TiledKernel {
     /// where the AVX-512 kernels run, else `SIMDKernels`'.
     private func buildTapRow(_ image: UnsafePointer<UInt8>, paddedRow py: Int, channels range: Range<Int>,
                              staging: UnsafeMutableRawPointer, into row: UnsafeMutablePointer<UInt32>) {
-        let shape = Self.shape(geometry)
+        let shape = tapRowShape
         switch (filterSize, KernelSelection.runsAVX512) {
         case (5, true):
             SIMDKernelsAVX512.DepthwiseTapRows.build5(image, paddedRow: py, channels: range, shape: shape, paddedChannels: paddedChannels,
-                                                     zeroPoint: inputZeroPoint, flip: flip, staging: staging, into: row)
+                                                     zeroPoint: inputZeroPoint, flip: flip, staging: staging,
+                                               form: stagesTapRows ? .staged : .columns, into: row)
         case (5, false):
             SIMDKernels.DepthwiseTapRows.build5(image, paddedRow: py, channels: range, shape: shape, paddedChannels: paddedChannels,
-                                               zeroPoint: inputZeroPoint, flip: flip, staging: staging, into: row)
+                                               zeroPoint: inputZeroPoint, flip: flip, staging: staging,
+                                               form: stagesTapRows ? .staged : .columns, into: row)
         case (_, true):
             SIMDKernelsAVX512.DepthwiseTapRows.build3(image, paddedRow: py, channels: range, shape: shape, paddedChannels: paddedChannels,
-                                                     zeroPoint: inputZeroPoint, flip: flip, staging: staging, into: row)
+                                                     zeroPoint: inputZeroPoint, flip: flip, staging: staging,
+                                               form: stagesTapRows ? .staged : .columns, into: row)
         case (_, false):
             SIMDKernels.DepthwiseTapRows.build3(image, paddedRow: py, channels: range, shape: shape, paddedChannels: paddedChannels,
-                                               zeroPoint: inputZeroPoint, flip: flip, staging: staging, into: row)
+                                               zeroPoint: inputZeroPoint, flip: flip, staging: staging,
+                                               form: stagesTapRows ? .staged : .columns, into: row)
         }
     }
 
