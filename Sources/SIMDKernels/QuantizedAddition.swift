@@ -101,6 +101,8 @@ public enum QuantizedAddition {
     }
 
     /// One rescaling's constants in registers: `swiftlite_requantize_wide_block`'s five vectors.
+    /// (Microkernels' `WideBlock` loads the same for the product's stores; neither module can
+    /// import the other, and a C struct of vectors does not import into Swift.)
     private struct Block {
         let multipliers, oddMultipliers, evenNudges, oddNudges, shifts: SIMD16<Int32>
 
@@ -120,13 +122,10 @@ public enum QuantizedAddition {
     }
     #endif
 
+    /// One rescaling in the two-`ymm` form, for the loop of the modules without AVX-512 VNNI.
     @inline(always)
     static func rescaled(_ x: SIMD16<Int32>, _ stage: Stage) -> SIMD16<Int32> {
-        #if SWIFTLITE_AVX512VNNI
-        swiftlite_requantize_wide(x, stage.multipliers, stage.wide)
-        #else
         swiftlite_requantize_wide_avx2(x, stage.multipliers, stage.wide)
-        #endif
     }
 
     /// The low byte of each of the 16 lanes, stored at `p`.

@@ -21,9 +21,8 @@ struct ZeroedMemory {
 
     /// Buffers from this size up are mapped.
     static let mappedBytes = 256 * 1024
-    /// Buffers from this size up are mapped for huge pages: one huge page.
-    static let hugeBytes = hugePageBytes
-    private static let hugePageBytes = 2 << 20
+    /// One huge page: buffers from this size up are mapped for huge pages, on a boundary of it.
+    static let hugeBytes = 2 << 20
     private static let pageBytes = 4096
 
     /// At least `byteCount` (≥ 1) zero bytes aligned to `alignment` (at most a page).
@@ -65,12 +64,12 @@ struct ZeroedMemory {
     /// `length` (whole pages) zeroed, populated bytes from a 2 MiB boundary, advised for huge
     /// pages: a mapping one huge page longer, its ends cut off. Nil if the system refuses.
     private static func mapForHugePages(_ length: Int) -> UnsafeMutableRawPointer? {
-        guard let raw = mmap(nil, length + hugePageBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0),
+        guard let raw = mmap(nil, length + hugeBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0),
               raw != MAP_FAILED else { return nil }
-        let head = (hugePageBytes - Int(bitPattern: raw) % hugePageBytes) % hugePageBytes
+        let head = (hugeBytes - Int(bitPattern: raw) % hugeBytes) % hugeBytes
         let base = raw + head
         if head > 0 { munmap(raw, head) }
-        munmap(base + length, hugePageBytes - head)
+        munmap(base + length, hugeBytes - head)
         // Advice only: without THP the pages are small, and populated all the same.
         _ = madvise(base, length, MADV_HUGEPAGE)
         if madvise(base, length, MADV_POPULATE_WRITE) != 0 {
