@@ -1,6 +1,6 @@
 """Latency (and peak memory) of swiftlite next to LiteRT XNNPACK on the same machine, in the same run.
 
-    python Benchmarks/compare_litert.py [--memory | --allocations | --first] [--markdown]
+    python Benchmarks/compare_litert.py [--memory | --allocations | --first] [--markdown] [--avx2]
                                         [--exe LABEL=PATH ...] [MODEL ...]
 
 For each model and for 1 and 2 threads: LiteRT with its default delegate (XNNPACK, num_threads=N)
@@ -15,6 +15,13 @@ all alternated with LiteRT in the same rounds (e.g. the default build and a nati
 then has a ratio column per binary, and the last binary's time over the first's. NO_BUILD=1 skips
 the release build. --markdown prints the table as Markdown, headed by the machine, the date, the
 builds' kernels and the rounds, for docs/PERFORMANCE.md.
+
+--avx2: both runtimes as on a CPU with AVX2 and FMA but without AVX-512 (an AMD Zen 3, an Intel
+Haswell to Comet Lake), on this machine: swiftlite with SWIFTLITE_KERNELS=avx2, and LiteRT with the
+AVX-512, AVX-VNNI and AMX flags cleared in what its CPU detection reports (the cpuinfo library
+inside the wheel's libpywrap_litert_common.so, found through the library's symbol table with `nm`)
+before XNNPACK reads them, so that XNNPACK picks its AVX2 kernels (on the AMD Zen 4 this was
+written on, its int8 MobileNetV2 then took 2.4 times as long). Latency and --first only.
 
 --memory: instead, the peak resident memory each runner adds over its process baseline (one fresh
 process per model and runner: LiteRT loaded in Python after its imports, swiftlite after start-up;
@@ -55,6 +62,45 @@ THREADS = [1, 2]
 ROUNDS = int(os.environ.get("ROUNDS", "5"))
 RUNS = int(os.environ.get("RUNS", "20"))
 EXE = os.path.join(ROOT, ".build", "release", "swiftlite")
+# --avx2 (see above): set by main before anything runs.
+AVX2 = False
+
+
+# cpuinfo's `struct cpuinfo_x86_isa` (x86-64): one bool per feature, avx2 at byte 28, then avx512f
+# (29) to amx_fp16 (52) and the AVX-VNNI forms; `avxvnni` is byte 23. Checked against the machine
+# before anything is written.
+CPUINFO_AVX2, CPUINFO_AVX512F = 28, 29
+CPUINFO_CLEARED = [23] + list(range(29, 56))
+
+
+def limit_litert_to_avx2():
+    """Makes this process's LiteRT see a CPU without AVX-512, AVX-VNNI or AMX (see --avx2).
+    Call it after importing ai_edge_litert.interpreter and before creating any interpreter."""
+    import ctypes
+    import ai_edge_litert.interpreter  # noqa: F401 (loads the library)
+    library = os.path.join(os.path.dirname(ai_edge_litert.interpreter.__file__), "libpywrap_litert_common.so")
+    symbols = {}
+    for line in subprocess.run(["nm", library], check=True, capture_output=True, text=True).stdout.splitlines():
+        fields = line.split()
+        if len(fields) == 3 and fields[2] in ("cpuinfo_isa", "cpuinfo_initialize"):
+            symbols[fields[2]] = int(fields[0], 16)
+    if len(symbols) != 2:
+        sys.exit(f"--avx2: {library} has no cpuinfo symbols (a stripped or different wheel)")
+    base = None
+    for line in open("/proc/self/maps"):
+        fields = line.split()
+        if len(fields) == 6 and fields[5] == library and base is None:
+            base = int(fields[0].split("-")[0], 16) - int(fields[2], 16)
+    if base is None:
+        sys.exit(f"--avx2: {library} is not mapped in this process")
+    if not ctypes.CFUNCTYPE(ctypes.c_bool)(base + symbols["cpuinfo_initialize"])():
+        sys.exit("--avx2: cpuinfo_initialize failed")
+    isa = (ctypes.c_uint8 * 64).from_address(base + symbols["cpuinfo_isa"])
+    flags = set(next(line for line in open("/proc/cpuinfo") if line.startswith("flags")).split(":", 1)[1].split())
+    if isa[CPUINFO_AVX2] != ("avx2" in flags) or isa[CPUINFO_AVX512F] != ("avx512f" in flags) or "avx2" not in flags:
+        sys.exit("--avx2: cpuinfo's feature bytes do not match this machine's flags (another cpuinfo layout?)")
+    for index in CPUINFO_CLEARED:
+        isa[index] = 0
 
 
 def litert_interpreter(path, threads):
@@ -104,14 +150,15 @@ def cpu_name():
 
 
 def cpu_flags():
+    limit = "; both runtimes limited to AVX2 + FMA (--avx2)" if AVX2 else ""
     try:
         for line in open("/proc/cpuinfo"):
             if line.startswith("flags"):
                 flags = set(line.split(":", 1)[1].split())
-                return ", ".join(f for f in ["avx2", "fma", "avx512f", "avx512_vnni", "amx_int8"] if f in flags)
+                return ", ".join(f for f in ["avx2", "fma", "avx512f", "avx512_vnni", "amx_int8"] if f in flags) + limit
     except OSError:
         pass
-    return ""
+    return limit
 
 
 def latency(models, exes, markdown):
@@ -171,8 +218,12 @@ def latency(models, exes, markdown):
 
 
 LITERT_FIRST = r"""
-import sys, time, numpy as np
+import os, sys, time, numpy as np
 from ai_edge_litert.interpreter import Interpreter
+if os.environ.get("COMPARE_AVX2"):
+    sys.path.insert(0, os.environ["COMPARE_AVX2"])
+    from compare_litert import limit_litert_to_avx2
+    limit_litert_to_avx2()
 start = time.perf_counter()
 it = Interpreter(model_path=sys.argv[1], num_threads=int(sys.argv[2]))
 it.allocate_tensors()
@@ -202,8 +253,9 @@ def first_inference(models, exes, markdown):
         for threads in THREADS:
             lite, ours = [], []
             for _ in range(ROUNDS):
+                env = dict(os.environ, COMPARE_AVX2=os.path.dirname(os.path.abspath(__file__))) if AVX2 else None
                 out = subprocess.run([sys.executable, "-c", LITERT_FIRST, path, str(threads)],
-                                     check=True, capture_output=True, text=True).stdout.split()
+                                     check=True, capture_output=True, text=True, env=env).stdout.split()
                 lite.append((float(out[0]), float(out[1])))
                 report = json.loads(subprocess.run([exe, "bench", path, "--runs", "1", "--warmup", "0", "--threads", str(threads),
                                                     "--json"], check=True, capture_output=True, text=True).stdout)
@@ -301,6 +353,13 @@ def main():
     args = sys.argv[1:]
     mode = next((a for a in args if a in ("--memory", "--allocations", "--first")), None)
     markdown = "--markdown" in args
+    global AVX2
+    AVX2 = "--avx2" in args
+    if AVX2:
+        if mode in ("--memory", "--allocations"):
+            sys.exit("--avx2 applies to latency and --first")
+        os.environ["SWIFTLITE_KERNELS"] = "avx2"
+        limit_litert_to_avx2()
     exes, rest, i = [], [], 0
     while i < len(args):
         if args[i] == "--exe" and i + 1 < len(args):
@@ -308,7 +367,7 @@ def main():
             exes.append((label, path or label))
             i += 2
             continue
-        if args[i] not in ("--memory", "--allocations", "--first", "--markdown"):
+        if args[i] not in ("--memory", "--allocations", "--first", "--markdown", "--avx2"):
             rest.append(args[i])
         i += 1
     if os.environ.get("NO_BUILD") is None and not exes:
