@@ -76,15 +76,18 @@ public enum FloatTiles {
             bias: bias, lower: lower, upper: upper, c: c, ldc: ldc, resume: resume, finish: finish)
     }
 
-    /// The 6 × 16 tile of `SIMD8` halves, for a 16-column block on AVX2 (16 `ymm`): rows past 4
-    /// go through the 6-row band, at most 4 through the 4-row one.
+    /// The 6 × 16 tile of `SIMD8` halves, for a 16-column block on AVX2 (16 `ymm`): 6 rows go
+    /// through the 6-row band, 5 through the 5-row one, at most 4 through the 4-row one.
     @inline(never)
     public static func tile6x16(rows: Int, runCount: Int, runLength: Int, runStride: Int, a: UnsafePointer<Float>, lda: Int,
                               packed: UnsafeRawPointer, bias: UnsafeRawPointer, lower: Float, upper: Float,
                               c: UnsafeMutablePointer<Float>, ldc: Int, resume: Bool, finish: Bool) {
         let runs = Runs(count: runCount, length: runLength, stride: runStride)
-        if rows > 4 {
+        if rows > 5 {
             band16(6, rows: rows, runs: runs, a: a, lda: lda, packed: packed, bias: bias, lower: lower, upper: upper,
+                   c: c, ldc: ldc, resume: resume, finish: finish)
+        } else if rows == 5 {
+            band16(5, rows: rows, runs: runs, a: a, lda: lda, packed: packed, bias: bias, lower: lower, upper: upper,
                    c: c, ldc: ldc, resume: resume, finish: finish)
         } else {
             band16(4, rows: rows, runs: runs, a: a, lda: lda, packed: packed, bias: bias, lower: lower, upper: upper,
@@ -232,7 +235,7 @@ public enum FloatTiles {
         UnsafeMutableRawPointer(r6).storeBytes(of: final(c6, lower, upper, finish), as: Half.self)
     }
 
-    /// `count` (4 or 6, a constant where inlined) rows × 16 columns in `Half` (`ymm`) vectors:
+    /// `count` (4, 5 or 6, a constant where inlined) rows × 16 columns in `Half` (`ymm`) vectors:
     /// `2 · count` accumulators, two weight vectors and one broadcast, at most 15 of the 16
     /// registers, so the loop is loads, `vbroadcastss` and `vfmadd231ps` only. Per `p`, 2 weight
     /// loads and `count` broadcasts feed `2 · count` FMAs. Rows past `rows` (1 ... count)
@@ -249,7 +252,7 @@ public enum FloatTiles {
         var c20 = initial(bias0, r2, resume), c21 = initial(bias1, r2 + 8, resume)
         var c30 = initial(bias0, r3, resume), c31 = initial(bias1, r3 + 8, resume)
         var c40 = count > 4 ? initial(bias0, r4, resume) : bias0, c41 = count > 4 ? initial(bias1, r4 + 8, resume) : bias1
-        var c50 = count > 4 ? initial(bias0, r5, resume) : bias0, c51 = count > 4 ? initial(bias1, r5 + 8, resume) : bias1
+        var c50 = count > 5 ? initial(bias0, r5, resume) : bias0, c51 = count > 5 ? initial(bias1, r5 + 8, resume) : bias1
         var w = packed
         @inline(always)
         func accumulate(_ start: Int, _ end: Int) {
@@ -263,8 +266,11 @@ public enum FloatTiles {
                 c20 = c20.addingProduct(x2, w0); c21 = c21.addingProduct(x2, w1)
                 c30 = c30.addingProduct(x3, w0); c31 = c31.addingProduct(x3, w1)
                 if count > 4 {
-                    let x4 = Half(repeating: a4[p]), x5 = Half(repeating: a5[p])
+                    let x4 = Half(repeating: a4[p])
                     c40 = c40.addingProduct(x4, w0); c41 = c41.addingProduct(x4, w1)
+                }
+                if count > 5 {
+                    let x5 = Half(repeating: a5[p])
                     c50 = c50.addingProduct(x5, w0); c51 = c51.addingProduct(x5, w1)
                 }
             }
@@ -285,6 +291,8 @@ public enum FloatTiles {
         if count > 4 {
             UnsafeMutableRawPointer(r4).storeBytes(of: final(c40, lower, upper, finish), as: Half.self)
             UnsafeMutableRawPointer(r4 + 8).storeBytes(of: final(c41, lower, upper, finish), as: Half.self)
+        }
+        if count > 5 {
             UnsafeMutableRawPointer(r5).storeBytes(of: final(c50, lower, upper, finish), as: Half.self)
             UnsafeMutableRawPointer(r5 + 8).storeBytes(of: final(c51, lower, upper, finish), as: Half.self)
         }

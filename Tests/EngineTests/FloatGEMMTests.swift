@@ -11,8 +11,8 @@ final class FloatGEMMTests: XCTestCase {
     func testMultiplyMatchesReference() {
         var values = Values(state: 1)
         let ranges: [ClosedRange<Float>] = [-Float.greatestFiniteMagnitude ... Float.greatestFiniteMagnitude, 0 ... 6, -0.5 ... 0.5]
-        // Every tile height 1...7 (without AVX-512 a 7-row tile is a 4-row and a 3-row band).
-        for m in [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 13, 15, 50] {
+        // Every tile height 1...7, and on AVX2 the row plans that end in 5- and 4-row bands (13, 25, 49).
+        for m in [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 13, 15, 25, 49, 50] {
             for n in [1, 7, 8, 9, 15, 16, 17, 23, 24, 25, 31, 32, 33, 40, 48, 56, 64, 100] {
                 for k in [1, 2, 3, 16, 27, 70] {
                     let range = ranges[(m + n + k) % ranges.count]
@@ -33,6 +33,24 @@ final class FloatGEMMTests: XCTestCase {
                     assertClose(actual, expected, scale: scale, "m \(m) n \(n) k \(k)")
                 }
             }
+        }
+    }
+
+    /// The AVX2 row plan covers every row once, in bands of 1...6 rows, and wastes band rows only
+    /// where no plan of 4-, 5- and 6-row bands fits exactly (1–3 rows, or 7): a band of `h` rows costs
+    /// as long as `max(h, 4)` rows.
+    func testAVX2RowPlanCoversEveryRowWithoutShortBands() {
+        for total in 1 ... 300 {
+            var remaining = total, cost = 0, plan: [Int] = []
+            while remaining > 0 {
+                let height = FloatGEMM.avx2BandHeight(remaining: remaining)
+                XCTAssert((1 ... min(6, remaining)).contains(height), "\(total) rows: band of \(height) with \(remaining) left")
+                plan.append(height)
+                cost += max(height, 4)
+                remaining -= height
+            }
+            let least = total <= 3 ? 4 : total == 7 ? 8 : total
+            XCTAssertEqual(cost, least, "\(total) rows as \(plan)")
         }
     }
 

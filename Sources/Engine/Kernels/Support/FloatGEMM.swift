@@ -62,6 +62,26 @@ enum FloatGEMM {
         7
         #endif
     }()
+    /// Rows of the next tile when `remaining` rows of a chunk are left: up to `tileRows`. On AVX2
+    /// without AVX-512 the 6-row band gives way to a 5- or 4-row one wherever whole 6-row bands
+    /// would leave 1–3 rows or 7 for the end: a band of fewer than 4 rows takes as long as a 4-row
+    /// one (its eight FMA chains, no longer enough to hide their latency, become fewer), and there
+    /// is no 7-row band. So 49 rows (a 7 × 7 layer) go as 6 · 6 + 5 + 4 + 4, the time of 49 rows
+    /// in 6-row bands, where eight 6-row bands and a 4-row one for the last row took that of 52.
+    static func tileHeight(remaining: Int) -> Int {
+        guard tileRows == 6 else { return min(tileRows, remaining) }
+        return avx2BandHeight(remaining: remaining)
+    }
+
+    /// `tileHeight` of the AVX2 bands (6, 5 or 4 rows; at most `remaining`), on any build.
+    static func avx2BandHeight(remaining r: Int) -> Int {
+        func leavesShortBand(_ rest: Int) -> Bool { rest == 7 || (1 ... 3).contains(rest) }
+        if r <= 6 { return r }
+        if r == 7 { return 4 }
+        if !leavesShortBand(r - 6) { return 6 }
+        return leavesShortBand(r - 5) ? 4 : 5
+    }
+
     /// Target size of one chunk of `A`'s rows.
     static let chunkBytes = 128 * 1024
     /// The most of `A` kept as one chunk when `W` is much larger (a quarter of a 2 MiB L2).
@@ -212,7 +232,7 @@ enum FloatGEMM {
                         let resume = depth > 0, finish = depthEnd == k
                         var row = chunkStart
                         while row < chunkEnd {
-                            let rows = min(tileRows, chunkEnd - row)
+                            let rows = tileHeight(remaining: chunkEnd - row)
                             if let next {
                                 let end = min(nextBytes, fetched + part)
                                 while fetched < end {
@@ -261,7 +281,7 @@ enum FloatGEMM {
                             if blockColumns < width {
                                 for r in 0 ..< rows { (c + (row + r) * ldc + column).update(from: edge.baseAddress! + r * width, count: blockColumns) }
                             }
-                            row += tileRows
+                            row += rows
                         }
                         depth = depthEnd
                     }
