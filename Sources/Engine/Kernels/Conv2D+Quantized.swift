@@ -190,6 +190,7 @@ struct Conv2DQuantized: TiledKernel {
         // the general loop the geometry did not fit the registers: that was half the time of the
         // first convolution of an RGB image.
         let runs = span <= 16 && g.dilationHeight == 1 && g.dilationWidth == 1
+        let padding = paddingWord
         var dst = patches
         // The pixel's coordinates advance with it (a division per pixel cost as much as the copies).
         var oy = rows.lowerBound / g.outputWidth, ox = rows.lowerBound % g.outputWidth
@@ -210,16 +211,28 @@ struct Conv2DQuantized: TiledKernel {
             if run > 0 {
                 let rowBytes = g.inputWidth * c, step = g.strideWidth * c
                 var source = image + (y0 * g.inputWidth + x0) * c
-                for _ in 0 ..< run {
-                    var s = source, d = dst
-                    for _ in 0 ..< g.filterHeight {
-                        copyShortSpan(s, to: d)
-                        s += rowBytes
-                        d += span
+                if g.filterHeight == 3 {
+                    // The networks' stem: three filter rows, unrolled.
+                    for _ in 0 ..< run {
+                        copyShortSpan(source, to: dst)
+                        copyShortSpan(source + rowBytes, to: dst + span)
+                        copyShortSpan(source + 2 * rowBytes, to: dst + 2 * span)
+                        if extra > 0 { fillPadding(dst + 3 * span, with: padding) }
+                        source += step
+                        dst += patchStride
                     }
-                    if extra > 0 { fillPadding(d) }
-                    source += step
-                    dst += patchStride
+                } else {
+                    for _ in 0 ..< run {
+                        var s = source, d = dst
+                        for _ in 0 ..< g.filterHeight {
+                            copyShortSpan(s, to: d)
+                            s += rowBytes
+                            d += span
+                        }
+                        if extra > 0 { fillPadding(d, with: padding) }
+                        source += step
+                        dst += patchStride
+                    }
                 }
             } else {
                 run = 1
@@ -259,16 +272,19 @@ struct Conv2DQuantized: TiledKernel {
             }
             dst += span
         }
-        if patchStride > g.patchSize { fillPadding(dst) }
+        if patchStride > g.patchSize { fillPadding(dst, with: paddingWord) }
     }
 
     /// The 1–3 bytes that round a patch up to `patchStride` (a multiple of 4), at `end`: zero-point
     /// bytes, as one 4-byte store. The byte or bytes past them belong to the next patch, written
     /// after this one, or to the 16 bytes the scratch keeps after the last patch.
     @inline(always)
-    private func fillPadding(_ end: UnsafeMutablePointer<UInt8>) {
-        UnsafeMutableRawPointer(end).storeBytes(of: UInt32(zeroPointByte ^ patchFlip) &* 0x0101_0101, as: UInt32.self)
+    private func fillPadding(_ end: UnsafeMutablePointer<UInt8>, with word: UInt32) {
+        UnsafeMutableRawPointer(end).storeBytes(of: word, as: UInt32.self)
     }
+
+    /// Four encoded zero-point bytes, the word `fillPadding` stores.
+    private var paddingWord: UInt32 { UInt32(zeroPointByte ^ patchFlip) &* 0x0101_0101 }
 
     /// The 16 input bytes at `source`, `xor`ed with `patchFlip`, stored at `destination`: one
     /// unaligned load and store for a filter row of up to 16 bytes, whose copy through masks
