@@ -247,7 +247,7 @@ struct DetectionPostProcessKernel: Kernel {
                                                histogram: memory.scratch(as: Int.self, offset: layout.sortHistogram))
 
         // The kept boxes in score order, a coordinate (or the area) per array, so that one box's
-        // overlaps with all later ones are a loop LLVM vectorises.
+        // overlaps with all later ones are vector loads (`suppressOverlaps`).
         let sorted = memory.scratch(as: Float.self, offset: layout.sortedBoxes)
         let yMins = sorted, xMins = sorted + boxCount, yMaxes = sorted + 2 * boxCount, xMaxes = sorted + 3 * boxCount
         let areas = sorted + 4 * boxCount
