@@ -88,6 +88,8 @@ public struct AccumulatorGEMMOutput {
 /// write over it, as far as the compiler knows).
 protocol VNNIOutput {
     associatedtype Block
+    /// Columns of the product stored; lanes at or past it are never stored.
+    var columns: Int { get }
     /// What storing the 16 columns at `column` reads besides the results.
     func block(at column: Int) -> Block
     func store(_ values: SIMD16<Int32>, row: Int, column: Int, block: Block)
@@ -208,6 +210,8 @@ enum LaneForm: RequantizationForm {
 /// the stage's `Form`: one block of 16 columns, or rows of 2 or 4 blocks packed to bytes at once.
 struct RequantizingStore<Form: RequantizationForm>: VNNIOutput {
     let stage: RequantizedGEMMOutput
+
+    var columns: Int { stage.columns }
 
     @inline(always)
     func block(at column: Int) -> Form.Constants { Form.constants(of: stage, column: column) }

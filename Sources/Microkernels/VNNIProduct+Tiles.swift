@@ -14,6 +14,9 @@ extension VNNIProduct {
                                           scratch: UnsafeMutableRawPointer?, into output: Output) {
         let signed = signedActivations
         let blockRows = blockRows
+        // The last panel holds at most 8 of the output's columns: its tall tiles compute only
+        // those (`ymm`), and its other lanes are never stored.
+        let halfLastPanel = output.columns - (panelCount - 1) * Self.panelWidth <= 8
         // The row sums fit the stack (1 KiB); the flipped rows are the caller's `scratch`.
         withUnsafeTemporaryAllocation(of: Int32.self, capacity: Self.rowBlock) { sums in
             do {
@@ -46,13 +49,14 @@ extension VNNIProduct {
                     while panel < panelCount {
                         switch panelCount - panel {
                         case 4...:
-                            multiplyPanels(block, rows: count, panel: panel, width: 4, output)
+                            multiplyPanels(block, rows: count, panel: panel, width: 4, halfLast: false, output)
                             panel += 4
                         case 2, 3:
-                            multiplyPanels(block, rows: count, panel: panel, width: 2, output)
+                            multiplyPanels(block, rows: count, panel: panel, width: 2,
+                                           halfLast: halfLastPanel && panel + 2 == panelCount, output)
                             panel += 2
                         default:
-                            multiplyPanels(block, rows: count, panel: panel, width: 1, output)
+                            multiplyPanels(block, rows: count, panel: panel, width: 1, halfLast: halfLastPanel, output)
                             panel += 1
                         }
                     }
@@ -98,18 +102,27 @@ extension VNNIProduct {
     }
 
     /// All rows of the block for panels `panel ..< panel + width`: tall tiles for narrow
-    /// products, then four rows per tile, then one.
+    /// products (their last panel in `ymm` with `halfLast`), then four rows per tile, then one.
     @inline(always)
-    private func multiplyPanels<Output: VNNIOutput>(_ block: Block, rows: Int, panel: Int, width: Int, _ output: Output) {
+    private func multiplyPanels<Output: VNNIOutput>(_ block: Block, rows: Int, panel: Int, width: Int, halfLast: Bool,
+                                                    _ output: Output) {
         var row = 0
         if width == 1 {
             while row + 16 <= rows {
-                tile16x16(block, row: row, panel: panel, output)
+                if halfLast {
+                    tile16x16(block, row: row, panel: panel, half: true, output)
+                } else {
+                    tile16x16(block, row: row, panel: panel, half: false, output)
+                }
                 row += 16
             }
         } else if width == 2 {
             while row + 8 <= rows {
-                tile8x32(block, row: row, panel: panel, output)
+                if halfLast {
+                    tile8x32(block, row: row, panel: panel, halfSecond: true, output)
+                } else {
+                    tile8x32(block, row: row, panel: panel, halfSecond: false, output)
+                }
                 row += 8
             }
         }
@@ -202,9 +215,10 @@ extension VNNIProduct {
         }
     }
 
-    /// 16 rows × one panel: each weight vector serves sixteen rows.
+    /// 16 rows × one panel: each weight vector serves sixteen rows. With `half`, only the
+    /// panel's first 8 columns, in `ymm` (`swiftlite_dpbusd_low`; the other lanes are undefined).
     @inline(always)
-    private func tile16x16<Output: VNNIOutput>(_ block: Block, row: Int, panel: Int, _ output: Output) {
+    private func tile16x16<Output: VNNIOutput>(_ block: Block, row: Int, panel: Int, half: Bool, _ output: Output) {
         let w = panels + panel * panelBytes
         let b = swiftlite_load_dwords(bias + panel * Self.panelWidth)
         var c0 = b, c1 = b, c2 = b, c3 = b, c4 = b, c5 = b, c6 = b, c7 = b
@@ -224,15 +238,16 @@ extension VNNIProduct {
 
         @inline(always)
         func accumulate(_ group: Int, _ x: (Int) -> SIMD16<Int32>) {
-            let v = swiftlite_load_dwords(w + group &* 64)
-            c0 = swiftlite_dpbusd(c0, x(0), v); c1 = swiftlite_dpbusd(c1, x(1), v)
-            c2 = swiftlite_dpbusd(c2, x(2), v); c3 = swiftlite_dpbusd(c3, x(3), v)
-            c4 = swiftlite_dpbusd(c4, x(4), v); c5 = swiftlite_dpbusd(c5, x(5), v)
-            c6 = swiftlite_dpbusd(c6, x(6), v); c7 = swiftlite_dpbusd(c7, x(7), v)
-            c8 = swiftlite_dpbusd(c8, x(8), v); c9 = swiftlite_dpbusd(c9, x(9), v)
-            c10 = swiftlite_dpbusd(c10, x(10), v); c11 = swiftlite_dpbusd(c11, x(11), v)
-            c12 = swiftlite_dpbusd(c12, x(12), v); c13 = swiftlite_dpbusd(c13, x(13), v)
-            c14 = swiftlite_dpbusd(c14, x(14), v); c15 = swiftlite_dpbusd(c15, x(15), v)
+            let at = w + group &* 64
+            let v = half ? SIMD16<Int32>() : swiftlite_load_dwords(at)
+            @inline(always)
+            func dot(_ c: SIMD16<Int32>, _ x: SIMD16<Int32>) -> SIMD16<Int32> {
+                half ? swiftlite_dpbusd_low(c, x, at) : swiftlite_dpbusd(c, x, v)
+            }
+            c0 = dot(c0, x(0)); c1 = dot(c1, x(1)); c2 = dot(c2, x(2)); c3 = dot(c3, x(3))
+            c4 = dot(c4, x(4)); c5 = dot(c5, x(5)); c6 = dot(c6, x(6)); c7 = dot(c7, x(7))
+            c8 = dot(c8, x(8)); c9 = dot(c9, x(9)); c10 = dot(c10, x(10)); c11 = dot(c11, x(11))
+            c12 = dot(c12, x(12)); c13 = dot(c13, x(13)); c14 = dot(c14, x(14)); c15 = dot(c15, x(15))
         }
 
         forEachGroup(rows: r, rowStride: s, accumulate)
@@ -247,9 +262,10 @@ extension VNNIProduct {
         output.store(c14, row: o + 14, column: column, block: k); output.store(c15, row: o + 15, column: column, block: k)
     }
 
-    /// 8 rows × two panels: each weight vector serves eight rows.
+    /// 8 rows × two panels: each weight vector serves eight rows. With `halfSecond`, only the
+    /// second panel's first 8 columns, in `ymm` (as `tile16x16`).
     @inline(always)
-    private func tile8x32<Output: VNNIOutput>(_ block: Block, row: Int, panel: Int, _ output: Output) {
+    private func tile8x32<Output: VNNIOutput>(_ block: Block, row: Int, panel: Int, halfSecond: Bool, _ output: Output) {
         let w0 = panels + panel * panelBytes, w1 = w0 + panelBytes
         let biasRaw = UnsafeRawPointer(bias + panel * Self.panelWidth)
         let b0 = swiftlite_load_dwords(biasRaw)
@@ -269,16 +285,21 @@ extension VNNIProduct {
         @inline(always)
         func accumulate(_ group: Int, _ x: (Int) -> SIMD16<Int32>) {
             let v0 = swiftlite_load_dwords(w0 + group &* 64)
-            let v1 = swiftlite_load_dwords(w1 + group &* 64)
+            let at1 = w1 + group &* 64
+            let v1 = halfSecond ? SIMD16<Int32>() : swiftlite_load_dwords(at1)
+            @inline(always)
+            func dot1(_ c: SIMD16<Int32>, _ x: SIMD16<Int32>) -> SIMD16<Int32> {
+                halfSecond ? swiftlite_dpbusd_low(c, x, at1) : swiftlite_dpbusd(c, x, v1)
+            }
             let x0 = x(0), x1 = x(1), x2 = x(2), x3 = x(3), x4 = x(4), x5 = x(5), x6 = x(6), x7 = x(7)
-            c00 = swiftlite_dpbusd(c00, x0, v0); c01 = swiftlite_dpbusd(c01, x0, v1)
-            c10 = swiftlite_dpbusd(c10, x1, v0); c11 = swiftlite_dpbusd(c11, x1, v1)
-            c20 = swiftlite_dpbusd(c20, x2, v0); c21 = swiftlite_dpbusd(c21, x2, v1)
-            c30 = swiftlite_dpbusd(c30, x3, v0); c31 = swiftlite_dpbusd(c31, x3, v1)
-            c40 = swiftlite_dpbusd(c40, x4, v0); c41 = swiftlite_dpbusd(c41, x4, v1)
-            c50 = swiftlite_dpbusd(c50, x5, v0); c51 = swiftlite_dpbusd(c51, x5, v1)
-            c60 = swiftlite_dpbusd(c60, x6, v0); c61 = swiftlite_dpbusd(c61, x6, v1)
-            c70 = swiftlite_dpbusd(c70, x7, v0); c71 = swiftlite_dpbusd(c71, x7, v1)
+            c00 = swiftlite_dpbusd(c00, x0, v0); c01 = dot1(c01, x0)
+            c10 = swiftlite_dpbusd(c10, x1, v0); c11 = dot1(c11, x1)
+            c20 = swiftlite_dpbusd(c20, x2, v0); c21 = dot1(c21, x2)
+            c30 = swiftlite_dpbusd(c30, x3, v0); c31 = dot1(c31, x3)
+            c40 = swiftlite_dpbusd(c40, x4, v0); c41 = dot1(c41, x4)
+            c50 = swiftlite_dpbusd(c50, x5, v0); c51 = dot1(c51, x5)
+            c60 = swiftlite_dpbusd(c60, x6, v0); c61 = dot1(c61, x6)
+            c70 = swiftlite_dpbusd(c70, x7, v0); c71 = dot1(c71, x7)
         }
 
         forEachGroup(rows: r, rowStride: s, accumulate)

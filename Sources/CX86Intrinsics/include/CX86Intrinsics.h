@@ -347,6 +347,20 @@ SWIFTLITE_INLINE swiftlite_i32x16 swiftlite_dpbusd(swiftlite_i32x16 acc, swiftli
     return (swiftlite_i32x16)_mm512_dpbusd_epi32((__m512i)acc, (__m512i)a, (__m512i)b);
 }
 
+/// `swiftlite_dpbusd` of the low eight lanes only, in `ymm` (the EVEX form AVX-512 VL allows),
+/// with the 32 bytes of `b` read from memory; the high eight lanes of the result are undefined.
+/// For a product's last panel of at most 8 columns: AMD Zen 4 runs two of these per cycle where
+/// it runs one on `zmm`. `a` passes an empty `asm` first: where `a` is a broadcast that a `zmm`
+/// product uses too, LLVM would otherwise rebuild it as two broadcasts of one load, which then
+/// no longer folds into either (a scalar load and a `vpbroadcastd` from a general register).
+SWIFTLITE_INLINE swiftlite_i32x16 swiftlite_dpbusd_low(swiftlite_i32x16 acc, swiftlite_i32x16 a, const void *b) {
+    __m512i x = (__m512i)a;
+    __asm__("" : "+v"(x));
+    __m256i low = _mm256_dpbusd_epi32(_mm512_castsi512_si256((__m512i)acc), _mm512_castsi512_si256(x),
+                                      _mm256_loadu_si256((const __m256i *)b));
+    return (swiftlite_i32x16)_mm512_castsi256_si512(low);
+}
+
 /// TFLite's `MultiplyByQuantizedMultiplier` for sixteen channels that all shift right (e ≥ 1),
 /// as one rounding shift of each 64-bit product (Microkernels/WideRequantization.swift derives it
 /// and lays out its constants): `((x·M + nudge − [x·M < 0]·2^31) >> 32) >> (e − 1)` per lane,
