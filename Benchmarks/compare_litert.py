@@ -96,7 +96,7 @@ def limit_litert_to_avx2():
     if not ctypes.CFUNCTYPE(ctypes.c_bool)(base + symbols["cpuinfo_initialize"])():
         sys.exit("--avx2: cpuinfo_initialize failed")
     isa = (ctypes.c_uint8 * 64).from_address(base + symbols["cpuinfo_isa"])
-    flags = set(next(line for line in open("/proc/cpuinfo") if line.startswith("flags")).split(":", 1)[1].split())
+    flags = proc_cpu_flags()
     if isa[CPUINFO_AVX2] != ("avx2" in flags) or isa[CPUINFO_AVX512F] != ("avx512f" in flags) or "avx2" not in flags:
         sys.exit("--avx2: cpuinfo's feature bytes do not match this machine's flags (another cpuinfo layout?)")
     for index in CPUINFO_CLEARED:
@@ -149,16 +149,21 @@ def cpu_name():
     return "unknown CPU"
 
 
-def cpu_flags():
-    limit = "; both runtimes limited to AVX2 + FMA (--avx2)" if AVX2 else ""
+def proc_cpu_flags():
+    """The flags of /proc/cpuinfo's first processor (empty where there is no such file)."""
     try:
         for line in open("/proc/cpuinfo"):
             if line.startswith("flags"):
-                flags = set(line.split(":", 1)[1].split())
-                return ", ".join(f for f in ["avx2", "fma", "avx512f", "avx512_vnni", "amx_int8"] if f in flags) + limit
+                return set(line.split(":", 1)[1].split())
     except OSError:
         pass
-    return limit
+    return set()
+
+
+def cpu_flags():
+    limit = "; both runtimes limited to AVX2 + FMA (--avx2)" if AVX2 else ""
+    flags = proc_cpu_flags()
+    return ", ".join(f for f in ["avx2", "fma", "avx512f", "avx512_vnni", "amx_int8"] if f in flags) + limit
 
 
 def latency(models, exes, markdown):

@@ -211,20 +211,11 @@ struct Conv2DQuantized: TiledKernel {
             if run > 0 {
                 let rowBytes = g.inputWidth * c, step = g.strideWidth * c
                 var source = image + (y0 * g.inputWidth + x0) * c
-                if g.filterHeight == 3 {
-                    // The networks' stem: three filter rows, unrolled.
-                    for _ in 0 ..< run {
-                        copyShortSpan(source, to: dst)
-                        copyShortSpan(source + rowBytes, to: dst + span)
-                        copyShortSpan(source + 2 * rowBytes, to: dst + 2 * span)
-                        if extra > 0 { fillPadding(dst + 3 * span, with: padding) }
-                        source += step
-                        dst += patchStride
-                    }
-                } else {
+                @inline(__always)
+                func copyRun(filterRows: Int) {
                     for _ in 0 ..< run {
                         var s = source, d = dst
-                        for _ in 0 ..< g.filterHeight {
+                        for _ in 0 ..< filterRows {
                             copyShortSpan(s, to: d)
                             s += rowBytes
                             d += span
@@ -234,6 +225,8 @@ struct Conv2DQuantized: TiledKernel {
                         dst += patchStride
                     }
                 }
+                // The networks' stem has three filter rows: a constant count, which the compiler unrolls.
+                if g.filterHeight == 3 { copyRun(filterRows: 3) } else { copyRun(filterRows: g.filterHeight) }
             } else {
                 run = 1
                 im2colPixel(image, y0: y0, x0: x0, into: dst)

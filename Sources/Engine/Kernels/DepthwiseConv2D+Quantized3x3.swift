@@ -298,7 +298,7 @@ struct DepthwiseConv2DTapRows: TiledKernel {
         case (5, true):
             SIMDKernelsAVX512.DepthwiseTapRows.build5(image, paddedRow: py, channels: range, shape: shape, paddedChannels: paddedChannels,
                                                      zeroPoint: inputZeroPoint, flip: flip, staging: staging,
-                                               form: stagesTapRows ? .staged : .columns, into: row)
+                                                     form: stagesTapRows ? .staged : .columns, into: row)
         case (5, false):
             SIMDKernels.DepthwiseTapRows.build5(image, paddedRow: py, channels: range, shape: shape, paddedChannels: paddedChannels,
                                                zeroPoint: inputZeroPoint, flip: flip, staging: staging,
@@ -306,7 +306,7 @@ struct DepthwiseConv2DTapRows: TiledKernel {
         case (_, true):
             SIMDKernelsAVX512.DepthwiseTapRows.build3(image, paddedRow: py, channels: range, shape: shape, paddedChannels: paddedChannels,
                                                      zeroPoint: inputZeroPoint, flip: flip, staging: staging,
-                                               form: stagesTapRows ? .staged : .columns, into: row)
+                                                     form: stagesTapRows ? .staged : .columns, into: row)
         case (_, false):
             SIMDKernels.DepthwiseTapRows.build3(image, paddedRow: py, channels: range, shape: shape, paddedChannels: paddedChannels,
                                                zeroPoint: inputZeroPoint, flip: flip, staging: staging,

@@ -289,6 +289,7 @@ struct DetectionPostProcessKernel: Kernel {
         return count
     }
 
+    /// The vectors of `suppressOverlaps` and `argMax`.
     typealias Lanes = SIMD8<Float>
 
     /// Boxes `j ..< j + 8` of the score-ordered arrays against box `a`: those still active whose
@@ -350,7 +351,6 @@ struct DetectionPostProcessKernel: Kernel {
     /// the first index that equals it (−0 and +0 are equal, as the scalar comparison has them).
     /// No value equals −∞ only when all are NaN.
     static func argMax(_ values: UnsafePointer<Float>, count: Int) -> Int {
-        typealias Lanes = SIMD8<Float>
         let raw = UnsafeRawPointer(values)
         var lanes = Lanes(repeating: -.infinity)
         var i = 0
