@@ -106,6 +106,38 @@ public enum FloatDepthwiseRows {
         }
     }
 
+    /// The nine inputs of one window, filter row by filter row, each at the first group's
+    /// channel: a tap outside the input points at a row of zeros.
+    public typealias Window = (UnsafeRawPointer, UnsafeRawPointer, UnsafeRawPointer, UnsafeRawPointer, UnsafeRawPointer,
+                               UnsafeRawPointer, UnsafeRawPointer, UnsafeRawPointer, UnsafeRawPointer)
+
+    /// `groups` whole groups of 16 channels of one output pixel whose window crosses an edge across
+    /// (`window`), into `out`: each group's bias, then its nine taps in `Window`'s order, the same
+    /// sums as `inside3x3Body`'s. `taps` as there. Compiled for this module's CPU, so that the
+    /// border pixels (two in each row; two of every seven at 7 × 7) run in the same registers as
+    /// the inside ones.
+    @inline(never)
+    public static func edge3x3(_ window: Window, _ out: UnsafeMutablePointer<Float>, groups: Int, taps packed: UnsafePointer<Float>,
+                               lower: Float, upper: Float) {
+        let vector = MemoryLayout<Lanes>.stride
+        var filter = UnsafeRawPointer(packed), offset = 0
+        for _ in 0 ..< groups {
+            var acc = filter.loadUnaligned(as: Lanes.self)
+            /// Adds the tap `k` (1...9 in the group's vectors) reading `input`.
+            @inline(always)
+            func add(_ input: UnsafeRawPointer, _ k: Int) {
+                acc = acc.addingProduct(input.loadUnaligned(fromByteOffset: offset, as: Lanes.self),
+                                        filter.loadUnaligned(fromByteOffset: k * vector, as: Lanes.self))
+            }
+            add(window.0, 1); add(window.1, 2); add(window.2, 3)
+            add(window.3, 4); add(window.4, 5); add(window.5, 6)
+            add(window.6, 7); add(window.7, 8); add(window.8, 9)
+            UnsafeMutableRawPointer(out).storeBytes(of: FloatTiles.clamp(acc, lower, upper), toByteOffset: offset, as: Lanes.self)
+            offset += vector
+            filter += 10 * vector
+        }
+    }
+
     // MARK: The 5×5 planes
 
     /// The ring rows of one output row's window: filter row `ky` (in `taps`, the rows inside the
