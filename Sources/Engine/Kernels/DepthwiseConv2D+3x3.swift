@@ -38,55 +38,56 @@ extension DepthwiseConv2DFloat32 {
     /// and moved the whole-network goldens' error from 6.4e-6 to 7.3e-6). The whole groups of 16
     /// go through `FloatDepthwiseRows.edge3x3`, in `SIMDKernelsAVX512`'s copy where it runs.
     func edge3x3(_ rows: Rows, xOrigin: Int, _ dst: UnsafeMutablePointer<Float>, channels: Range<Int>) {
-        let g = geometry
-        let c = g.outputChannels
+        let c = geometry.outputChannels
         let groups = (min(channels.upperBound, c - c % Lanes.scalarCount) - channels.lowerBound) / Lanes.scalarCount
         if groups > 0 {
-            // Each tap at the first group's channel; one outside the input reads the zeros.
-            let zeros = UnsafePointer(zeroRow!.pointer) + channels.lowerBound
-            func tap(_ row: UnsafePointer<Float>, _ kx: Int) -> UnsafeRawPointer {
-                let ix = xOrigin + kx
-                return UnsafeRawPointer(ix >= 0 && ix < g.inputWidth ? row + ix * c + channels.lowerBound : zeros)
-            }
-            let window = (tap(rows.0, 0), tap(rows.0, 1), tap(rows.0, 2), tap(rows.1, 0), tap(rows.1, 1), tap(rows.1, 2),
-                          tap(rows.2, 0), tap(rows.2, 1), tap(rows.2, 2))
             let taps = packedTaps!.pointer + channels.lowerBound / Lanes.scalarCount * 10 * Lanes.scalarCount
+            let inputs = window(rows, xOrigin: xOrigin, channel: channels.lowerBound)
             if FloatGEMM.wide {
-                SIMDKernelsAVX512.FloatDepthwiseRows.edge3x3(window, dst + channels.lowerBound, groups: groups, taps: taps,
+                SIMDKernelsAVX512.FloatDepthwiseRows.edge3x3(inputs, dst + channels.lowerBound, groups: groups, taps: taps,
                                                              lower: range.lowerBound, upper: range.upperBound)
             } else {
-                SIMDKernels.FloatDepthwiseRows.edge3x3(window, dst + channels.lowerBound, groups: groups, taps: taps,
+                SIMDKernels.FloatDepthwiseRows.edge3x3(inputs, dst + channels.lowerBound, groups: groups, taps: taps,
                                                        lower: range.lowerBound, upper: range.upperBound)
             }
         }
         if channels.upperBound == c { tailChannels(rows, xOrigin: xOrigin, dst) }
     }
 
+    /// The nine inputs of the window whose left column is input column `xOrigin` (filter row by
+    /// filter row), each at channel `channel`: a column outside the input reads the row of zeros.
+    func window(_ rows: Rows, xOrigin: Int, channel: Int) -> SIMDKernels.FloatDepthwiseRows.Window {
+        let g = geometry, c = g.outputChannels
+        let zeros = UnsafeRawPointer(zeroRow!.pointer + channel)
+        func tap(_ row: UnsafePointer<Float>, _ kx: Int) -> UnsafeRawPointer {
+            let ix = xOrigin + kx
+            return ix >= 0 && ix < g.inputWidth ? UnsafeRawPointer(row + ix * c + channel) : zeros
+        }
+        return (tap(rows.0, 0), tap(rows.0, 1), tap(rows.0, 2), tap(rows.1, 0), tap(rows.1, 1), tap(rows.1, 2),
+                tap(rows.2, 0), tap(rows.2, 1), tap(rows.2, 2))
+    }
+
     /// The channels past the last whole group of 16 of one output pixel whose window crosses an
     /// edge across: the 8 of `hasTail8` (where there are) as in `insideTail8`, taps outside the
     /// input reading the row of zeros; the rest `scalarTail`.
     func tailChannels(_ rows: Rows, xOrigin: Int, _ dst: UnsafeMutablePointer<Float>) {
-        let g = geometry, c = g.outputChannels
+        let c = geometry.outputChannels
         if hasTail8 {
             let first = c / Lanes.scalarCount * Lanes.scalarCount
-            let zeros = UnsafeRawPointer(zeroRow!.pointer)
-            func tap(_ row: UnsafePointer<Float>, _ kx: Int) -> UnsafeRawPointer {
-                let ix = xOrigin + kx
-                return ix >= 0 && ix < g.inputWidth ? UnsafeRawPointer(row + ix * c + first) : zeros
-            }
+            let t = window(rows, xOrigin: xOrigin, channel: first)
             let filter = UnsafeRawPointer(weights.pointer + first)
             // Tap `k` (row-major over the 3 × 3 window) of these channels.
             func w(_ k: Int) -> Half { filter.loadUnaligned(fromByteOffset: k * c * MemoryLayout<Float>.stride, as: Half.self) }
             var acc = UnsafeRawPointer(bias.pointer + first).loadUnaligned(as: Half.self)
-            acc = acc.addingProduct(tap(rows.0, 0).loadUnaligned(as: Half.self), w(0))
-            acc = acc.addingProduct(tap(rows.0, 1).loadUnaligned(as: Half.self), w(1))
-            acc = acc.addingProduct(tap(rows.0, 2).loadUnaligned(as: Half.self), w(2))
-            acc = acc.addingProduct(tap(rows.1, 0).loadUnaligned(as: Half.self), w(3))
-            acc = acc.addingProduct(tap(rows.1, 1).loadUnaligned(as: Half.self), w(4))
-            acc = acc.addingProduct(tap(rows.1, 2).loadUnaligned(as: Half.self), w(5))
-            acc = acc.addingProduct(tap(rows.2, 0).loadUnaligned(as: Half.self), w(6))
-            acc = acc.addingProduct(tap(rows.2, 1).loadUnaligned(as: Half.self), w(7))
-            acc = acc.addingProduct(tap(rows.2, 2).loadUnaligned(as: Half.self), w(8))
+            acc = acc.addingProduct(t.0.loadUnaligned(as: Half.self), w(0))
+            acc = acc.addingProduct(t.1.loadUnaligned(as: Half.self), w(1))
+            acc = acc.addingProduct(t.2.loadUnaligned(as: Half.self), w(2))
+            acc = acc.addingProduct(t.3.loadUnaligned(as: Half.self), w(3))
+            acc = acc.addingProduct(t.4.loadUnaligned(as: Half.self), w(4))
+            acc = acc.addingProduct(t.5.loadUnaligned(as: Half.self), w(5))
+            acc = acc.addingProduct(t.6.loadUnaligned(as: Half.self), w(6))
+            acc = acc.addingProduct(t.7.loadUnaligned(as: Half.self), w(7))
+            acc = acc.addingProduct(t.8.loadUnaligned(as: Half.self), w(8))
             UnsafeMutableRawPointer(dst + first).storeBytes(of: FloatGEMM.clamp(acc, range.lowerBound, range.upperBound), as: Half.self)
         }
         if c % Half.scalarCount != 0 { scalarTail(rows, xOrigin: xOrigin, dst) }
