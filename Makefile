@@ -72,3 +72,14 @@ sanitize:
 	swift build --build-tests --scratch-path .build/tsan --sanitize=thread
 	TSAN_OPTIONS=halt_on_error=1 swift test --skip-build --scratch-path .build/tsan --sanitize=thread \
 	    --disable-swift-testing --filter 'testLiveStream|testSessionsShareThePlan|Concurrent|ThreadingTests.testPool|ThreadingTests.testSessionsStartAndStopWorkers|ThreadingTests.test.*GoldensOnTwoThreads'
+
+# Thirteen `tf_keras.applications` families with random weights (ResNet, DenseNet, Inception,
+# NASNet, ConvNeXt, ...), as float32 and int8 models, every tensor compared with LiteRT's reference
+# kernels at 1 and 2 threads (scripts/check_keras_applications.py, about 15 minutes). Needs the
+# Python environment of requirements.txt: `make check-architectures PYTHON=venv/bin/python`.
+PYTHON ?= python3
+.PHONY: check-architectures
+check-architectures:
+	@scripts/install-system-packages.sh
+	swift build -c release --product swiftlite
+	$(PYTHON) scripts/check_keras_applications.py
