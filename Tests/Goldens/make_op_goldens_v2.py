@@ -360,7 +360,7 @@ for op, tf_fn in (("SUM", tf.reduce_sum), ("REDUCE_MAX", tf.reduce_max)):
 # ---------------------------------------------------------------------------
 
 
-def add_hybrid(name, kind, in_shape, build_layer, per_channel, asymmetric, desc=""):
+def add_hybrid(name, kind, in_shape, build_layer, per_channel, asymmetric, desc="", input_dist=None):
     def build(rng):
         tf_keras.utils.set_random_seed(G.seed_for(name, "keras") % (2**31))
         layer = build_layer()
@@ -371,7 +371,7 @@ def add_hybrid(name, kind, in_shape, build_layer, per_channel, asymmetric, desc=
     add(Case(name, f"Hybrid {kind}: int8 weights ({'per-channel' if per_channel else 'per-tensor'}), float32 "
                    f"input quantized on the fly ({'asymmetric' if asymmetric else 'symmetric'}). {desc}".strip(),
              build, [kind], variants=("hybrid",), hybrid_per_channel=per_channel, hybrid_asymmetric=asymmetric,
-             suite="hybrid"))
+             suite="hybrid", **({"input_dist": input_dist} if input_dist else {})))
 
 
 # The converter leaves weights of fewer than 1024 elements in float32, hence the sizes.
@@ -395,6 +395,12 @@ add_hybrid("hybrid_conv_k3_s2_valid_relu6_2x7x5x8_to_16_pc", "CONV_2D", (2, 7, 5
            desc="Batch 2: the input is quantized per batch.")
 add_hybrid("hybrid_fc_relu_3x64_to_20_pc_asym", "FULLY_CONNECTED", (3, 64),
            lambda: tf_keras.layers.Dense(20, activation="relu"), True, True, desc="Fused RELU, 3 rows.")
+# Every row spans [0, 15.9375], so the asymmetric input scale is 1/16 and the zero point -128;
+# the inputs are multiples of 1/32, so half of them fall exactly halfway between two steps, where
+# rounding x / scale before or after adding the zero point gives different steps.
+add_hybrid("hybrid_fc_2x48_to_24_pc_asym_halfway", "FULLY_CONNECTED", (2, 48),
+           lambda: tf_keras.layers.Dense(24), True, True, input_dist=("halfway", 15.9375, 1 / 32),
+           desc="Inputs halfway between quantized steps.")
 
 
 # ---------------------------------------------------------------------------
@@ -416,6 +422,12 @@ def draw(rng, spec, dist):
     if kind == "grid":
         steps = int(round((dist[2] - dist[1]) / dist[3]))
         return (dist[1] + dist[3] * rng.integers(0, steps + 1, size=shape)).astype(np.float32)
+    if kind == "halfway":
+        # Multiples of dist[2] in [0, dist[1]], the first of every row dist[1] itself.
+        top, step = dist[1], dist[2]
+        x = (step * rng.integers(0, int(round(top / step)) + 1, size=shape)).astype(np.float32)
+        x[..., 0] = top
+        return x
     raise ValueError(dist)
 
 

@@ -37,10 +37,15 @@ enum HybridInputQuantization {
 
     /// Asymmetric: the range `[min(0, min), max(0, max)]` in Double, `scale = span / 255`, the
     /// zero point from whichever end has the smaller error, nudged into `−128 ... 127` and
-    /// rounded; `q = clamp(Int32(roundf(zp + x · (1 / scale))), −128, 127)` in Float. Returns
+    /// rounded; `q = clamp(zp + Int32(roundf(x · (1 / scale))), −128, 127)`, the product in Float.
+    /// The zero point is added after the rounding: where `x / scale` falls exactly halfway between
+    /// two steps the product rounds away from zero on its own, which `roundf(zp + x / scale)`
+    /// would not do for a negative sum (LiteRT's reference kernels round this way; a rewritten
+    /// Float sum differed from them in one element of a ResNet50 layer). Returns
     /// `(scale, zeroPoint)`; an all-zero row gives zeros, `(1, 0)`.
     ///
-    /// Example: `[0, 2.55]` → scale `0.01`, zero point `−128`, q `[−128, 127]`.
+    /// Example: `[0, 2.55]` → scale `0.01`, zero point `−128`, q `[−128, 127]`; with scale
+    /// `1/16` and zero point `−128`, `x = 2.78125` (44.5 steps) gives `−128 + 45 = −83`.
     static func asymmetric(_ x: UnsafePointer<Float>, count: Int, into q: UnsafeMutablePointer<Int8>) -> (scale: Float, zeroPoint: Int32) {
         var low = Float.infinity, high = -Float.infinity
         for i in 0 ..< count {
@@ -68,7 +73,7 @@ enum HybridInputQuantization {
         let floatScale = Float(scale)
         let inverse = 1 / floatScale
         for i in 0 ..< count {
-            let value = truncatingToInt32LikeX86((Float(zeroPoint) + x[i] * inverse).rounded(.toNearestOrAwayFromZero))
+            let value = zeroPoint &+ truncatingToInt32LikeX86((x[i] * inverse).rounded(.toNearestOrAwayFromZero))
             q[i] = Int8(truncatingIfNeeded: min(127, max(-128, value)))
         }
         return (floatScale, zeroPoint)
