@@ -3,7 +3,7 @@ and as full-integer int8 models, run by `swiftlite run` and by LiteRT's referenc
 tensor compared.
 
     make check-architectures                       # builds swiftlite, then runs this
-    python scripts/check_keras_applications.py [NAME ...] [--exe PATH] [--keep DIR]
+    python scripts/check_keras_applications.py [NAME ...] [--exe PATH] [--keep DIR] [--size N]
 
 The golden suites cover MobileNet v1, v2 and v3-small built the same way; this check takes the
 other families people convert (ResNet, DenseNet, Inception, Xception, NASNet, EfficientNet,
@@ -65,11 +65,13 @@ NETWORKS = {
 }
 
 
-def build(name):
-    """The network with random, healthy weights, and its input shape (without the batch)."""
+def build(name, size=None):
+    """The network with random, healthy weights, and its input shape (without the batch);
+    `size` overrides the network's input height and width."""
     import tf_keras
 
     constructor, side = NETWORKS[name]
+    side = size or side
     shape = (side, side, 3)
     tf_keras.utils.set_random_seed(0)
     options = {"include_preprocessing": False} if name == "MobileNetV3Large" else {}
@@ -208,6 +210,8 @@ def main():
     parser.add_argument("names", nargs="*", help=f"networks to check (default: all of {', '.join(NETWORKS)})")
     parser.add_argument("--exe", default=str(ROOT / ".build/release/swiftlite"))
     parser.add_argument("--keep", help="write the models and tensors here instead of a temporary folder")
+    parser.add_argument("--size", type=int, help="input height and width for every network (odd sizes give odd "
+                        "feature maps after each stride-2 layer)")
     args = parser.parse_args()
     unknown = [n for n in args.names if n not in NETWORKS]
     if unknown:
@@ -216,7 +220,7 @@ def main():
     base.mkdir(parents=True, exist_ok=True)
     failed = []
     for name in args.names or NETWORKS:
-        model, shape = build(name)
+        model, shape = build(name, args.size)
         x = np.random.default_rng(3).uniform(-1, 1, (1,) + shape).astype(np.float32)
         for int8 in (False, True):
             case = f"{name} {'int8' if int8 else 'f32'}"
