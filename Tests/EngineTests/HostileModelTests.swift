@@ -113,6 +113,22 @@ final class HostileModelTests: XCTestCase {
         }
     }
 
+    /// A float TANH element costs what hundreds of multiply-accumulates do (18.6 ns on a Zen 4
+    /// core): counted as two elements touched, the default budget admitted minutes of TANH. The
+    /// float model's 175 elements in and out count 350 × 256; its int8 twin, a table look-up per
+    /// element, 350.
+    func testFloatTranscendentalsCountForHundredsOfMultiplyAccumulates() throws {
+        var limits = Limits()
+        limits.maxMACsPerInvoke = 10_000
+        let fixtures = Fixtures.directory("EngineTests")
+        let float = try Graph(contentsOf: fixtures.appendingPathComponent("float/tanh_1x5x5x7/model.tflite").path)
+        XCTAssertThrowsError(try Plan(graph: float, limits: limits)) { error in
+            XCTAssert("\(error)".contains("TANH") && "\(error)".contains("89600 multiply-accumulates"), "\(error)")
+        }
+        let int8 = try Graph(contentsOf: fixtures.appendingPathComponent("quant_ops/tanh_1x5x5x7_int8/model.tflite").path)
+        XCTAssertNoThrow(try Plan(graph: int8, limits: limits))
+    }
+
     func testHundredMillionDetectionsAreRefused() {
         assertRefusedQuickly("detection_100m.tflite", mentions: "TFLite_Detection_PostProcess", "100000000 detection slots", "Limits.maxDetections")
     }

@@ -28,9 +28,10 @@ public struct Limits: Sendable, Equatable {
     /// any single tensor may take. Default 1 GiB; MobileNet-class models need 5–30 MB.
     public var maxActivationBytes: Int = 1 << 30
 
-    /// Most multiply-accumulates (or, for element-wise operators, elements touched) one `invoke`
-    /// may cost, estimated at prepare from the shapes. Default 50 G; MobileNetV2 needs 0.3 G,
-    /// SSD MobileNet 1–2 G. Refuses absurd declared shapes that would run for minutes.
+    /// Most multiply-accumulates (or, for element-wise operators, elements touched; 256 per
+    /// element for float EXP, LOGISTIC, TANH, GELU and SOFTMAX) one `invoke` may cost, estimated
+    /// at prepare from the shapes. Default 50 G; MobileNetV2 needs 0.3 G, SSD MobileNet 1–2 G.
+    /// Refuses absurd declared shapes that would run for minutes.
     public var maxMACsPerInvoke: Int = 50_000_000_000
 
     /// Most detection slots (`max_detections × max_classes_per_detection`) that
@@ -126,8 +127,21 @@ extension Limits {
         default:
             break
         }
-        return saturatingSum([outputs] + node.inputs.map(elements))
+        let touched = saturatingSum([outputs] + node.inputs.map(elements))
+        let floatOutput = node.outputs.first.map { $0 >= 0 && context.tensors[$0].dataType == .float32 } ?? false
+        return floatOutput && Self.transcendental.contains(node.op) ? saturatingProduct([touched, Self.transcendentalCost]) : touched
     }
+
+    /// Float operators that evaluate an exponential or hyperbolic function per element (their
+    /// integer forms read tables, and count as elements touched).
+    static let transcendental: Set<BuiltinOperator> = [.exp, .logistic, .tanh, .gelu, .softmax]
+
+    /// What one element of a `transcendental` operator counts for, in multiply-accumulates. On a
+    /// Zen 4 core (release build, one thread) TANH takes 18.6 ns per element, GELU 9.3, LOGISTIC
+    /// 4.9 and EXP 4.6, where a 1 × 1 convolution does a multiply-accumulate in 0.02 ns: 230 to 930
+    /// of them. Counted as one (in and out), the default budget admitted 25 G TANH elements, about
+    /// 8 minutes; counted as 256, 98 M, about 2 seconds.
+    static let transcendentalCost = 256
 
 
     /// Adds the operator's estimated cost to `total` and throws once it exceeds `maxMACsPerInvoke`.
