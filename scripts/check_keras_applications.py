@@ -4,6 +4,7 @@ tensor compared.
 
     make check-architectures                       # builds swiftlite, then runs this
     python scripts/check_keras_applications.py [NAME ...] [--exe PATH] [--keep DIR] [--size N]
+        [--variants f32,int8,int8-floatio,int8-uint8io,int8-pertensor,fp16]
 
 The golden suites cover MobileNet v1, v2 and v3-small built the same way; this check takes the
 other families people convert (ResNet, DenseNet, Inception, Xception, NASNet, EfficientNet,
@@ -18,8 +19,12 @@ BatchNorm scales and offsets are drawn at random and the moving statistics set f
 calibration batch, so that activations neither vanish nor explode. The int8 model is converted
 with a seeded representative dataset, int8 input and output. One seeded input per network.
 
+`--variants` adds other conversions (float input and output around int8, uint8 input and output,
+per-tensor int8 weights, float16 weights); the default is float32 and int8.
+
 Checks, at 1 and at 2 threads: int8 — every tensor swiftlite computes is byte-identical to
-LiteRT BUILTIN_REF's (the model's outputs and every intermediate). Float32 — differences are
+LiteRT BUILTIN_REF's (the model's outputs and every intermediate, float outputs of an int8 model
+included). Float32 and float16 weights — differences are
 measured relative to max(1, max|x|) of the reference tensor: each output within 1e-5, or within
 twice what LiteRT's own XNNPACK kernels differ from BUILTIN_REF on that output if that is more
 (sums taken in another order drift apart over a hundred random-weight layers: InceptionV3's
@@ -95,11 +100,26 @@ def build(name, size=None):
     return model, shape
 
 
-def convert(model, shape, int8):
+# The conversions a network can be checked in: what the converter is asked for.
+VARIANTS = {
+    "f32": "float32",
+    "int8": "full-integer int8, int8 input and output",
+    "int8-floatio": "full-integer int8 with float32 input and output (QUANTIZE and DEQUANTIZE at the ends)",
+    "int8-uint8io": "full-integer int8 with uint8 input and output",
+    "int8-pertensor": "full-integer int8 with one weight scale per tensor",
+    "fp16": "float16 weights behind DEQUANTIZE",
+}
+DEFAULT_VARIANTS = ("f32", "int8")
+
+
+def convert(model, shape, variant):
     import tensorflow as tf
 
     converter = tf.lite.TFLiteConverter.from_keras_model(model)
-    if int8:
+    if variant == "fp16":
+        converter.optimizations = [tf.lite.Optimize.DEFAULT]
+        converter.target_spec.supported_types = [tf.float16]
+    elif variant.startswith("int8"):
         rng = np.random.default_rng(1)
 
         def representative():
@@ -109,16 +129,26 @@ def convert(model, shape, int8):
         converter.optimizations = [tf.lite.Optimize.DEFAULT]
         converter.representative_dataset = representative
         converter.target_spec.supported_ops = [tf.lite.OpsSet.TFLITE_BUILTINS_INT8]
-        converter.inference_input_type = tf.int8
-        converter.inference_output_type = tf.int8
+        if variant != "int8-floatio":
+            io = tf.uint8 if variant == "int8-uint8io" else tf.int8
+            converter.inference_input_type = io
+            converter.inference_output_type = io
+        if variant == "int8-pertensor":
+            converter._experimental_disable_per_channel = True
     return converter.convert()
 
 
-def input_quantization(path):
-    """The scale and zero point of the model's first input."""
+def model_input(path, x):
+    """`x` as the model's first input takes it: quantized with its scale and zero point when that
+    input is int8 or uint8."""
     from ai_edge_litert.interpreter import Interpreter
 
-    return Interpreter(model_path=str(path)).get_input_details()[0]["quantization"]
+    detail = Interpreter(model_path=str(path)).get_input_details()[0]
+    if detail["dtype"] == np.float32:
+        return x
+    scale, zero = detail["quantization"]
+    limits = np.iinfo(detail["dtype"])
+    return np.clip(np.round(x / scale) + zero, limits.min, limits.max).astype(detail["dtype"])
 
 
 def reference(path, x):
@@ -143,6 +173,7 @@ def output_tolerances(path, x, interpreter):
     fast.set_tensor(fast.get_input_details()[0]["index"], x)
     fast.invoke()
     return [max(OUTPUT_TOLERANCE, 2 * worst(fast.get_tensor(f["index"]), interpreter.get_tensor(r["index"])))
+            if r["dtype"] == np.float32 else 0
             for f, r in zip(fast.get_output_details(), interpreter.get_output_details())]
 
 
@@ -198,7 +229,7 @@ def compare(exe, path, x, interpreter, tolerances, threads, work):
     if checked == 0:
         failures.append("no intermediate tensor was dumped")
     if outputs:
-        summary = (f"{checked} tensors; outputs within {max(outputs):.1e} (tolerance {min(tolerances):.1e}), "
+        summary = (f"{checked} tensors; outputs within {max(outputs):.1e} (tolerance {max(tolerances):.1e}), "
                    f"intermediates within {largest:.1e}")
     else:
         summary = f"{checked} tensors, " + ("all identical" if not failures else f"{len(failures)} differ")
@@ -212,38 +243,43 @@ def main():
     parser.add_argument("--keep", help="write the models and tensors here instead of a temporary folder")
     parser.add_argument("--size", type=int, help="input height and width for every network (odd sizes give odd "
                         "feature maps after each stride-2 layer)")
+    parser.add_argument("--variants", default=",".join(DEFAULT_VARIANTS),
+                        help="comma-separated conversions: " + "; ".join(f"{k}: {v}" for k, v in VARIANTS.items()))
     args = parser.parse_args()
     unknown = [n for n in args.names if n not in NETWORKS]
     if unknown:
         sys.exit(f"unknown network(s) {', '.join(unknown)}; known: {', '.join(NETWORKS)}")
+    variants = args.variants.split(",")
+    unknown = [v for v in variants if v not in VARIANTS]
+    if unknown:
+        sys.exit(f"unknown variant(s) {', '.join(unknown)}; known: {', '.join(VARIANTS)}")
     base = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="swiftlite-architectures-"))
     base.mkdir(parents=True, exist_ok=True)
     failed = []
     for name in args.names or NETWORKS:
         model, shape = build(name, args.size)
         x = np.random.default_rng(3).uniform(-1, 1, (1,) + shape).astype(np.float32)
-        for int8 in (False, True):
-            case = f"{name} {'int8' if int8 else 'f32'}"
+        for variant in variants:
+            case = f"{name} {variant}"
             work = base / case.replace(" ", "_")
             work.mkdir(exist_ok=True)
             path = work / "model.tflite"
-            path.write_bytes(convert(model, shape, int8))
-            given = x
-            if int8:
-                scale, zero = input_quantization(path)
-                given = np.clip(np.round(x / scale) + zero, -128, 127).astype(np.int8)
+            path.write_bytes(convert(model, shape, variant))
+            given = model_input(path, x)
             interpreter = reference(path, given)
-            tolerances = output_tolerances(path, given, interpreter) if not int8 else []
+            # An integer model's float outputs come from DEQUANTIZE of exact bytes: exact too.
+            tolerances = (output_tolerances(path, given, interpreter) if not variant.startswith("int8")
+                          else [0.0] * len(interpreter.get_output_details()))
             operators = sorted({op["op_name"] for op in interpreter._get_ops_details()})
             for threads in (1, 2):
                 failures, summary = compare(args.exe, path, given, interpreter, tolerances, threads, work)
                 status = "ok" if not failures else "FAILED"
-                print(f"{case:24s} {threads} thread{'s' if threads > 1 else ' '}  {status}  {summary}", flush=True)
+                print(f"{case:30s} {threads} thread{'s' if threads > 1 else ' '}  {status}  {summary}", flush=True)
                 for failure in failures[:5]:
                     print(f"    {failure}")
                 if failures:
                     failed.append(f"{case}, {threads} thread(s)")
-            print(f"{'':24s} operators: {', '.join(operators)}")
+            print(f"{'':30s} operators: {', '.join(operators)}")
     print(f"\n{len(failed)} failing: {'; '.join(failed)}" if failed else "\nall agree")
     sys.exit(1 if failed else 0)
 
