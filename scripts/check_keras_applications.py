@@ -138,29 +138,22 @@ def convert(model, shape, variant):
     return converter.convert()
 
 
-def model_input(path, x):
-    """`x` as the model's first input takes it: quantized with its scale and zero point when that
-    input is int8 or uint8."""
-    from ai_edge_litert.interpreter import Interpreter
-
-    detail = Interpreter(model_path=str(path)).get_input_details()[0]
-    if detail["dtype"] == np.float32:
-        return x
-    scale, zero = detail["quantization"]
-    limits = np.iinfo(detail["dtype"])
-    return np.clip(np.round(x / scale) + zero, limits.min, limits.max).astype(detail["dtype"])
-
-
 def reference(path, x):
-    """LiteRT BUILTIN_REF run on `x` with every tensor kept."""
+    """LiteRT BUILTIN_REF run on `x`, with every tensor kept: the interpreter, and the input it was
+    given (`x` quantized with the input's scale and zero point when that input is int8 or uint8)."""
     from ai_edge_litert.interpreter import Interpreter, OpResolverType
 
     interpreter = Interpreter(model_path=str(path), experimental_preserve_all_tensors=True,
                               experimental_op_resolver_type=OpResolverType.BUILTIN_REF, num_threads=1)
     interpreter.allocate_tensors()
-    interpreter.set_tensor(interpreter.get_input_details()[0]["index"], x)
+    detail = interpreter.get_input_details()[0]
+    if detail["dtype"] != np.float32:
+        scale, zero = detail["quantization"]
+        limits = np.iinfo(detail["dtype"])
+        x = np.clip(np.round(x / scale) + zero, limits.min, limits.max).astype(detail["dtype"])
+    interpreter.set_tensor(detail["index"], x)
     interpreter.invoke()
-    return interpreter
+    return interpreter, x
 
 
 def output_tolerances(path, x, interpreter):
@@ -173,7 +166,6 @@ def output_tolerances(path, x, interpreter):
     fast.set_tensor(fast.get_input_details()[0]["index"], x)
     fast.invoke()
     return [max(OUTPUT_TOLERANCE, 2 * worst(fast.get_tensor(f["index"]), interpreter.get_tensor(r["index"])))
-            if r["dtype"] == np.float32 else 0
             for f, r in zip(fast.get_output_details(), interpreter.get_output_details())]
 
 
@@ -265,8 +257,7 @@ def main():
             work.mkdir(exist_ok=True)
             path = work / "model.tflite"
             path.write_bytes(convert(model, shape, variant))
-            given = model_input(path, x)
-            interpreter = reference(path, given)
+            interpreter, given = reference(path, x)
             # An integer model's float outputs come from DEQUANTIZE of exact bytes: exact too.
             tolerances = (output_tolerances(path, given, interpreter) if not variant.startswith("int8")
                           else [0.0] * len(interpreter.get_output_details()))

@@ -38,10 +38,9 @@ enum HybridInputQuantization {
     /// Asymmetric: the range `[min(0, min), max(0, max)]` in Double, `scale = span / 255`, the
     /// zero point from whichever end has the smaller error, nudged into `−128 ... 127` and
     /// rounded; `q = clamp(zp + Int32(roundf(x · (1 / scale))), −128, 127)`, the product in Float.
-    /// The zero point is added after the rounding: where `x / scale` falls exactly halfway between
-    /// two steps the product rounds away from zero on its own, which `roundf(zp + x / scale)`
-    /// would not do for a negative sum (LiteRT's reference kernels round this way; a rewritten
-    /// Float sum differed from them in one element of a ResNet50 layer). Returns
+    /// The zero point is added after the rounding, as in LiteRT's reference kernels: where
+    /// `x / scale` falls halfway between two steps the product rounds away from zero on its own,
+    /// which `roundf(zp + x / scale)` would not do for a negative sum. Returns
     /// `(scale, zeroPoint)`; an all-zero row gives zeros, `(1, 0)`.
     ///
     /// Example: `[0, 2.55]` → scale `0.01`, zero point `−128`, q `[−128, 127]`; with scale

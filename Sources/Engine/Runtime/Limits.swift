@@ -143,7 +143,6 @@ extension Limits {
     /// 8 minutes; counted as 256, 98 M, about 2 seconds.
     static let transcendentalCost = 256
 
-
     /// Adds the operator's estimated cost to `total` and throws once it exceeds `maxMACsPerInvoke`.
     func accumulateMACs(_ context: PrepareContext, into total: inout Int) throws(ModelError) {
         let cost = Self.estimatedMACs(context)
