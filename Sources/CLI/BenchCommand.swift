@@ -88,10 +88,14 @@ struct BenchCommand: ParsedCommand {
         var times = [Double]()
         times.reserveCapacity(runs)
         var operatorTimes = [[UInt64]](repeating: [], count: interpreter.graph.nodes.count)
+        var operatorBusy = operatorTimes
         for _ in 0 ..< runs {
             let start = DispatchTime.now().uptimeNanoseconds
             if profile {
-                for (k, entry) in try interpreter.invokeProfiled().enumerated() { operatorTimes[k].append(entry.nanoseconds) }
+                for (k, entry) in try interpreter.invokeProfiled().enumerated() {
+                    operatorTimes[k].append(entry.nanoseconds)
+                    operatorBusy[k].append(entry.busyNanoseconds)
+                }
             } else {
                 try interpreter.invoke()
             }
@@ -119,7 +123,8 @@ struct BenchCommand: ParsedCommand {
                 }
             }
             return OperatorProfile(index: node.index, op: op, outputShape: node.outputs.first.map { plan.tensors[$0].shape } ?? [],
-                                   macs: macs, milliseconds: SampleStatistics.median(operatorTimes[k]) / 1e6)
+                                   macs: macs, milliseconds: SampleStatistics.median(operatorTimes[k]) / 1e6,
+                                   busyMilliseconds: SampleStatistics.median(operatorBusy[k]) / 1e6, threads: threads)
         } : []
         let operatorTotal = operators.reduce(0) { $0 + $1.milliseconds }
         for k in operators.indices { operators[k].percent = operatorTotal > 0 ? 100 * operators[k].milliseconds / operatorTotal : 0 }
@@ -203,25 +208,39 @@ struct BenchReport: Encodable {
         guard let operators else { return lines.joined(separator: "\n") }
         let total = operators.reduce(0) { $0 + $1.milliseconds }
         lines.append("per operator (median over runs; sum \(String(format: "%.3f", total)) ms):")
+        // With several threads, `busy`: the share of the threads' time spent computing.
+        let threaded = threads > 1
+        let busyTotal = operators.reduce(0) { $0 + $1.busyMilliseconds }
+        if threaded {
+            lines[lines.count - 1] += String(format: " the %d threads busy %.1f %% of it", threads, Self.busyPercent(busyTotal, total, threads))
+        }
         let width = operators.reduce(24) { max($0, $1.op.count) }
-        lines.append("  index  " + Self.padded("op", width) + "   output shape           MACs        ms   GOP/s      %")
+        lines.append("  index  " + Self.padded("op", width) + "   output shape           MACs        ms   GOP/s      %"
+                     + (threaded ? "  busy %" : ""))
         for op in operators {
             let shape = op.outputShape.map(String.init).joined(separator: "×")
             // String(format:) ignores widths on %@ here (swift-corelibs-foundation): pad in Swift.
             lines.append(String(format: "  %5d  ", op.index) + Self.padded(op.op, width) + " " + Self.padded(shape, 18)
-                         + String(format: " %10d %9.3f %7.1f %6.1f", op.macs, op.milliseconds, op.gops, op.percent))
+                         + String(format: " %10d %9.3f %7.1f %6.1f", op.macs, op.milliseconds, op.gops, op.percent)
+                         + (threaded ? String(format: " %7.1f", op.busyPercent) : ""))
         }
         lines.append("per operator type:")
-        var byType = [String: (ms: Double, macs: Int, count: Int)]()
+        var byType = [String: (ms: Double, busy: Double, macs: Int, count: Int)]()
         for op in operators where !op.op.contains(" (fused into ") {
-            let entry = byType[op.op, default: (0, 0, 0)]
-            byType[op.op] = (entry.ms + op.milliseconds, entry.macs + op.macs, entry.count + 1)
+            let entry = byType[op.op, default: (0, 0, 0, 0)]
+            byType[op.op] = (entry.ms + op.milliseconds, entry.busy + op.busyMilliseconds, entry.macs + op.macs, entry.count + 1)
         }
         for (name, entry) in byType.sorted(by: { $0.value.ms > $1.value.ms }) {
             lines.append("  " + Self.padded(name, width) + String(format: " %3d ops %9.3f ms %7.1f GOP/s %6.1f%%", entry.count, entry.ms,
-                                                              entry.ms > 0 ? 2 * Double(entry.macs) / (entry.ms * 1e6) : 0, total > 0 ? 100 * entry.ms / total : 0))
+                                                              entry.ms > 0 ? 2 * Double(entry.macs) / (entry.ms * 1e6) : 0, total > 0 ? 100 * entry.ms / total : 0)
+                         + (threaded ? String(format: ", busy %.1f %%", Self.busyPercent(entry.busy, entry.ms, threads)) : ""))
         }
         return lines.joined(separator: "\n")
+    }
+
+    /// `busy` threads' time as a percentage of `threads` threads' whole `time`.
+    static func busyPercent(_ busy: Double, _ time: Double, _ threads: Int) -> Double {
+        time > 0 ? 100 * busy / (Double(threads) * time) : 0
     }
 
     /// `text` followed by spaces up to `width` characters (longer text is kept whole).
@@ -242,15 +261,26 @@ struct OperatorProfile: Encodable {
     let gops: Double
     /// Share of the sum of all operators' medians, in percent.
     var percent = 0.0
+    /// Median over the timed runs of the threads' busy time (`Session.invokeProfiled`): the time
+    /// all threads together spent computing the operator, at most `threads` times `milliseconds`.
+    let busyMilliseconds: Double
+    /// `busyMilliseconds` as a share of the threads' whole time in the operator, in percent: 100
+    /// on one thread; on two, 50 for an operator that runs on one of them.
+    let busyPercent: Double
 
-    enum CodingKeys: String, CodingKey { case index, op, outputShape = "output_shape", macs, milliseconds = "median_ms", gops, percent }
+    enum CodingKeys: String, CodingKey {
+        case index, op, outputShape = "output_shape", macs, milliseconds = "median_ms", gops, percent
+        case busyMilliseconds = "busy_ms", busyPercent = "busy_percent"
+    }
 
-    init(index: Int, op: String, outputShape: [Int], macs: Int, milliseconds: Double) {
+    init(index: Int, op: String, outputShape: [Int], macs: Int, milliseconds: Double, busyMilliseconds: Double, threads: Int) {
         self.index = index
         self.op = op
         self.outputShape = outputShape
         self.macs = macs
         self.milliseconds = milliseconds
+        self.busyMilliseconds = busyMilliseconds
+        busyPercent = BenchReport.busyPercent(busyMilliseconds, milliseconds, threads)
         gops = milliseconds > 0 ? 2 * Double(macs) / (milliseconds * 1e6) : 0
     }
 }

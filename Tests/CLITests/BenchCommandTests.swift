@@ -35,8 +35,13 @@ extension CLITests {
         XCTAssertEqual(operators.compactMap { $0["index"] as? Int }, Array(0 ..< 31))
         XCTAssertTrue(operators.allSatisfy {
             $0["op"] is String && $0["output_shape"] is [Int] && $0["macs"] is Int && $0["median_ms"] is Double
-                && $0["gops"] is Double && $0["percent"] is Double
+                && $0["gops"] is Double && $0["percent"] is Double && $0["busy_ms"] is Double && $0["busy_percent"] is Double
         })
+        // Two threads' busy time: at most both threads all the time.
+        for op in operators {
+            let ms = op["median_ms"] as? Double ?? 0, busy = op["busy_ms"] as? Double ?? -1
+            XCTAssertTrue(busy >= 0 && busy <= 2 * ms + 1e-6, "\(op)")
+        }
         XCTAssertEqual(operators.reduce(0) { $0 + ($1["macs"] as? Int ?? 0) }, report["total_macs"] as? Int)
         XCTAssertEqual(operators.reduce(0) { $0 + ($1["percent"] as? Double ?? 0) }, 100, accuracy: 0.01)
         XCTAssertEqual(operators.first?["output_shape"] as? [Int], [1, 64, 64, 8])

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import XCTest
 @testable import Engine
 import TestSupport
@@ -286,6 +287,94 @@ extension ThreadingTests {
                 }
             }
         }
+    }
+}
+
+extension ThreadingTests {
+    /// With recording on, the threads' busy time is the time they spent in tasks, wherever the
+    /// tasks ran (up to the microseconds of taking them): not the caller's wait for a worker's
+    /// long last task. (Each task measures its own time, which counts a thread the host
+    /// preempted inside a task as busy, as the pool does.)
+    func testPoolRecordsBusyTime() {
+        let pool = WorkerPool(threadCount: 2, minimumWork: 0)
+        defer { pool.shutdown() }
+        pool.beginInvocation()
+        defer { pool.endInvocation() }
+        let flag = UnsafeMutablePointer<Atomic<Bool>>.allocate(capacity: 1)
+        flag.initialize(to: Atomic(false))
+        let taskTimes = UnsafeMutablePointer<UInt64>.allocate(capacity: 8)
+        defer { flag.deinitialize(count: 1); flag.deallocate(); taskTimes.deallocate() }
+        func busy(_ tasks: Int, _ job: some PoolJob) -> (busy: UInt64, inTasks: UInt64) {
+            taskTimes.initialize(repeating: 0, count: 8)
+            pool.recordsBusyTime(true)
+            let start = WorkerPool.now()
+            pool.run(tasks: tasks, job)
+            let elapsed = WorkerPool.now() - start
+            return (elapsed - pool.callerWaitNanoseconds + pool.workerBusyNanoseconds, (0 ..< tasks).reduce(0) { $0 + taskTimes[$1] })
+        }
+        pool.run(tasks: 2, WaitingJob(nanoseconds: [0, 0], times: taskTimes))  // the worker awake
+        // The worker takes its task, of 4 ms; the caller's ends as soon as it has, and the
+        // caller then waits for the worker.
+        let handoff = busy(2, HandoffJob(started: flag, nanoseconds: 4_000_000, times: taskTimes))
+        XCTAssertGreaterThanOrEqual(handoff.busy, handoff.inTasks)
+        XCTAssertLessThan(handoff.busy, handoff.inTasks + 1_000_000, "caller waited \(pool.callerWaitNanoseconds) ns, workers busy \(pool.workerBusyNanoseconds) ns")
+        // Eight tasks of 1 ms on two threads.
+        let eight = busy(8, WaitingJob(nanoseconds: Array(repeating: 1_000_000, count: 8), times: taskTimes))
+        XCTAssertGreaterThanOrEqual(eight.busy, eight.inTasks)
+        XCTAssertLessThan(eight.busy, eight.inTasks + 1_000_000)
+        pool.recordsBusyTime(false)
+        pool.run(tasks: 8, WaitingJob(nanoseconds: Array(repeating: 100_000, count: 8), times: taskTimes))
+        XCTAssertEqual(pool.callerWaitNanoseconds, 0)
+        XCTAssertEqual(pool.workerBusyNanoseconds, 0)
+    }
+
+    /// A session's profile: on one thread every operator's busy time is its time; on two, at
+    /// most twice its time, and more than its time for the large operators both threads share.
+    func testProfileBusyTime() throws {
+        let path = try Fixtures.shared("models/perf/mobilenet_v2_1.0_224_int8.tflite").path
+        let single = try Interpreter(modelPath: path, options: .init(threadCount: 1))
+        for entry in try single.invokeProfiled() { XCTAssertEqual(entry.busyNanoseconds, entry.nanoseconds) }
+        let double = try Interpreter(modelPath: path, options: .init(threadCount: 2))
+        var busy: UInt64 = 0, time: UInt64 = 0
+        for _ in 0 ..< 3 {
+            for entry in try double.invokeProfiled() {
+                XCTAssertLessThanOrEqual(entry.busyNanoseconds, 2 * entry.nanoseconds, "\(entry.node.opName)")
+                busy += entry.busyNanoseconds
+                time += entry.nanoseconds
+            }
+        }
+        XCTAssertGreaterThan(busy, time, "two threads busy no longer than one")
+    }
+}
+
+/// Task 1 (the worker's own) says it started, then waits `nanoseconds`; task 0 (the caller's)
+/// waits until task 1 started (for at most a second). Each task writes its time to `times`.
+private struct HandoffJob: PoolJob {
+    let started: UnsafeMutablePointer<Atomic<Bool>>
+    let nanoseconds: UInt64
+    let times: UnsafeMutablePointer<UInt64>
+
+    func run(task: Int, worker: Int) {
+        let start = WorkerPool.now()
+        if task == 1 {
+            started.pointee.store(true, ordering: .releasing)
+            while WorkerPool.now() < start + nanoseconds {}
+        } else {
+            while !started.pointee.load(ordering: .acquiring), WorkerPool.now() < start + 1_000_000_000 {}
+        }
+        times[task] = WorkerPool.now() - start
+    }
+}
+
+/// Waits (spinning on the clock) `nanoseconds[task]` in each task, and writes its time to `times`.
+private struct WaitingJob: PoolJob {
+    let nanoseconds: [UInt64]
+    let times: UnsafeMutablePointer<UInt64>
+
+    func run(task: Int, worker: Int) {
+        let start = WorkerPool.now()
+        while WorkerPool.now() < start + nanoseconds[task] {}
+        times[task] = WorkerPool.now() - start
     }
 }
 

@@ -63,7 +63,7 @@ public final class Interpreter {
     }
 
     /// Runs the model once, timing each operator (see `Session.invokeProfiled`).
-    public func invokeProfiled() throws(ModelError) -> [(node: Node, nanoseconds: UInt64)] {
+    public func invokeProfiled() throws(ModelError) -> [(node: Node, nanoseconds: UInt64, busyNanoseconds: UInt64)] {
         try allocateTensors()
         return session!.invokeProfiled()
     }

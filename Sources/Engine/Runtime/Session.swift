@@ -129,21 +129,32 @@ public final class Session {
         }
     }
 
-    /// Runs every operator once, timing each: `(operator, nanoseconds)` for every operator in
-    /// execution order. Of fused operators (see `Plan.fusedOperators`) the first has the time of
-    /// all, the others 0.
-    public func invokeProfiled() -> [(node: Node, nanoseconds: UInt64)] {
+    /// Runs every operator once, timing each: for every operator in execution order, its time
+    /// and its threads' busy time, the nanoseconds all threads together spent computing it (the
+    /// calling thread all the time except while it waited for workers at the end of a parallel
+    /// part; each worker from taking its first task of a part to finishing its last). One
+    /// thread is busy all the time; `threadCount` threads busy all the time would sum to
+    /// `threadCount × nanoseconds`. Of fused operators (see `Plan.fusedOperators`) the first
+    /// has the times of all, the others 0.
+    public func invokeProfiled() -> [(node: Node, nanoseconds: UInt64, busyNanoseconds: UInt64)] {
         pool.beginInvocation()
-        defer { pool.endInvocation() }
+        pool.recordsBusyTime(true)
+        defer {
+            pool.recordsBusyTime(false)
+            pool.endInvocation()
+        }
         var memory = self.memory
-        var times = [(node: Node, nanoseconds: UInt64)]()
+        var times = [(node: Node, nanoseconds: UInt64, busyNanoseconds: UInt64)]()
         times.reserveCapacity(plan.graph.nodes.count)
         for (index, step) in plan.steps.enumerated() {
             memory.step = index
-            let start = DispatchTime.now().uptimeNanoseconds
+            let waited = pool.callerWaitNanoseconds, workersBusy = pool.workerBusyNanoseconds
+            let start = WorkerPool.now()
             step.kernel.eval(memory)
-            times.append((step.node, DispatchTime.now().uptimeNanoseconds - start))
-            for fused in step.fused { times.append((fused.node, 0)) }
+            let elapsed = WorkerPool.now() - start
+            let busy = elapsed - min(elapsed, pool.callerWaitNanoseconds - waited) + (pool.workerBusyNanoseconds - workersBusy)
+            times.append((step.node, elapsed, busy))
+            for fused in step.fused { times.append((fused.node, 0, 0)) }
         }
         return times
     }

@@ -43,12 +43,13 @@ import CX86Intrinsics
 /// pool.shutdown()
 /// ```
 final class WorkerPool: @unchecked Sendable {
-    // `@unchecked Sendable`: the plain stored property `job` below is written by
+    // `@unchecked Sendable`: the plain stored properties `job` and `recording` below are written by
     // the calling thread only while no worker is inside a job, *before* the release store of
     // `state` that opens the job, and read by workers only *after* they joined it (an acquiring
     // compare-exchange on `state`); the caller clears them only after closing the job and seeing
-    // its joined count at zero (each worker leaves with release ordering). Everything else is an
-    // `Atomic` or a pthread object.
+    // its joined count at zero (each worker leaves with release ordering). A worker writes its
+    // `spans` entry before it leaves, and the caller reads it only after that. Everything else is
+    // an `Atomic` or a pthread object.
 
     /// The most threads a session may use (more would only oversubscribe any machine this targets).
     static let maxThreadCount = 64
@@ -81,6 +82,17 @@ final class WorkerPool: @unchecked Sendable {
     /// task ran an unspecialised protocol-extension method that copied the job by its value
     /// witnesses.
     private var job: (pointer: UnsafeRawPointer, run: (UnsafeRawPointer, Int, Int) -> Void)?
+    /// Whether jobs record their threads' busy time (`recordsBusyTime`); written, like `job`,
+    /// by the caller between jobs only.
+    private var recording = false
+    /// With `recording`: worker `i`'s time of starting and of ending its part of the current job
+    /// (the first task taken, the last one finished; 0 if it did not join), one cache line per
+    /// worker, `slotStride` bytes apart like `slots`.
+    private let spans: UnsafeMutableRawPointer
+    /// With `recording`, summed over jobs since it was set: the time the caller waited in a job
+    /// after its last task, and the time workers spent inside jobs (joining to leaving).
+    private(set) var callerWaitNanoseconds: UInt64 = 0
+    private(set) var workerBusyNanoseconds: UInt64 = 0
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
     private let condition: UnsafeMutablePointer<pthread_cond_t>
     private let finished: UnsafeMutablePointer<pthread_cond_t>
@@ -103,6 +115,8 @@ final class WorkerPool: @unchecked Sendable {
         self.threadCount = threadCount
         self.minimumWork = minimumWork
         slots = .allocate(byteCount: threadCount * Self.slotStride, alignment: Self.slotStride)
+        spans = .allocate(byteCount: threadCount * Self.slotStride, alignment: Self.slotStride)
+        spans.initializeMemory(as: UInt8.self, repeating: 0, count: threadCount * Self.slotStride)
         for i in 0 ..< threadCount {
             (slots + i * Self.slotStride).bindMemory(to: Atomic<UInt64>.self, capacity: 1).initialize(to: Atomic(0))
         }
@@ -156,11 +170,28 @@ final class WorkerPool: @unchecked Sendable {
         mutex.deallocate()
         for i in 0 ..< threadCount { slot(i).deinitialize(count: 1) }
         slots.deallocate()
+        spans.deallocate()
     }
 
     @inline(__always)
     private func slot(_ thread: Int) -> UnsafeMutablePointer<Atomic<UInt64>> {
         (slots + thread * Self.slotStride).assumingMemoryBound(to: Atomic<UInt64>.self)
+    }
+
+    /// Worker `thread`'s start and end in the current job (see `spans`).
+    @inline(__always)
+    private func span(_ thread: Int) -> UnsafeMutablePointer<(start: UInt64, end: UInt64)> {
+        (spans + thread * Self.slotStride).assumingMemoryBound(to: (start: UInt64, end: UInt64).self)
+    }
+
+    /// Starts (`true`) or stops recording how long the threads work and wait in each job, for a
+    /// profile: `callerWaitNanoseconds` and `workerBusyNanoseconds` grow with every job from then
+    /// on (each reads a clock two or three times per thread). Called by the session's thread
+    /// between jobs; the two totals restart from 0.
+    func recordsBusyTime(_ on: Bool) {
+        recording = on
+        callerWaitNanoseconds = 0
+        workerBusyNanoseconds = 0
     }
 
     /// Runs `job.run(task:worker:)` for every task in `0 ..< tasks` across the pool and returns
@@ -178,6 +209,10 @@ final class WorkerPool: @unchecked Sendable {
                 job.assumingMemoryBound(to: Job.self).pointee.run(task: task, worker: worker)
             })
             precondition(tasks <= Int(UInt32.max), "\(tasks) tasks")
+            let recording = self.recording
+            if recording {
+                for i in 1 ..< threadCount { span(i).pointee = (0, 0) }
+            }
             for i in 0 ..< threadCount {
                 let start = UInt64(i * tasks / threadCount), end = UInt64((i + 1) * tasks / threadCount)
                 slot(i).pointee.store(start << 32 | end, ordering: .relaxed)
@@ -190,9 +225,18 @@ final class WorkerPool: @unchecked Sendable {
                 pthread_mutex_unlock(mutex)
             }
             runTasks(worker: 0)
+            let callerDone = recording ? Self.now() : 0
             // Every task is taken: close the job to latecomers, wait for those inside.
             let before = state.bitwiseOr(Self.closed, ordering: .acquiringAndReleasing).oldValue
             if before & Self.joinedMask != 0 { waitForWorkers() }
+            if recording {
+                // The workers' spans were written before they left the job, which the caller
+                // has seen (or none joined, and theirs are still 0).
+                callerWaitNanoseconds &+= Self.now() &- callerDone
+                for i in 1 ..< threadCount where span(i).pointee.start != 0 {
+                    workerBusyNanoseconds &+= span(i).pointee.end &- span(i).pointee.start
+                }
+            }
             self.job = nil
         }
     }
@@ -235,14 +279,18 @@ final class WorkerPool: @unchecked Sendable {
         pthread_mutex_unlock(mutex)
     }
 
-    /// Runs the tasks of `worker`'s run from the front, then the other threads' from the back.
+    /// Runs the tasks of `worker`'s run from the front, then the other threads' from the back. A
+    /// worker of a recording job notes when it started and ended in its `spans` entry.
     private func runTasks(worker: Int) {
         guard let (pointer, run) = job else { return }
+        let recording = worker > 0 && self.recording
+        let start = recording ? Self.now() : 0
         while let task = take(from: worker, front: true) { run(pointer, task, worker) }
         for offset in 1 ..< threadCount {
             let other = (worker + offset) % threadCount
             while let task = take(from: other, front: false) { run(pointer, task, worker) }
         }
+        if recording { span(worker).pointee = (start, Self.now()) }
     }
 
     /// Takes the first (owner) or last (others) task left in `thread`'s run, nil when none is.
@@ -327,7 +375,9 @@ final class WorkerPool: @unchecked Sendable {
         return current
     }
 
-    private static func now() -> UInt64 {
+    /// `CLOCK_MONOTONIC` in nanoseconds (also the clock of `Session.invokeProfiled`, which
+    /// subtracts the pool's recorded times from its own).
+    static func now() -> UInt64 {
         var time = timespec()
         clock_gettime(CLOCK_MONOTONIC, &time)
         return UInt64(time.tv_sec) &* 1_000_000_000 &+ UInt64(time.tv_nsec)
