@@ -86,11 +86,13 @@ enum FloatGEMM {
     static let chunkBytes = 128 * 1024
     /// The most of `A` kept as one chunk when `W` is much larger (a quarter of a 2 MiB L2).
     static let maximumChunkBytes = 512 * 1024
-    /// Steps of `p` per slice of a block whose `k` exceeds two slices: a 32-column slice of `W`
-    /// is 12 KiB, and with the slice of `A` of a 7 × 7 layer's 49 rows (19 KiB) it stays in a 32 KiB
-    /// L1 across the chunk's tiles, where a whole block (`k` = 1152: 147 KiB) would come from L2
-    /// for every tile.
-    static let depthSlice = 96
+    /// Steps of `p` per slice of a block whose `k` exceeds two slices: a slice of `W` is 12 KiB
+    /// (96 steps of a 32-column block, 192 of a 16-column one), and with the slice of `A` of a
+    /// 7 × 7 layer's 49 rows (19 KiB at 96 steps) it stays in a 32 KiB L1 across the chunk's
+    /// tiles, where a whole block (`k` = 1152: 147 KiB at 32 columns) would come from L2 for every
+    /// tile. Each slice after the first reloads and stores the tiles' partial sums, which 96
+    /// steps of a 16-column block did not pay back.
+    static let depthSlice = wide ? 96 : 192
 
     /// Width of the block of `W` that starts `remaining` columns before the end: 32 while more than
     /// 16 columns remain, then 16, then 8. So 24 columns (MobileNet's bottlenecks) are one 7 × 32
