@@ -328,6 +328,16 @@ extension ThreadingTests {
         XCTAssertEqual(pool.workerBusyNanoseconds, 0)
     }
 
+    /// The caller spins 50 µs for the workers, or one and a half of its own tasks where those
+    /// are longer, never more than 1 ms.
+    func testCallerSpinsAboutOneTaskForTheLastWorkers() {
+        XCTAssertEqual(WorkerPool.callerSpin(elapsed: 0, tasks: 0), 50_000)
+        XCTAssertEqual(WorkerPool.callerSpin(elapsed: 40_000, tasks: 4), 50_000)
+        XCTAssertEqual(WorkerPool.callerSpin(elapsed: 320_000, tasks: 4), 120_000)
+        XCTAssertEqual(WorkerPool.callerSpin(elapsed: 90_000, tasks: 1), 135_000)
+        XCTAssertEqual(WorkerPool.callerSpin(elapsed: 10_000_000, tasks: 2), 1_000_000)
+    }
+
     /// A session's profile: on one thread every operator's busy time is its time; on two, at
     /// most twice its time, and more than its time for the large operators both threads share.
     func testProfileBusyTime() throws {

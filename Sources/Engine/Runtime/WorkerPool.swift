@@ -105,8 +105,19 @@ final class WorkerPool: @unchecked Sendable {
     private static let yieldNanoseconds: UInt64 = 100_000
     /// How long the caller spins for the last workers before it sleeps: long enough to cover
     /// the imbalance of an operator's last tasks (tens of microseconds), since waking a sleeping
-    /// caller costs as much again.
+    /// caller costs as much again. Where the caller's own tasks took longer, it spins for one
+    /// and a half of them (`callerSpin`), up to `longestCallerSpinNanoseconds`.
     private static let callerSpinNanoseconds: UInt64 = 50_000
+    private static let longestCallerSpinNanoseconds: UInt64 = 1_000_000
+
+    /// The caller's spin after it ran `tasks` tasks of a job in `elapsed` nanoseconds: a worker
+    /// still inside the job is finishing the last task it took, which takes about as long as
+    /// one of the caller's.
+    static func callerSpin(elapsed: UInt64, tasks: Int) -> UInt64 {
+        guard tasks > 0 else { return callerSpinNanoseconds }
+        let task = elapsed / UInt64(tasks)
+        return min(longestCallerSpinNanoseconds, max(callerSpinNanoseconds, task + task / 2))
+    }
 
     /// Starts `threadCount − 1` worker threads (none for 1). `threadCount` must be in
     /// `1...maxThreadCount` (the session validated it).
@@ -204,6 +215,7 @@ final class WorkerPool: @unchecked Sendable {
             return
         }
         precondition(self.job == nil, "WorkerPool.run called from inside a task")
+        let start = Self.now()
         withUnsafePointer(to: job) { pointer in
             self.job = (UnsafeRawPointer(pointer), { job, task, worker in
                 job.assumingMemoryBound(to: Job.self).pointee.run(task: task, worker: worker)
@@ -224,11 +236,11 @@ final class WorkerPool: @unchecked Sendable {
                 pthread_cond_broadcast(condition)
                 pthread_mutex_unlock(mutex)
             }
-            runTasks(worker: 0)
-            let callerDone = recording ? Self.now() : 0
+            let ran = runTasks(worker: 0)
+            let callerDone = Self.now()
             // Every task is taken: close the job to latecomers, wait for those inside.
             let before = state.bitwiseOr(Self.closed, ordering: .acquiringAndReleasing).oldValue
-            if before & Self.joinedMask != 0 { waitForWorkers() }
+            if before & Self.joinedMask != 0 { waitForWorkers(spinning: Self.callerSpin(elapsed: callerDone &- start, tasks: ran)) }
             if recording {
                 // The workers' spans were written before they left the job, which the caller
                 // has seen (or none joined, and theirs are still 0).
@@ -257,16 +269,17 @@ final class WorkerPool: @unchecked Sendable {
     /// Workers parked (or about to park) waiting for a job (for tests).
     var parkedWorkers: Int { sleepers.load(ordering: .sequentiallyConsistent) }
 
-    /// Returns once every worker that joined the (closed) current job has left it: spins a little
-    /// (the last tasks usually end within microseconds), then sleeps on `finished`.
-    private func waitForWorkers() {
+    /// Returns once every worker that joined the (closed) current job has left it: spins for up
+    /// to `limit` nanoseconds (the last tasks usually end within microseconds), then sleeps on
+    /// `finished`.
+    private func waitForWorkers(spinning limit: UInt64) {
         let start = Self.now()
         var spins = 0
         while true {
             if state.load(ordering: .acquiring) & Self.joinedMask == 0 { return }
             swiftlite_spin_pause()
             spins &+= 1
-            if spins & 255 == 0, Self.now() &- start > Self.callerSpinNanoseconds { break }
+            if spins & 255 == 0, Self.now() &- start > limit { break }
         }
         pthread_mutex_lock(mutex)
         // Announce the sleep before the last look; the last worker leaves (decrements `state`)
@@ -279,18 +292,28 @@ final class WorkerPool: @unchecked Sendable {
         pthread_mutex_unlock(mutex)
     }
 
-    /// Runs the tasks of `worker`'s run from the front, then the other threads' from the back. A
-    /// worker of a recording job notes when it started and ended in its `spans` entry.
-    private func runTasks(worker: Int) {
-        guard let (pointer, run) = job else { return }
+    /// Runs the tasks of `worker`'s run from the front, then the other threads' from the back;
+    /// returns how many it ran. A worker of a recording job notes when it started and ended in
+    /// its `spans` entry.
+    @discardableResult
+    private func runTasks(worker: Int) -> Int {
+        guard let (pointer, run) = job else { return 0 }
         let recording = worker > 0 && self.recording
         let start = recording ? Self.now() : 0
-        while let task = take(from: worker, front: true) { run(pointer, task, worker) }
+        var ran = 0
+        while let task = take(from: worker, front: true) {
+            run(pointer, task, worker)
+            ran += 1
+        }
         for offset in 1 ..< threadCount {
             let other = (worker + offset) % threadCount
-            while let task = take(from: other, front: false) { run(pointer, task, worker) }
+            while let task = take(from: other, front: false) {
+                run(pointer, task, worker)
+                ran += 1
+            }
         }
         if recording { span(worker).pointee = (start, Self.now()) }
+        return ran
     }
 
     /// Takes the first (owner) or last (others) task left in `thread`'s run, nil when none is.
