@@ -1,7 +1,7 @@
 """Layer by layer: each convolution and fully connected layer of a model, rebuilt as a model of
 that one operator, timed in swiftlite and in LiteRT XNNPACK in the same run.
 
-    python Benchmarks/compare_layers.py MODEL [--threads N] [--int8] [--limit N] [--keep DIR]
+    python Benchmarks/compare_layers.py MODEL [--threads N] [--int8] [--avx2] [--limit N] [--keep DIR]
 
 A whole-model ratio (Benchmarks/compare_litert.py) says how far apart the two runtimes are, not
 where. This script reads MODEL's CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED operators (input
@@ -23,7 +23,8 @@ int8 weights), whatever MODEL's own types: a TF1 uint8 model's layers run other 
 A layer that Keras or the converter cannot express is listed as skipped.
 Each layer has a bias and its operator's fused activation (a separate activation operator after it
 is left out). --keep DIR writes the one-layer models to DIR (layerN.tflite, in the order printed)
-and keeps them, for `swiftlite bench --profile` or `perf record` on one layer.
+and keeps them, for `swiftlite bench --profile` or `perf record` on one layer. --avx2 puts both
+runtimes on their AVX2 kernels, as `compare_litert.py --avx2` does.
 """
 import json
 import os
@@ -33,7 +34,7 @@ import tempfile
 
 import numpy as np
 
-from compare_litert import EXE, litert_round  # this folder is the script's first import path
+from compare_litert import EXE, limit_litert_to_avx2, litert_round  # this folder is the script's first import path
 
 ROUNDS = int(os.environ.get("ROUNDS", "5"))
 RUNS = int(os.environ.get("RUNS", "200"))
@@ -152,10 +153,16 @@ def main():
         i = args.index("--keep"); keep = args[i + 1]; del args[i:i + 2]
     if "--int8" in args:
         int8 = True; args.remove("--int8")
+    avx2 = "--avx2" in args
+    if avx2:
+        args.remove("--avx2")
     if len(args) != 1:
         sys.exit(__doc__)
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
     from ai_edge_litert.interpreter import Interpreter
+    if avx2:
+        os.environ["SWIFTLITE_KERNELS"] = "avx2"  # inherited by every `swiftlite bench`
+        limit_litert_to_avx2()
     layers = list(layers_of(args[0]).items())[:limit]
     rows = []
     with tempfile.TemporaryDirectory() as temporary:
@@ -189,7 +196,7 @@ def main():
                   flush=True)
     total_theirs = sum(count * t for _, count, t, _, _ in rows)
     total_ours = sum(count * o for _, count, _, o, _ in rows)
-    print(f"\n{os.path.basename(args[0])}, {'int8' if int8 else 'float32'}, {threads} thread(s), {ROUNDS} rounds of {RUNS}: "
+    print(f"\n{os.path.basename(args[0])}, {'int8' if int8 else 'float32'}, {threads} thread(s){', AVX2 kernels' if avx2 else ''}, {ROUNDS} rounds of {RUNS}: "
           f"these layers alone sum to {total_theirs / 1e3:.2f} ms in XNNPACK and {total_ours / 1e3:.2f} ms in swiftlite "
           f"({total_ours / total_theirs:.2f})")
     print("where swiftlite loses the most time (count × (swiftlite − XNNPACK)):")
