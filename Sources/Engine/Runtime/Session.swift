@@ -132,7 +132,7 @@ public final class Session {
     /// Runs every operator once, timing each: for every operator in execution order, its time
     /// and its threads' busy time, the nanoseconds all threads together spent computing it (the
     /// calling thread all the time except while it waited for workers at the end of a parallel
-    /// part; each worker from taking its first task of a part to finishing its last). One
+    /// part; each worker from joining a parallel part to finishing its last task there). One
     /// thread is busy all the time; `threadCount` threads busy all the time would sum to
     /// `threadCount × nanoseconds`. Of fused operators (see `Plan.fusedOperators`) the first
     /// has the times of all, the others 0.

@@ -86,7 +86,7 @@ final class WorkerPool: @unchecked Sendable {
     /// by the caller between jobs only.
     private var recording = false
     /// With `recording`: worker `i`'s time of starting and of ending its part of the current job
-    /// (the first task taken, the last one finished; 0 if it did not join), one cache line per
+    /// (joining it, finishing its last task there; 0 if it did not join), one cache line per
     /// worker, `slotStride` bytes apart like `slots`.
     private let spans: UnsafeMutableRawPointer
     /// With `recording`, summed over jobs since it was set: the time the caller waited in a job
@@ -215,7 +215,7 @@ final class WorkerPool: @unchecked Sendable {
             return
         }
         precondition(self.job == nil, "WorkerPool.run called from inside a task")
-        let start = Self.now()
+        let published = Self.now()
         withUnsafePointer(to: job) { pointer in
             self.job = (UnsafeRawPointer(pointer), { job, task, worker in
                 job.assumingMemoryBound(to: Job.self).pointee.run(task: task, worker: worker)
@@ -240,7 +240,7 @@ final class WorkerPool: @unchecked Sendable {
             let callerDone = Self.now()
             // Every task is taken: close the job to latecomers, wait for those inside.
             let before = state.bitwiseOr(Self.closed, ordering: .acquiringAndReleasing).oldValue
-            if before & Self.joinedMask != 0 { waitForWorkers(spinning: Self.callerSpin(elapsed: callerDone &- start, tasks: ran)) }
+            if before & Self.joinedMask != 0 { waitForWorkers(spinning: Self.callerSpin(elapsed: callerDone &- published, tasks: ran)) }
             if recording {
                 // The workers' spans were written before they left the job, which the caller
                 // has seen (or none joined, and theirs are still 0).
