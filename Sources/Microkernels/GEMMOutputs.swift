@@ -97,13 +97,36 @@ protocol VNNIOutput {
     /// `width` are ignored, and so are their `blocks`).
     func store(_ c0: SIMD16<Int32>, _ c1: SIMD16<Int32>, _ c2: SIMD16<Int32>, _ c3: SIMD16<Int32>,
                row: Int, column: Int, width: Int, blocks: (Block, Block, Block, Block))
+    /// A tile's results: `rows` (1 or 4) rows of `width` (2 or 4) blocks of 16 from `column`,
+    /// `r0` at row `row` (`r1`...`r3` are ignored for one row, the blocks past `width` always).
+    func storeTile(_ r0: TileRow, _ r1: TileRow, _ r2: TileRow, _ r3: TileRow, rows: Int, row: Int, column: Int, width: Int)
 }
+
+/// One row of a tile's results: up to four blocks of 16 columns.
+typealias TileRow = (SIMD16<Int32>, SIMD16<Int32>, SIMD16<Int32>, SIMD16<Int32>)
 
 extension VNNIOutput {
     @inline(always)
     func store(_ c0: SIMD16<Int32>, _ c1: SIMD16<Int32>, _ c2: SIMD16<Int32>, _ c3: SIMD16<Int32>,
                row: Int, column: Int, width: Int, blocks: (Block, Block, Block, Block)) {
         storeBlocks(c0, c1, c2, c3, row: row, column: column, width: width, blocks: blocks)
+    }
+
+    @inline(always)
+    func storeTile(_ r0: TileRow, _ r1: TileRow, _ r2: TileRow, _ r3: TileRow, rows: Int, row: Int, column: Int, width: Int) {
+        storeTileByRows(r0, r1, r2, r3, rows: rows, row: row, column: column, width: width)
+    }
+
+    /// A tile's rows one at a time, every block's `Block` taken once for all of them.
+    @inline(always)
+    func storeTileByRows(_ r0: TileRow, _ r1: TileRow, _ r2: TileRow, _ r3: TileRow, rows: Int, row: Int, column: Int, width: Int) {
+        let blocks = blocks(at: column, width: width)
+        store(r0.0, r0.1, r0.2, r0.3, row: row, column: column, width: width, blocks: blocks)
+        if rows == 4 {
+            store(r1.0, r1.1, r1.2, r1.3, row: row + 1, column: column, width: width, blocks: blocks)
+            store(r2.0, r2.1, r2.2, r2.3, row: row + 2, column: column, width: width, blocks: blocks)
+            store(r3.0, r3.1, r3.2, r3.3, row: row + 3, column: column, width: width, blocks: blocks)
+        }
     }
 
     /// The blocks of a row one at a time, through the one-block `store`.
@@ -251,6 +274,51 @@ struct RequantizingStore<Form: RequantizationForm>: VNNIOutput {
         swiftlite_store_clamped_bytes(stage.base + row * stage.rowStride + column, q0, q1, q2, q3, width,
                                       unsignedBytes ? 1 : 0, stage.minimum, stage.maximum,
                                       min(stage.columns - column, 16 * width))
+    }
+}
+
+extension RequantizingStore {
+    /// A tile's results requantized one block of columns at a time, for all its rows, holding
+    /// only that block's constants (the 16 results and one block's five vectors fit the 32
+    /// registers; all four blocks' constants beside the results did not, and were spilled),
+    /// then clamped, packed and stored row by row. Where the clamp range is wider than a
+    /// byte's, row by row through the one-block `store`.
+    @inline(always)
+    func storeTile(_ r0: TileRow, _ r1: TileRow, _ r2: TileRow, _ r3: TileRow, rows: Int, row: Int, column: Int, width: Int) {
+        guard let unsignedBytes = stage.packedBytesAreUnsigned else {
+            return storeTileByRows(r0, r1, r2, r3, rows: rows, row: row, column: column, width: width)
+        }
+        var (r0, r1, r2, r3) = (r0, r1, r2, r3)
+        @inline(always)
+        func requantize(_ a: inout SIMD16<Int32>, _ b: inout SIMD16<Int32>, _ c: inout SIMD16<Int32>, _ d: inout SIMD16<Int32>,
+                        column: Int) {
+            let constants = block(at: column)
+            a = Form.requantized(a, constants, of: stage)
+            if rows == 4 {
+                b = Form.requantized(b, constants, of: stage)
+                c = Form.requantized(c, constants, of: stage)
+                d = Form.requantized(d, constants, of: stage)
+            }
+        }
+        requantize(&r0.0, &r1.0, &r2.0, &r3.0, column: column)
+        requantize(&r0.1, &r1.1, &r2.1, &r3.1, column: column + 16)
+        if width == 4 {
+            requantize(&r0.2, &r1.2, &r2.2, &r3.2, column: column + 32)
+            requantize(&r0.3, &r1.3, &r2.3, &r3.3, column: column + 48)
+        }
+        let count = min(stage.columns - column, 16 * width), unsigned: Int32 = unsignedBytes ? 1 : 0
+        @inline(always)
+        func pack(_ r: TileRow, _ offset: Int) {
+            swiftlite_store_clamped_bytes(stage.base + (row + offset) * stage.rowStride + column, r.0, r.1,
+                                          width == 4 ? r.2 : r.0, width == 4 ? r.3 : r.0, width, unsigned,
+                                          stage.minimum, stage.maximum, count)
+        }
+        pack(r0, 0)
+        if rows == 4 {
+            pack(r1, 1)
+            pack(r2, 2)
+            pack(r3, 3)
+        }
     }
 }
 

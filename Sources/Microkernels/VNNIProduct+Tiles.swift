@@ -211,12 +211,17 @@ extension VNNIProduct {
 
         forEachGroup(rows: r0, rowStride: block.rowStride, accumulate)
         let outputRow = block.firstRow + row
-        let blocks = output.blocks(at: panel * Self.panelWidth, width: width)
-        storeRow(c00, c01, c02, c03, row: outputRow, panel: panel, width: width, blocks, output)
-        if fourRows {
-            storeRow(c10, c11, c12, c13, row: outputRow + 1, panel: panel, width: width, blocks, output)
-            storeRow(c20, c21, c22, c23, row: outputRow + 2, panel: panel, width: width, blocks, output)
-            storeRow(c30, c31, c32, c33, row: outputRow + 3, panel: panel, width: width, blocks, output)
+        if width == 1 {
+            let blocks = output.blocks(at: panel * Self.panelWidth, width: width)
+            storeRow(c00, c01, c02, c03, row: outputRow, panel: panel, width: width, blocks, output)
+            if fourRows {
+                storeRow(c10, c11, c12, c13, row: outputRow + 1, panel: panel, width: width, blocks, output)
+                storeRow(c20, c21, c22, c23, row: outputRow + 2, panel: panel, width: width, blocks, output)
+                storeRow(c30, c31, c32, c33, row: outputRow + 3, panel: panel, width: width, blocks, output)
+            }
+        } else {
+            output.storeTile((c00, c01, c02, c03), (c10, c11, c12, c13), (c20, c21, c22, c23), (c30, c31, c32, c33),
+                             rows: fourRows ? 4 : 1, row: outputRow, column: panel * Self.panelWidth, width: width)
         }
     }
 

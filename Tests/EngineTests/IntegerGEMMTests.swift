@@ -160,6 +160,45 @@ final class IntegerGEMMTests: XCTestCase {
         }
     }
 
+    /// Int8 weights (which the `.avx512vnni` layout packs as they are) through the requantizing
+    /// tiles: 4-row and single-row tiles of 1, 2 and 4 panels with a partial last panel, each
+    /// clamp a byte can hold (int8, int8 from the zero point, uint8), multipliers below ½ (the
+    /// wide form), against the scalar stage, in every layout.
+    func testInt8WeightTilesRequantizeAsTheScalarStage() {
+        var rng = KernelTestRandom(seed: 21)
+        for (columns, rows) in [(16, 9), (40, 4), (64, 5), (72, 8), (100, 7), (130, 13)] {
+            for depth in [4, 16, 27] {
+                let a = (0 ..< rows * depth).map { _ in UInt8.random(in: 0 ... 255, using: &rng) }
+                let weights = (0 ..< columns * depth).map { _ in Int32.random(in: -128 ... 127, using: &rng) }
+                let bias = (0 ..< columns).map { _ in Int32.random(in: -20_000 ... 20_000, using: &rng) }
+                let multipliers = (0 ..< columns).map { _ in QuantizedMultiplier(Double.random(in: 5e-4 ... 6e-3, using: &rng)) }
+                for (zeroPoint, range) in [(-3, (-128, 127)), (-3, (-3, 90)), (7, (0, 255))] as [(Int32, (Int32, Int32))] {
+                    let stage = ChannelRequantization(multipliers, zeroPoint: zeroPoint, range: range)
+                    let accumulators = IntegerGEMM.reference(a, rows: rows, rowStride: depth, columns: columns, depth: depth,
+                                                             activationZeroPoint: 128,
+                                                             weight: { weights[$0 * depth + $1] }, bias: { bias[$0] })
+                    let expected = accumulators.enumerated().map { i, acc in
+                        UInt8(truncatingIfNeeded: stage.apply(acc, channel: i % columns))
+                    }
+                    for layout in IntegerGEMM.Layout.allCases {
+                        let gemm = IntegerGEMM(columns: columns, depth: depth, activationZeroPoint: 128, layout: layout,
+                                               weight: { weights[$0 * depth + $1] }, bias: { bias[$0] })
+                        XCTAssertEqual(gemm.layout, layout)
+                        var actual = [UInt8](repeating: 0xEE, count: rows * columns + 1)  // one guard byte
+                        actual.withUnsafeMutableBufferPointer { out in
+                            gemm.multiply(a, rows: rows, rowStride: depth,
+                                          into: RequantizedGEMMOutput(base: out.baseAddress!, rowStride: columns, columns: columns,
+                                                                      stage: stage))
+                        }
+                        XCTAssertEqual(Array(actual.prefix(rows * columns)), expected,
+                                       "\(layout): rows \(rows), columns \(columns), depth \(depth), range \(range)")
+                        XCTAssertEqual(actual.last, 0xEE, "\(layout) wrote past the last column")
+                    }
+                }
+            }
+        }
+    }
+
     /// A stage with `Int32.min` multipliers (whose square saturates) takes the two rounding
     /// steps with the saturating product in every layout, on accumulators at their extremes
     /// (biases of ±2^31), and gives the scalar stage's bytes; so does the same stage with
