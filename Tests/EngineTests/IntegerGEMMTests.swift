@@ -139,23 +139,9 @@ final class IntegerGEMMTests: XCTestCase {
                 // A clamp from below the zero point, or from it (ReLU: the VNNI kernels then skip
                 // the wide form's correction for negative products).
                 let stage = ChannelRequantization(multipliers, zeroPoint: -7, range: columns % 2 == 0 ? (-128, 100) : (-7, 100))
-                let accumulators = IntegerGEMM.reference(a, rows: rows, rowStride: depth, columns: columns, depth: depth,
-                                                         activationZeroPoint: 131,
-                                                         weight: { weights[$0 * depth + $1] }, bias: { bias[$0] })
-                let expected = accumulators.enumerated().map { i, acc in
-                    UInt8(truncatingIfNeeded: stage.apply(acc, channel: i % columns))
-                }
-                for layout in IntegerGEMM.Layout.allCases {
-                    let gemm = IntegerGEMM(columns: columns, depth: depth, activationZeroPoint: 131, layout: layout,
-                                           weight: { weights[$0 * depth + $1] }, bias: { bias[$0] })
-                    var actual = [UInt8](repeating: 0xEE, count: rows * columns + 1)  // one guard byte
-                    actual.withUnsafeMutableBufferPointer { out in
-                        gemm.multiply(a, rows: rows, rowStride: depth,
-                                      into: RequantizedGEMMOutput(base: out.baseAddress!, rowStride: columns, columns: columns, stage: stage))
-                    }
-                    XCTAssertEqual(Array(actual.prefix(rows * columns)), expected, "\(gemm.layout): columns \(columns), depth \(depth)")
-                    XCTAssertEqual(actual.last, 0xEE, "\(gemm.layout) wrote past the last column (columns \(columns))")
-                }
+                assertEveryLayoutRequantizesAsTheScalarStage(a, rows: rows, columns: columns, depth: depth, weights: weights, bias: bias,
+                                                             activationZeroPoint: 131, stage: stage, packedAsAsked: false,
+                                                             "columns \(columns), depth \(depth)")
             }
         }
     }
@@ -174,26 +160,9 @@ final class IntegerGEMMTests: XCTestCase {
                 let multipliers = (0 ..< columns).map { _ in QuantizedMultiplier(Double.random(in: 5e-4 ... 6e-3, using: &rng)) }
                 for (zeroPoint, range) in [(-3, (-128, 127)), (-3, (-3, 90)), (7, (0, 255))] as [(Int32, (Int32, Int32))] {
                     let stage = ChannelRequantization(multipliers, zeroPoint: zeroPoint, range: range)
-                    let accumulators = IntegerGEMM.reference(a, rows: rows, rowStride: depth, columns: columns, depth: depth,
-                                                             activationZeroPoint: 128,
-                                                             weight: { weights[$0 * depth + $1] }, bias: { bias[$0] })
-                    let expected = accumulators.enumerated().map { i, acc in
-                        UInt8(truncatingIfNeeded: stage.apply(acc, channel: i % columns))
-                    }
-                    for layout in IntegerGEMM.Layout.allCases {
-                        let gemm = IntegerGEMM(columns: columns, depth: depth, activationZeroPoint: 128, layout: layout,
-                                               weight: { weights[$0 * depth + $1] }, bias: { bias[$0] })
-                        XCTAssertEqual(gemm.layout, layout)
-                        var actual = [UInt8](repeating: 0xEE, count: rows * columns + 1)  // one guard byte
-                        actual.withUnsafeMutableBufferPointer { out in
-                            gemm.multiply(a, rows: rows, rowStride: depth,
-                                          into: RequantizedGEMMOutput(base: out.baseAddress!, rowStride: columns, columns: columns,
-                                                                      stage: stage))
-                        }
-                        XCTAssertEqual(Array(actual.prefix(rows * columns)), expected,
-                                       "\(layout): rows \(rows), columns \(columns), depth \(depth), range \(range)")
-                        XCTAssertEqual(actual.last, 0xEE, "\(layout) wrote past the last column")
-                    }
+                    assertEveryLayoutRequantizesAsTheScalarStage(a, rows: rows, columns: columns, depth: depth, weights: weights,
+                                                                 bias: bias, activationZeroPoint: 128, stage: stage, packedAsAsked: true,
+                                                                 "rows \(rows), columns \(columns), depth \(depth), range \(range)")
                 }
             }
         }
@@ -437,6 +406,31 @@ final class IntegerGEMMTests: XCTestCase {
 
     /// Every layout's accumulators for `a` (`rows` rows, `rowStride` apart) equal the reference's;
     /// with `packedAsAsked`, every layout also packed the weights itself (none fell back).
+    /// The product of packed rows `a` (`depth` apart) through `stage`, in every layout, against
+    /// the scalar stage applied to the reference accumulators; nothing written past the last
+    /// column. `packedAsAsked`: each layout packs these weights itself (no fallback).
+    private func assertEveryLayoutRequantizesAsTheScalarStage(_ a: [UInt8], rows: Int, columns: Int, depth: Int, weights: [Int32],
+                                                              bias: [Int32], activationZeroPoint: Int32,
+                                                              stage: ChannelRequantization, packedAsAsked: Bool, _ context: String,
+                                                              file: StaticString = #filePath, line: UInt = #line) {
+        let accumulators = IntegerGEMM.reference(a, rows: rows, rowStride: depth, columns: columns, depth: depth,
+                                                 activationZeroPoint: activationZeroPoint,
+                                                 weight: { weights[$0 * depth + $1] }, bias: { bias[$0] })
+        let expected = accumulators.enumerated().map { i, acc in UInt8(truncatingIfNeeded: stage.apply(acc, channel: i % columns)) }
+        for layout in IntegerGEMM.Layout.allCases {
+            let gemm = IntegerGEMM(columns: columns, depth: depth, activationZeroPoint: activationZeroPoint, layout: layout,
+                                   weight: { weights[$0 * depth + $1] }, bias: { bias[$0] })
+            if packedAsAsked { XCTAssertEqual(gemm.layout, layout, file: file, line: line) }
+            var actual = [UInt8](repeating: 0xEE, count: rows * columns + 1)  // one guard byte
+            actual.withUnsafeMutableBufferPointer { out in
+                gemm.multiply(a, rows: rows, rowStride: depth,
+                              into: RequantizedGEMMOutput(base: out.baseAddress!, rowStride: columns, columns: columns, stage: stage))
+            }
+            XCTAssertEqual(Array(actual.prefix(rows * columns)), expected, "\(gemm.layout): \(context)", file: file, line: line)
+            XCTAssertEqual(actual.last, 0xEE, "\(gemm.layout) wrote past the last column (\(context))", file: file, line: line)
+        }
+    }
+
     private func assertEveryLayoutMatchesReference(_ a: [UInt8], rows: Int, rowStride: Int, columns: Int, depth: Int,
                                                    weights: [Int32], bias: [Int32], zeroPoint: Int32, signed: Bool,
                                                    packedAsAsked: Bool, file: StaticString = #filePath, line: UInt = #line) {

@@ -237,10 +237,11 @@ final class WorkerPool: @unchecked Sendable {
                 pthread_mutex_unlock(mutex)
             }
             let ran = runTasks(worker: 0)
-            let callerDone = Self.now()
             // Every task is taken: close the job to latecomers, wait for those inside.
             let before = state.bitwiseOr(Self.closed, ordering: .acquiringAndReleasing).oldValue
-            if before & Self.joinedMask != 0 { waitForWorkers(spinning: Self.callerSpin(elapsed: callerDone &- published, tasks: ran)) }
+            let waits = before & Self.joinedMask != 0
+            let callerDone = waits || recording ? Self.now() : 0
+            if waits { waitForWorkers(spinning: Self.callerSpin(elapsed: callerDone &- published, tasks: ran)) }
             if recording {
                 // The workers' spans were written before they left the job, which the caller
                 // has seen (or none joined, and theirs are still 0).
