@@ -9,7 +9,8 @@ import CX86Intrinsics
 /// row — a lane holds one channel's three taps of that filter row as unsigned bytes, the
 /// weights the filter row as signed bytes `(w₀, w₁, w₂, 0)` — then the stage's requantization
 /// (the wide form when the stage has it, else the two rounding steps, held in registers across
-/// the row) and a byte store of the channels below `stage.columns`.
+/// the row) and a byte store of the channels below `stage.columns`, two blocks at once where
+/// the clamp fits a byte.
 ///
 /// With `halves`, each weight is the sum of two signed bytes (uint8 filters minus their zero
 /// point span −255...255): `weights` holds the first of each pair for the three filter rows,
@@ -57,22 +58,23 @@ private func depthwise3x3Row(taps: (UnsafeRawPointer, UnsafeRawPointer, UnsafeRa
                                 swiftlite_load_dwords(r2 + at), second(2, c))
     }
     var c = range.lowerBound
-    /// Blocks of 64 channels from `c` while they last, requantized in `Form`: the 64 results of
-    /// a pixel packed to bytes and stored at once (`vpackssdw`, `vpacksswb`, one store) instead
-    /// of four `vpmovdb`s, and their clamp byte by byte.
+    /// Pairs of blocks (32 channels) from `c` while they last, requantized in `Form`: per pixel
+    /// the 32 results packed to bytes and stored at once, and their clamp byte by byte. Two
+    /// blocks' first weights (6 vectors), biases (2) and stage constants (10) stay in registers
+    /// across the row beside the accumulators; four blocks' did not fit the 32 registers, and
+    /// their stage constants were read from L1 for every pixel.
     @inline(always)
-    func fourBlocks<Form: RequantizationForm>(_ form: Form.Type, unsignedBytes: Bool) {
-        while c + 64 <= range.upperBound {
-            let count = min(stage.columns - c, 64)
+    func twoBlocks<Form: RequantizationForm>(_ form: Form.Type, unsignedBytes: Bool) {
+        while c + 32 <= range.upperBound {
+            let count = min(stage.columns - c, 32)
             @inline(always)
-            func quads(_ row: Int) -> (SIMD16<Int32>, SIMD16<Int32>, SIMD16<Int32>, SIMD16<Int32>) {
+            func quads(_ row: Int) -> (SIMD16<Int32>, SIMD16<Int32>) {
                 let base = weights + (row * cp + c) * 4
-                return (swiftlite_load_dwords(base), swiftlite_load_dwords(base + 64), swiftlite_load_dwords(base + 128),
-                        swiftlite_load_dwords(base + 192))
+                return (swiftlite_load_dwords(base), swiftlite_load_dwords(base + 64))
             }
             let w0 = quads(0), w1 = quads(1), w2 = quads(2)
-            let b = (swiftlite_load_dwords(bias + c * 4), swiftlite_load_dwords(bias + c * 4 + 64),
-                     swiftlite_load_dwords(bias + c * 4 + 128), swiftlite_load_dwords(bias + c * 4 + 192))
+            let b = (swiftlite_load_dwords(bias + c * 4), swiftlite_load_dwords(bias + c * 4 + 64))
+            let k = (Form.constants(of: stage, column: c), Form.constants(of: stage, column: c + 16))
             var offset = c &* 4
             for x in 0 ..< width {
                 @inline(always)
@@ -82,27 +84,21 @@ private func depthwise3x3Row(taps: (UnsafeRawPointer, UnsafeRawPointer, UnsafeRa
                     let first = swiftlite_dpbusd(swiftlite_dpbusd(acc, swiftlite_load_dwords(r1 + at), w1), swiftlite_load_dwords(r2 + at), w2)
                     return secondHalves(first, at, column)
                 }
-                @inline(always)
-                func requantized(_ acc: SIMD16<Int32>, _ column: Int) -> SIMD16<Int32> {
-                    Form.requantized(acc, column: column, of: stage)
-                }
-                swiftlite_store_clamped_bytes(stage.base + x &* stage.rowStride + c,
-                                              requantized(block(b.0, w0.0, w1.0, w2.0, offset, c), c),
-                                              requantized(block(b.1, w0.1, w1.1, w2.1, offset &+ 64, c &+ 16), c &+ 16),
-                                              requantized(block(b.2, w0.2, w1.2, w2.2, offset &+ 128, c &+ 32), c &+ 32),
-                                              requantized(block(b.3, w0.3, w1.3, w2.3, offset &+ 192, c &+ 48), c &+ 48),
-                                              4, unsignedBytes ? 1 : 0, stage.minimum, stage.maximum, count)
+                let q0 = Form.requantized(block(b.0, w0.0, w1.0, w2.0, offset, c), k.0, of: stage)
+                let q1 = Form.requantized(block(b.1, w0.1, w1.1, w2.1, offset &+ 64, c &+ 16), k.1, of: stage)
+                swiftlite_store_clamped_bytes(stage.base + x &* stage.rowStride + c, q0, q1, q0, q0, 2,
+                                              unsignedBytes ? 1 : 0, stage.minimum, stage.maximum, count)
                 offset &+= cp &* 4
             }
-            c += 64
+            c += 32
         }
     }
-    // Four blocks at a time where the stage has the wide form and its clamp fits a byte.
+    // Two blocks at a time where the stage has the wide form and its clamp fits a byte.
     if stage.wide != nil, let unsignedBytes = stage.packedBytesAreUnsigned {
         if stage.clampsBelowZeroPoint {
-            fourBlocks(WideNonNegativeForm.self, unsignedBytes: unsignedBytes)
+            twoBlocks(WideNonNegativeForm.self, unsignedBytes: unsignedBytes)
         } else {
-            fourBlocks(WideForm.self, unsignedBytes: unsignedBytes)
+            twoBlocks(WideForm.self, unsignedBytes: unsignedBytes)
         }
     }
     while c < range.upperBound {
