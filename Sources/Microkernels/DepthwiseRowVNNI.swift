@@ -17,7 +17,9 @@ import CX86Intrinsics
 /// then the second, and each tap row goes through two `vpdpbusd`, six per sixteen outputs.
 ///
 /// - Parameters:
-///   - taps: the three tap rows, `width × paddedChannels` 32-bit lanes each.
+///   - taps: the three tap rows, `width × paddedChannels` 32-bit lanes each, block-major: the
+///     quads of output column `x` for the block at channel `c` at byte `(c / 16 · width + x) · 64`
+///     (SIMDKernels' `DepthwiseTapRows.offset`).
 ///   - weights: `[3, paddedChannels]` tap quads (`[2, 3, paddedChannels]` with `halves`);
 ///     `bias`: `paddedChannels` accumulators' start.
 ///   - stage: the output channels' requantization; its `base` is the output row (pixels
@@ -75,7 +77,9 @@ private func depthwise3x3Row(taps: (UnsafeRawPointer, UnsafeRawPointer, UnsafeRa
             let w0 = quads(0), w1 = quads(1), w2 = quads(2)
             let b = (swiftlite_load_dwords(bias + c * 4), swiftlite_load_dwords(bias + c * 4 + 64))
             let k = (Form.constants(of: stage, column: c), Form.constants(of: stage, column: c + 16))
-            var offset = c &* 4
+            // The two blocks' quads of column `x` at `offset` and `offset + second`.
+            var offset = (c &>> 4) &* width &* 64
+            let second = width &* 64
             for x in 0 ..< width {
                 @inline(always)
                 func block(_ bias: SIMD16<Int32>, _ w0: SIMD16<Int32>, _ w1: SIMD16<Int32>, _ w2: SIMD16<Int32>, _ at: Int,
@@ -85,10 +89,10 @@ private func depthwise3x3Row(taps: (UnsafeRawPointer, UnsafeRawPointer, UnsafeRa
                     return secondHalves(first, at, column)
                 }
                 let q0 = Form.requantized(block(b.0, w0.0, w1.0, w2.0, offset, c), k.0, of: stage)
-                let q1 = Form.requantized(block(b.1, w0.1, w1.1, w2.1, offset &+ 64, c &+ 16), k.1, of: stage)
+                let q1 = Form.requantized(block(b.1, w0.1, w1.1, w2.1, offset &+ second, c &+ 16), k.1, of: stage)
                 swiftlite_store_clamped_bytes(stage.base + x &* stage.rowStride + c, q0, q1, q0, q0, 2,
                                               unsignedBytes ? 1 : 0, stage.minimum, stage.maximum, count)
-                offset &+= cp &* 4
+                offset &+= 64
             }
             c += 32
         }
@@ -107,7 +111,7 @@ private func depthwise3x3Row(taps: (UnsafeRawPointer, UnsafeRawPointer, UnsafeRa
         let w2 = swiftlite_load_dwords(weights + (2 * cp + c) * 4)
         let b = swiftlite_load_dwords(bias + c * 4), column = c
         storeRow(stage, column: c, width: width) { x in
-            let offset = (x &* cp &+ column) &* 4
+            let offset = ((column &>> 4) &* width &+ x) &* 64
             let acc = swiftlite_dpbusd(b, swiftlite_load_dwords(r0 + offset), w0)
             let first = swiftlite_dpbusd(swiftlite_dpbusd(acc, swiftlite_load_dwords(r1 + offset), w1), swiftlite_load_dwords(r2 + offset), w2)
             return secondHalves(first, offset, column)
@@ -153,8 +157,8 @@ func storeRow(_ stage: RequantizedGEMMOutput, column c: Int, width: Int, _ accum
 /// row, ten per sixteen outputs (twenty with `halves`, whose second weights follow the first).
 ///
 /// - Parameters:
-///   - taps: the five tap rows, `width × 2 × paddedChannels` 32-bit lanes each (column `x`'s two
-///     quads of channel `c` at `(2x + q) · paddedChannels + c`).
+///   - taps: the five tap rows, `width × 2 × paddedChannels` 32-bit lanes each, block-major
+///     (column `x`'s quad `q` for the block at channel `c` at byte `((c / 16 · width + x) · 2 + q) · 64`).
 ///   - weights: `[5, 2, paddedChannels]` weight quads `(w₀, w₁, w₂, w₃)`, `(w₄, 0, 0, 0)`
 ///     (`[2, 5, 2, paddedChannels]` with `halves`).
 @inline(never)
@@ -185,7 +189,7 @@ private func depthwise5x5Row(taps: (UnsafeRawPointer, UnsafeRawPointer, UnsafeRa
         let b = swiftlite_load_dwords(bias + c * 4)
         storeRow(stage, column: c, width: width) { x in
             // Column `x`'s two quads of this block.
-            let offset = (2 &* x &* cp &+ c) &* 4, next = cp &* 4
+            let offset = ((c &>> 4) &* width &+ x) &* 128, next = 64
             @inline(always)
             func row(_ acc: SIMD16<Int32>, _ taps: UnsafeRawPointer, _ first: SIMD16<Int32>, _ second: SIMD16<Int32>) -> SIMD16<Int32> {
                 swiftlite_dpbusd(swiftlite_dpbusd(acc, swiftlite_load_dwords(taps + offset), first),

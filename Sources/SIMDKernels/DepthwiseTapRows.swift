@@ -9,6 +9,11 @@ import CX86Intrinsics
 /// a 5×5). Taps outside the input are the zero point. Compiled twice, like `FloatTiles`:
 /// `SIMDKernels` for the build's floor and `SIMDKernelsAVX512`.
 ///
+/// A tap row is block-major (`offset`): for each block of 16 channels, the output columns in
+/// order, each one vector of 16 lanes (two, one per quad, of a 5×5). So the kernel, walking a
+/// row one block at a time, reads each tap row's quads from consecutive cache lines rather
+/// than 64 bytes out of every pixel's whole channels.
+///
 /// Two forms build the same bytes. The column form widens each tap's 16 input bytes to 32-bit
 /// lanes and shifts and ORs them into quads. The staged form (dilation 1) first copies the
 /// row's encoded input columns, 16 channels each, to `staging` (the zero point in the padding),
@@ -37,6 +42,14 @@ public enum DepthwiseTapRows {
     public typealias Shape = (inputHeight: Int, inputWidth: Int, channels: Int, outputWidth: Int,
                               padTop: Int, padLeft: Int, stride: Int, dilation: Int)
 
+    /// Where in a tap row the quads of output column `ox` for the block of 16 channels at `c`
+    /// (a multiple of 16) start, in bytes: `quads` (1 for 3×3, 2 for 5×5) vectors of 64 bytes
+    /// per column, `width` columns per block.
+    @inline(__always)
+    public static func offset(column ox: Int, channel c: Int, width: Int, quads: Int = 1) -> Int {
+        ((c &>> 4) &* width &+ ox) &* quads &* 64
+    }
+
     /// Bytes of `staging` the builders need for `shape`: 16 per padded column that one row of
     /// 16 channels spans at a dilation of 1, five columns past the last output's first (a 5×5
     /// filter's taps; `swiftlite_tap_quads` reads four columns of a 3×3 filter's three).
@@ -45,17 +58,18 @@ public enum DepthwiseTapRows {
     }
 
     /// Tap row `py`: for each output column and each channel of `channels` (whole groups of
-    /// 16), the encoded bytes of the three taps (of the five, in two quads). `flip` is XORed into
+    /// 16), the encoded bytes of the three taps (of the five, in two quads), at `offset` in
+    /// `row`; the other channels' lanes are left as they are. `flip` is XORed into
     /// every tap byte: 0x80 encodes int8 input as `x + 128`, 0 leaves uint8 input as it is.
     /// `staging` (`stagingBytes`) is the builder's own scratch; `form` is the form to take (the
     /// kernel chooses it at prepare with `form(taps:shape:)`; nil: that choice here; a dilation
     /// above 1 always takes the column form).
     @inline(never)
     public static func build3(_ image: UnsafePointer<UInt8>, paddedRow py: Int, channels range: Range<Int>, shape g: Shape,
-                              paddedChannels cp: Int, zeroPoint inputZeroPoint: UInt8, flip: UInt8,
+                              zeroPoint inputZeroPoint: UInt8, flip: UInt8,
                               staging: UnsafeMutableRawPointer, form: Form? = nil, into row: UnsafeMutablePointer<UInt32>) {
         if g.dilation == 1 && (form ?? Self.form(taps: 3, shape: g)) == .staged {
-            return buildStaged(image, paddedRow: py, channels: range, shape: g, paddedChannels: cp, zeroPoint: inputZeroPoint,
+            return buildStaged(image, paddedRow: py, channels: range, shape: g, zeroPoint: inputZeroPoint,
                                flip: flip, taps: 3, staging: staging, into: row)
         }
         let channels = g.channels
@@ -66,7 +80,7 @@ public enum DepthwiseTapRows {
             let raw = UnsafeMutableRawPointer(row)
             for ox in 0 ..< g.outputWidth {
                 for c in stride(from: range.lowerBound, to: range.upperBound, by: 16) {
-                    raw.storeBytes(of: fill, toByteOffset: (ox * cp + c) * 4, as: SIMD16<UInt32>.self)
+                    raw.storeBytes(of: fill, toByteOffset: offset(column: ox, channel: c, width: g.outputWidth), as: SIMD16<UInt32>.self)
                 }
             }
             return
@@ -86,7 +100,8 @@ public enum DepthwiseTapRows {
             func column(_ ix: Int) -> SIMD16<UInt32> { load(source + ix * channels + c, count: count) }
             @inline(always)
             func store(_ t0: SIMD16<UInt32>, _ t1: SIMD16<UInt32>, _ t2: SIMD16<UInt32>, _ ox: Int) {
-                destination.storeBytes(of: (t0 | (t1 &<< 8) | (t2 &<< 16)) ^ encode, toByteOffset: (ox &* cp &+ c) &* 4,
+                destination.storeBytes(of: (t0 | (t1 &<< 8) | (t2 &<< 16)) ^ encode,
+                                       toByteOffset: offset(column: ox, channel: c, width: g.outputWidth),
                                        as: SIMD16<UInt32>.self)
             }
             // Columns with taps in the padding.
@@ -137,10 +152,10 @@ public enum DepthwiseTapRows {
     /// zero bytes left zero (their weights are zero).
     @inline(never)
     public static func build5(_ image: UnsafePointer<UInt8>, paddedRow py: Int, channels range: Range<Int>, shape g: Shape,
-                              paddedChannels cp: Int, zeroPoint inputZeroPoint: UInt8, flip: UInt8,
+                              zeroPoint inputZeroPoint: UInt8, flip: UInt8,
                               staging: UnsafeMutableRawPointer, form: Form? = nil, into row: UnsafeMutablePointer<UInt32>) {
         if g.dilation == 1 && (form ?? Self.form(taps: 5, shape: g)) == .staged {
-            return buildStaged(image, paddedRow: py, channels: range, shape: g, paddedChannels: cp, zeroPoint: inputZeroPoint,
+            return buildStaged(image, paddedRow: py, channels: range, shape: g, zeroPoint: inputZeroPoint,
                                flip: flip, taps: 5, staging: staging, into: row)
         }
         let channels = g.channels
@@ -162,8 +177,9 @@ public enum DepthwiseTapRows {
                 }
                 let first = (tap(0) | tap(1) &<< 8 | tap(2) &<< 16 | tap(3) &<< 24) ^ SIMD16(repeating: UInt32(flip) * 0x0101_0101)
                 let second = tap(4) ^ SIMD16(repeating: UInt32(flip))
-                destination.storeBytes(of: first, toByteOffset: (2 * ox * cp + c) * 4, as: SIMD16<UInt32>.self)
-                destination.storeBytes(of: second, toByteOffset: ((2 * ox + 1) * cp + c) * 4, as: SIMD16<UInt32>.self)
+                let at = offset(column: ox, channel: c, width: g.outputWidth, quads: 2)
+                destination.storeBytes(of: first, toByteOffset: at, as: SIMD16<UInt32>.self)
+                destination.storeBytes(of: second, toByteOffset: at &+ 64, as: SIMD16<UInt32>.self)
             }
             c += 16
         }
@@ -176,7 +192,7 @@ public enum DepthwiseTapRows {
     /// staged columns `ox · stride …`.
     @inline(never)
     private static func buildStaged(_ image: UnsafePointer<UInt8>, paddedRow py: Int, channels range: Range<Int>, shape g: Shape,
-                                    paddedChannels cp: Int, zeroPoint inputZeroPoint: UInt8, flip: UInt8, taps: Int,
+                                    zeroPoint inputZeroPoint: UInt8, flip: UInt8, taps: Int,
                                     staging: UnsafeMutableRawPointer, into row: UnsafeMutablePointer<UInt32>) {
         let channels = g.channels, sw = g.stride
         let span = (g.outputWidth - 1) * sw + (taps == 5 ? 5 : 4)
@@ -199,16 +215,16 @@ public enum DepthwiseTapRows {
             for p in inputColumns.upperBound ..< span { staging.storeBytes(of: fill, toByteOffset: p &* 16, as: SIMD16<UInt8>.self) }
             if taps == 5 {
                 for ox in 0 ..< g.outputWidth {
-                    let at = staging + ox &* sw &* 16
+                    let at = staging + ox &* sw &* 16, to = offset(column: ox, channel: c, width: g.outputWidth, quads: 2)
                     destination.storeBytes(of: unsafeBitCast(swiftlite_tap_quads(at, 4), to: SIMD16<UInt32>.self),
-                                           toByteOffset: (2 &* ox &* cp &+ c) &* 4, as: SIMD16<UInt32>.self)
+                                           toByteOffset: to, as: SIMD16<UInt32>.self)
                     destination.storeBytes(of: unsafeBitCast(swiftlite_load_widened_bytes(at + 64, 16), to: SIMD16<UInt32>.self),
-                                           toByteOffset: ((2 &* ox &+ 1) &* cp &+ c) &* 4, as: SIMD16<UInt32>.self)
+                                           toByteOffset: to &+ 64, as: SIMD16<UInt32>.self)
                 }
             } else {
                 for ox in 0 ..< g.outputWidth {
                     destination.storeBytes(of: unsafeBitCast(swiftlite_tap_quads(staging + ox &* sw &* 16, 3), to: SIMD16<UInt32>.self),
-                                           toByteOffset: (ox &* cp &+ c) &* 4, as: SIMD16<UInt32>.self)
+                                           toByteOffset: offset(column: ox, channel: c, width: g.outputWidth), as: SIMD16<UInt32>.self)
                 }
             }
             c += 16

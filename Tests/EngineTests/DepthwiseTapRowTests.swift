@@ -7,7 +7,8 @@ import XCTest
 /// The staged tap-row builders (`DepthwiseTapRows.Form.staged`, which copy each row of 16
 /// channels aside and shuffle four columns into quads at once), in the AVX2 module and, where
 /// this machine runs it, the AVX-512 one, against the column form of the AVX2 module: the same
-/// bytes in every lane of every tap row, and nothing written outside the channels asked for.
+/// bytes in every lane of every tap row, and nothing written outside the channels asked for;
+/// and the column form against the layout the row kernels read.
 /// The end-to-end depthwise tests compare the whole kernel with TFLite's reference on one tier
 /// and only the forms it takes; this one pins every form over the geometries where they
 /// differ most: padding wider than the input, rows above and below it, strides up to 3,
@@ -55,6 +56,10 @@ final class DepthwiseTapRowTests: XCTestCase {
                                         XCTFail("\(filterSize)×\(filterSize) tap row \(row) differs (AVX-512: \(avx512)): \(shape), channels \(range), flip \(flip), zero point \(zeroPoint)")
                                         return
                                     }
+                                    if let lane = firstLaneOffTheDefinition(column, filterSize, image, row, range, shape, zeroPoint, flip) {
+                                        XCTFail("\(filterSize)×\(filterSize) tap row \(row), lane \(lane): not the taps the kernels read there: \(shape), channels \(range)")
+                                        return
+                                    }
                                     checked += 1
                                 }
                             }
@@ -64,6 +69,40 @@ final class DepthwiseTapRowTests: XCTestCase {
             }
         }
         XCTAssertEqual(checked, 3 * 2 * 6 * (4 + 6) * 6 * 5)
+    }
+
+    /// The first lane of `lanes` (a tap row built for `range`) that differs from what the row
+    /// kernels expect there, straight from the layout they assume: block-major, the quads of
+    /// output column `ox` for the block at channel `c` at lane `((c / 16 · width + ox) · quads + q) · 16
+    /// + c % 16`, byte `k` of quad `q` the encoded input at column `ox · stride + (4q + k) · dilation
+    /// − padLeft` (the zero point outside the input), zero past the filter's taps; the blocks
+    /// outside `range` untouched. Lanes of the padding channels are not checked (the two forms
+    /// agree on them). Nil when every lane checked is right.
+    private func firstLaneOffTheDefinition(_ lanes: [UInt32], _ filterSize: Int, _ image: [UInt8], _ row: Int, _ range: Range<Int>,
+                                           _ g: SIMDKernels.DepthwiseTapRows.Shape, _ zeroPoint: UInt8, _ flip: UInt8) -> Int? {
+        let quads = filterSize == 5 ? 2 : 1, padded = (g.channels + 15) / 16 * 16
+        let iy = row - g.padTop
+        for c in 0 ..< padded {
+            for ox in 0 ..< g.outputWidth {
+                for q in 0 ..< quads {
+                    let lane = ((c / 16 * g.outputWidth + ox) * quads + q) * 16 + c % 16
+                    guard range.contains(c) else {
+                        if lanes[lane] != 0xA5A5_A5A5 { return lane }
+                        continue
+                    }
+                    guard c < g.channels else { continue }
+                    var expected: UInt32 = 0
+                    for k in 0 ..< 4 where 4 * q + k < filterSize {
+                        let ix = ox * g.stride + (4 * q + k) * g.dilation - g.padLeft
+                        let inside = iy >= 0 && iy < g.inputHeight && ix >= 0 && ix < g.inputWidth
+                        let byte = inside ? image[(iy * g.inputWidth + ix) * g.channels + c] : zeroPoint
+                        expected |= UInt32(byte ^ flip) << (8 * k)
+                    }
+                    if lanes[lane] != expected { return lane }
+                }
+            }
+        }
+        return nil
     }
 
     /// One tap row in `form` from the AVX-512 module or the AVX2 one, into a buffer that starts
@@ -80,16 +119,16 @@ final class DepthwiseTapRowTests: XCTestCase {
             let other: SIMDKernelsAVX512.DepthwiseTapRows.Form = form == .staged ? .staged : .columns
             switch (filterSize, avx512) {
             case (5, true):
-                SIMDKernelsAVX512.DepthwiseTapRows.build5(image, paddedRow: row, channels: range, shape: shape, paddedChannels: padded,
+                SIMDKernelsAVX512.DepthwiseTapRows.build5(image, paddedRow: row, channels: range, shape: shape,
                                                          zeroPoint: zeroPoint, flip: flip, staging: staging, form: other, into: into)
             case (5, false):
-                SIMDKernels.DepthwiseTapRows.build5(image, paddedRow: row, channels: range, shape: shape, paddedChannels: padded,
+                SIMDKernels.DepthwiseTapRows.build5(image, paddedRow: row, channels: range, shape: shape,
                                                    zeroPoint: zeroPoint, flip: flip, staging: staging, form: form, into: into)
             case (_, true):
-                SIMDKernelsAVX512.DepthwiseTapRows.build3(image, paddedRow: row, channels: range, shape: shape, paddedChannels: padded,
+                SIMDKernelsAVX512.DepthwiseTapRows.build3(image, paddedRow: row, channels: range, shape: shape,
                                                          zeroPoint: zeroPoint, flip: flip, staging: staging, form: other, into: into)
             case (_, false):
-                SIMDKernels.DepthwiseTapRows.build3(image, paddedRow: row, channels: range, shape: shape, paddedChannels: padded,
+                SIMDKernels.DepthwiseTapRows.build3(image, paddedRow: row, channels: range, shape: shape,
                                                    zeroPoint: zeroPoint, flip: flip, staging: staging, form: form, into: into)
             }
         }

@@ -15,7 +15,9 @@ import SIMDKernelsAVX512
 /// filter row as signed bytes. Per output row a worker needs three such *tap rows*, one per
 /// filter row: tap row `py` holds, for every output column `ox` and channel `c`, the input
 /// bytes at padded row `py`, columns `ox·sw + {0, dw, 2dw}` (zero point where the window leaves
-/// the input), int8 encoded `x + 128`, uint8 as they are. Output pixel `(oy, ox)` is then three
+/// the input), int8 encoded `x + 128`, uint8 as they are, block by block of 16 channels
+/// (`DepthwiseTapRows.offset`: a block's columns are consecutive vectors, which the row
+/// kernels read as one stream per tap row). Output pixel `(oy, ox)` is then three
 /// loads and three `vpdpbusd` per sixteen channels, over tap rows `oy·sh + {0, dh, 2dh}`. Each
 /// worker builds tap rows into its own ring of `2·dh + 1` rows, so a tap row shared by
 /// neighbouring output rows (all three at stride 1) is built once; workers need no barrier.
@@ -296,19 +298,19 @@ struct DepthwiseConv2DTapRows: TiledKernel {
         let shape = tapRowShape
         switch (filterSize, KernelSelection.runsAVX512) {
         case (5, true):
-            SIMDKernelsAVX512.DepthwiseTapRows.build5(image, paddedRow: py, channels: range, shape: shape, paddedChannels: paddedChannels,
+            SIMDKernelsAVX512.DepthwiseTapRows.build5(image, paddedRow: py, channels: range, shape: shape,
                                                      zeroPoint: inputZeroPoint, flip: flip, staging: staging,
                                                      form: stagesTapRows ? .staged : .columns, into: row)
         case (5, false):
-            SIMDKernels.DepthwiseTapRows.build5(image, paddedRow: py, channels: range, shape: shape, paddedChannels: paddedChannels,
+            SIMDKernels.DepthwiseTapRows.build5(image, paddedRow: py, channels: range, shape: shape,
                                                zeroPoint: inputZeroPoint, flip: flip, staging: staging,
                                                form: stagesTapRows ? .staged : .columns, into: row)
         case (_, true):
-            SIMDKernelsAVX512.DepthwiseTapRows.build3(image, paddedRow: py, channels: range, shape: shape, paddedChannels: paddedChannels,
+            SIMDKernelsAVX512.DepthwiseTapRows.build3(image, paddedRow: py, channels: range, shape: shape,
                                                      zeroPoint: inputZeroPoint, flip: flip, staging: staging,
                                                      form: stagesTapRows ? .staged : .columns, into: row)
         case (_, false):
-            SIMDKernels.DepthwiseTapRows.build3(image, paddedRow: py, channels: range, shape: shape, paddedChannels: paddedChannels,
+            SIMDKernels.DepthwiseTapRows.build3(image, paddedRow: py, channels: range, shape: shape,
                                                zeroPoint: inputZeroPoint, flip: flip, staging: staging,
                                                form: stagesTapRows ? .staged : .columns, into: row)
         }
@@ -367,7 +369,7 @@ struct DepthwiseConv2DTapRows: TiledKernel {
             // The pixel loop with the stage's form as constants (see `stageForm`).
             @inline(always)
             func pixels(wide: Bool, nonnegative: Bool = false, saturating: Bool) {
-                var offset = c &* 4
+                var offset = SIMDKernels.DepthwiseTapRows.offset(column: 0, channel: c, width: g.outputWidth)
                 var dst = out + c
                 for _ in 0 ..< g.outputWidth {
                     var acc = swiftlite_dpbusd_pairs(b, r0.loadUnaligned(fromByteOffset: offset, as: SIMD16<Int32>.self), e0, o0)
@@ -375,7 +377,7 @@ struct DepthwiseConv2DTapRows: TiledKernel {
                     acc = swiftlite_dpbusd_pairs(acc, r2.loadUnaligned(fromByteOffset: offset, as: SIMD16<Int32>.self), e2, o2)
                     storeLowBytes(requantized(acc, channel: c, stage, wide: wide, nonnegative: nonnegative, saturating: saturating),
                                   to: dst, count: count)
-                    offset &+= cp &* 4
+                    offset &+= 64
                     dst += channels
                 }
             }
@@ -413,21 +415,21 @@ struct DepthwiseConv2DTapRows: TiledKernel {
             // The pixel loop with the stage's form as constants (see `stageForm`).
             @inline(always)
             func pixels(wide: Bool, nonnegative: Bool = false, saturating: Bool) {
-                var offset = c &* 4
+                var offset = SIMDKernels.DepthwiseTapRows.offset(column: 0, channel: c, width: g.outputWidth, quads: 2)
                 var dst = out + c
                 for _ in 0 ..< g.outputWidth {
                     @inline(always)
                     func filterRow(_ acc: SIMD16<Int32>, _ r: UnsafeRawPointer, _ ky: Int) -> SIMD16<Int32> {
                         let first = swiftlite_dpbusd_pairs(acc, r.loadUnaligned(fromByteOffset: offset, as: SIMD16<Int32>.self),
                                                            pair(3 * ky), pair(3 * ky + 1))
-                        return swiftlite_dpbusd_even(first, r.loadUnaligned(fromByteOffset: offset &+ cp &* 4, as: SIMD16<Int32>.self),
+                        return swiftlite_dpbusd_even(first, r.loadUnaligned(fromByteOffset: offset &+ 64, as: SIMD16<Int32>.self),
                                                      pair(3 * ky + 2))
                     }
                     let acc = filterRow(filterRow(filterRow(filterRow(filterRow(b, taps.0, 0), taps.1, 1), taps.2, 2), taps.3, 3),
                                         taps.4, 4)
                     storeLowBytes(requantized(acc, channel: c, stage, wide: wide, nonnegative: nonnegative, saturating: saturating),
                                   to: dst, count: count)
-                    offset &+= 2 &* cp &* 4
+                    offset &+= 128
                     dst += channels
                 }
             }
