@@ -59,8 +59,8 @@ public enum DepthwiseTapRows {
 
     /// Tap row `py`: for each output column and each channel of `channels` (whole groups of
     /// 16), the encoded bytes of the three taps (of the five, in two quads), at `offset` in
-    /// `row`; the other channels' lanes are left as they are. `flip` is XORed into
-    /// every tap byte: 0x80 encodes int8 input as `x + 128`, 0 leaves uint8 input as it is.
+    /// `row`; the other channels' lanes are left as they are. `flip` is XORed into every tap
+    /// byte: 0x80 encodes int8 input as `x + 128`, 0 leaves uint8 input as it is.
     /// `staging` (`stagingBytes`) is the builder's own scratch; `form` is the form to take (the
     /// kernel chooses it at prepare with `form(taps:shape:)`; nil: that choice here; a dilation
     /// above 1 always takes the column form).
