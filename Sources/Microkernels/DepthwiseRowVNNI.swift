@@ -63,8 +63,7 @@ private func depthwise3x3Row(taps: (UnsafeRawPointer, UnsafeRawPointer, UnsafeRa
     /// Pairs of blocks (32 channels) from `c` while they last, requantized in `Form`: per pixel
     /// the 32 results packed to bytes and stored at once, and their clamp byte by byte. Two
     /// blocks' first weights (6 vectors), biases (2) and stage constants (10) stay in registers
-    /// across the row beside the accumulators; four blocks' did not fit the 32 registers, and
-    /// their stage constants were read from L1 for every pixel.
+    /// across the row beside the accumulators (four blocks' would not fit the 32 registers).
     @inline(always)
     func twoBlocks<Form: RequantizationForm>(_ form: Form.Type, unsignedBytes: Bool) {
         while c + 32 <= range.upperBound {
