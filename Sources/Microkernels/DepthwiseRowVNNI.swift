@@ -17,9 +17,8 @@ import CX86Intrinsics
 /// then the second, and each tap row goes through two `vpdpbusd`, six per sixteen outputs.
 ///
 /// - Parameters:
-///   - taps: the three tap rows, `width × paddedChannels` 32-bit lanes each, block-major: the
-///     quads of output column `x` for the block at channel `c` at byte `(c / 16 · width + x) · 64`
-///     (SIMDKernels' `DepthwiseTapRows.offset`).
+///   - taps: the three tap rows, `width × paddedChannels` 32-bit lanes each, block-major
+///     (`swiftlite_tap_row_offset`).
 ///   - weights: `[3, paddedChannels]` tap quads (`[2, 3, paddedChannels]` with `halves`);
 ///     `bias`: `paddedChannels` accumulators' start.
 ///   - stage: the output channels' requantization; its `base` is the output row (pixels
@@ -77,8 +76,8 @@ private func depthwise3x3Row(taps: (UnsafeRawPointer, UnsafeRawPointer, UnsafeRa
             let b = (swiftlite_load_dwords(bias + c * 4), swiftlite_load_dwords(bias + c * 4 + 64))
             let k = (Form.constants(of: stage, column: c), Form.constants(of: stage, column: c + 16))
             // The two blocks' quads of column `x` at `offset` and `offset + second`.
-            var offset = (c &>> 4) &* width &* 64
-            let second = width &* 64
+            var offset = swiftlite_tap_row_offset(0, c, width, 1)
+            let second = swiftlite_tap_row_offset(0, c + 16, width, 1) - offset
             for x in 0 ..< width {
                 @inline(always)
                 func block(_ bias: SIMD16<Int32>, _ w0: SIMD16<Int32>, _ w1: SIMD16<Int32>, _ w2: SIMD16<Int32>, _ at: Int,
@@ -110,7 +109,7 @@ private func depthwise3x3Row(taps: (UnsafeRawPointer, UnsafeRawPointer, UnsafeRa
         let w2 = swiftlite_load_dwords(weights + (2 * cp + c) * 4)
         let b = swiftlite_load_dwords(bias + c * 4), column = c
         storeRow(stage, column: c, width: width) { x in
-            let offset = ((column &>> 4) &* width &+ x) &* 64
+            let offset = swiftlite_tap_row_offset(x, column, width, 1)
             let acc = swiftlite_dpbusd(b, swiftlite_load_dwords(r0 + offset), w0)
             let first = swiftlite_dpbusd(swiftlite_dpbusd(acc, swiftlite_load_dwords(r1 + offset), w1), swiftlite_load_dwords(r2 + offset), w2)
             return secondHalves(first, offset, column)
@@ -157,7 +156,7 @@ func storeRow(_ stage: RequantizedGEMMOutput, column c: Int, width: Int, _ accum
 ///
 /// - Parameters:
 ///   - taps: the five tap rows, `width × 2 × paddedChannels` 32-bit lanes each, block-major
-///     (column `x`'s quad `q` for the block at channel `c` at byte `((c / 16 · width + x) · 2 + q) · 64`).
+///     (`swiftlite_tap_row_offset`, two quads per column).
 ///   - weights: `[5, 2, paddedChannels]` weight quads `(w₀, w₁, w₂, w₃)`, `(w₄, 0, 0, 0)`
 ///     (`[2, 5, 2, paddedChannels]` with `halves`).
 @inline(never)
@@ -188,7 +187,7 @@ private func depthwise5x5Row(taps: (UnsafeRawPointer, UnsafeRawPointer, UnsafeRa
         let b = swiftlite_load_dwords(bias + c * 4)
         storeRow(stage, column: c, width: width) { x in
             // Column `x`'s two quads of this block.
-            let offset = ((c &>> 4) &* width &+ x) &* 128, next = 64
+            let offset = swiftlite_tap_row_offset(x, c, width, 2), next = 64
             @inline(always)
             func row(_ acc: SIMD16<Int32>, _ taps: UnsafeRawPointer, _ first: SIMD16<Int32>, _ second: SIMD16<Int32>) -> SIMD16<Int32> {
                 swiftlite_dpbusd(swiftlite_dpbusd(acc, swiftlite_load_dwords(taps + offset), first),

@@ -117,15 +117,24 @@ extension VNNIOutput {
         storeTileByRows(r0, r1, r2, r3, rows: rows, row: row, column: column, width: width)
     }
 
-    /// A tile's rows one at a time, every block's `Block` taken once for all of them.
+    /// A tile's rows one at a time, every block's `Block` taken once for all of them: `width`
+    /// (1, 2 or 4) blocks per row, one block through the one-block `store`.
     @inline(always)
     func storeTileByRows(_ r0: TileRow, _ r1: TileRow, _ r2: TileRow, _ r3: TileRow, rows: Int, row: Int, column: Int, width: Int) {
         let blocks = blocks(at: column, width: width)
-        store(r0.0, r0.1, r0.2, r0.3, row: row, column: column, width: width, blocks: blocks)
+        @inline(always)
+        func storeRow(_ r: TileRow, _ offset: Int) {
+            if width == 1 {
+                store(r.0, row: row + offset, column: column, block: blocks.0)
+            } else {
+                store(r.0, r.1, r.2, r.3, row: row + offset, column: column, width: width, blocks: blocks)
+            }
+        }
+        storeRow(r0, 0)
         if rows == 4 {
-            store(r1.0, r1.1, r1.2, r1.3, row: row + 1, column: column, width: width, blocks: blocks)
-            store(r2.0, r2.1, r2.2, r2.3, row: row + 2, column: column, width: width, blocks: blocks)
-            store(r3.0, r3.1, r3.2, r3.3, row: row + 3, column: column, width: width, blocks: blocks)
+            storeRow(r1, 1)
+            storeRow(r2, 2)
+            storeRow(r3, 3)
         }
     }
 

@@ -211,31 +211,12 @@ extension VNNIProduct {
 
         forEachGroup(rows: r0, rowStride: block.rowStride, accumulate)
         let outputRow = block.firstRow + row
-        if width == 1 {
-            let blocks = output.blocks(at: panel * Self.panelWidth, width: width)
-            storeRow(c00, c01, c02, c03, row: outputRow, panel: panel, width: width, blocks, output)
-            if fourRows {
-                storeRow(c10, c11, c12, c13, row: outputRow + 1, panel: panel, width: width, blocks, output)
-                storeRow(c20, c21, c22, c23, row: outputRow + 2, panel: panel, width: width, blocks, output)
-                storeRow(c30, c31, c32, c33, row: outputRow + 3, panel: panel, width: width, blocks, output)
-            }
-        } else {
-            output.storeTile((c00, c01, c02, c03), (c10, c11, c12, c13), (c20, c21, c22, c23), (c30, c31, c32, c33),
-                             rows: fourRows ? 4 : 1, row: outputRow, column: panel * Self.panelWidth, width: width)
-        }
-    }
-
-    /// One row of a tile's results: `width` (1, 2 or 4) blocks of 16 columns from `panel`.
-    @inline(always)
-    private func storeRow<Output: VNNIOutput>(_ c0: SIMD16<Int32>, _ c1: SIMD16<Int32>, _ c2: SIMD16<Int32>,
-                                              _ c3: SIMD16<Int32>, row: Int, panel: Int, width: Int,
-                                              _ blocks: (Output.Block, Output.Block, Output.Block, Output.Block),
-                                              _ output: Output) {
+        let results = ((c00, c01, c02, c03), (c10, c11, c12, c13), (c20, c21, c22, c23), (c30, c31, c32, c33))
         let column = panel * Self.panelWidth
         if width == 1 {
-            output.store(c0, row: row, column: column, block: blocks.0)
+            output.storeTileByRows(results.0, results.1, results.2, results.3, rows: fourRows ? 4 : 1, row: outputRow, column: column, width: 1)
         } else {
-            output.store(c0, c1, c2, c3, row: row, column: column, width: width, blocks: blocks)
+            output.storeTile(results.0, results.1, results.2, results.3, rows: fourRows ? 4 : 1, row: outputRow, column: column, width: width)
         }
     }
 

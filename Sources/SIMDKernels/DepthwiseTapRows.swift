@@ -9,7 +9,7 @@ import CX86Intrinsics
 /// a 5×5). Taps outside the input are the zero point. Compiled twice, like `FloatTiles`:
 /// `SIMDKernels` for the build's floor and `SIMDKernelsAVX512`.
 ///
-/// A tap row is block-major (`offset`): for each block of 16 channels, the output columns in
+/// A tap row is block-major (`swiftlite_tap_row_offset`): for each block of 16 channels, the output columns in
 /// order, each one vector of 16 lanes (two, one per quad, of a 5×5). So the kernel, walking a
 /// row one block at a time, reads each tap row's quads from consecutive cache lines rather
 /// than 64 bytes out of every pixel's whole channels.
@@ -42,12 +42,11 @@ public enum DepthwiseTapRows {
     public typealias Shape = (inputHeight: Int, inputWidth: Int, channels: Int, outputWidth: Int,
                               padTop: Int, padLeft: Int, stride: Int, dilation: Int)
 
-    /// Where in a tap row the quads of output column `ox` for the block of 16 channels at `c`
-    /// (a multiple of 16) start, in bytes: `quads` (1 for 3×3, 2 for 5×5) vectors of 64 bytes
-    /// per column, `width` columns per block.
+    /// `swiftlite_tap_row_offset`: where in a tap row the quads of output column `ox` for the
+    /// block of 16 channels at `c` start, in bytes.
     @inline(__always)
-    public static func offset(column ox: Int, channel c: Int, width: Int, quads: Int = 1) -> Int {
-        ((c &>> 4) &* width &+ ox) &* quads &* 64
+    static func offset(column ox: Int, channel c: Int, width: Int, quads: Int = 1) -> Int {
+        swiftlite_tap_row_offset(ox, c, width, quads)
     }
 
     /// Bytes of `staging` the builders need for `shape`: 16 per padded column that one row of

@@ -32,6 +32,17 @@ static inline __attribute__((always_inline)) void swiftlite_prefetch(const void 
     __builtin_prefetch(address, 0, 2);
 }
 
+/// Where, in bytes, a tap row of the quantized depthwise kernels holds the `quads` (1 for a
+/// 3×3 filter, 2 for a 5×5) vectors of 16 lanes of output column `column` for the block of
+/// 16 channels at `channel` (a multiple of 16): block-major, `width` columns per block, so a
+/// kernel walking a row one block at a time reads consecutive vectors. The one definition of
+/// that layout, for the builders (SIMDKernels) and the kernels (Microkernels, the engine's
+/// AVX2 rows) alike; its arguments are bounded by the ring that prepare sized.
+static inline __attribute__((always_inline)) intptr_t swiftlite_tap_row_offset(intptr_t column, intptr_t channel,
+                                                                               intptr_t width, intptr_t quads) {
+    return ((channel >> 4) * width + column) * quads * 64;
+}
+
 #if defined(__x86_64__)
 #include <cpuid.h>
 

@@ -16,7 +16,7 @@ import SIMDKernelsAVX512
 /// filter row: tap row `py` holds, for every output column `ox` and channel `c`, the input
 /// bytes at padded row `py`, columns `ox·sw + {0, dw, 2dw}` (zero point where the window leaves
 /// the input), int8 encoded `x + 128`, uint8 as they are, block by block of 16 channels
-/// (`DepthwiseTapRows.offset`: a block's columns are consecutive vectors, which the row
+/// (`swiftlite_tap_row_offset`: a block's columns are consecutive vectors, which the row
 /// kernels read as one stream per tap row). Output pixel `(oy, ox)` is then three
 /// loads and three `vpdpbusd` per sixteen channels, over tap rows `oy·sh + {0, dh, 2dh}`. Each
 /// worker builds tap rows into its own ring of `2·dh + 1` rows, so a tap row shared by
@@ -369,7 +369,7 @@ struct DepthwiseConv2DTapRows: TiledKernel {
             // The pixel loop with the stage's form as constants (see `stageForm`).
             @inline(always)
             func pixels(wide: Bool, nonnegative: Bool = false, saturating: Bool) {
-                var offset = SIMDKernels.DepthwiseTapRows.offset(column: 0, channel: c, width: g.outputWidth)
+                var offset = swiftlite_tap_row_offset(0, c, g.outputWidth, 1)
                 var dst = out + c
                 for _ in 0 ..< g.outputWidth {
                     var acc = swiftlite_dpbusd_pairs(b, r0.loadUnaligned(fromByteOffset: offset, as: SIMD16<Int32>.self), e0, o0)
@@ -415,7 +415,7 @@ struct DepthwiseConv2DTapRows: TiledKernel {
             // The pixel loop with the stage's form as constants (see `stageForm`).
             @inline(always)
             func pixels(wide: Bool, nonnegative: Bool = false, saturating: Bool) {
-                var offset = SIMDKernels.DepthwiseTapRows.offset(column: 0, channel: c, width: g.outputWidth, quads: 2)
+                var offset = swiftlite_tap_row_offset(0, c, g.outputWidth, 2)
                 var dst = out + c
                 for _ in 0 ..< g.outputWidth {
                     @inline(always)
