@@ -227,12 +227,12 @@ struct DepthwiseConv2DTapRows: TiledKernel {
     /// Multiply-adds of one image.
     private var work: Int { geometry.outputHeight * geometry.outputWidth * paddedChannels * filterSize * filterSize }
 
-    /// The tiles of one image: at least one part of the rows per thread (the pool keeps a
-    /// thread on the same rows from operator to operator, and so on input in its own cache),
-    /// the rest of the tasks across the channels, in parts of 64 (whole cache lines of output,
-    /// so two threads never write one line). A part of the channels builds only its own lanes
-    /// of the tap rows; a part of the rows builds the two or three tap rows above its first
-    /// output row again (at 7 or 14 rows in 8 row parts, that was most of the work).
+    /// The tiles of one image: one part of the rows per thread, every channel. The pool keeps a
+    /// thread on the same rows from operator to operator, so it reads input in its own cache; a
+    /// part of the rows builds the two or three tap rows above its first output row again, so
+    /// more row parts than threads cost building (at 7 or 14 rows in 8 parts, most of the work).
+    /// More tiles by cutting the channels as well cost the per-tile setup, and a tile taken from
+    /// the other thread's rows leaves its output in the other core's cache for the next operator.
     ///
     /// Where the rows do not share out about evenly over the threads (`TileGrid.sharesOutEvenly`;
     /// 7 rows on 2 threads: 3 and 4), the channels alone are cut, in groups of 16 (a thread's
@@ -242,9 +242,8 @@ struct DepthwiseConv2DTapRows: TiledKernel {
         let g = geometry
         let tasks = memory.taskCount(work: work), threads = memory.threadCount
         guard tasks > 1 else { return TileGrid(rows: g.outputHeight, columns: g.outputChannels) }
-        let channels = WorkPartition(count: g.outputChannels, granularity: 64, maxParts: max(1, tasks / threads))
-        let byRows = TileGrid(rows: WorkPartition(count: g.outputHeight, granularity: 1, maxParts: max(1, tasks / channels.parts)),
-                              columns: channels)
+        let byRows = TileGrid(rows: WorkPartition(count: g.outputHeight, granularity: 1, maxParts: threads),
+                              columns: WorkPartition(count: g.outputChannels, granularity: 16, maxParts: 1))
         let byChannels = TileGrid(rows: WorkPartition(count: g.outputHeight, granularity: 1, maxParts: 1),
                                   columns: WorkPartition(count: g.outputChannels, granularity: 16, maxParts: tasks))
         return TileGrid.sharesOutEvenly(byRows.makespan(threads: threads), comparedTo: byChannels.makespan(threads: threads)) ? byRows : byChannels
