@@ -14,7 +14,7 @@ of the per-round ratios.
 all alternated with LiteRT in the same rounds (e.g. the default build and a native one); the table
 then has a ratio column per binary, and the last binary's time over the first's. NO_BUILD=1 skips
 the release build. --markdown prints the table as Markdown, headed by the machine, the date, the
-builds' kernels and the rounds, for docs/PERFORMANCE.md.
+builds' kernels and the rounds, for docs/PERFORMANCE-LOG.md.
 
 --avx2: both runtimes as on a CPU with AVX2 and FMA but without AVX-512 (an AMD Zen 3, an Intel
 Haswell to Comet Lake), on this machine: swiftlite with SWIFTLITE_KERNELS=avx2, and LiteRT with the
