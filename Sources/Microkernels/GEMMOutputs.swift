@@ -97,7 +97,7 @@ protocol VNNIOutput {
     /// `width` are ignored, and so are their `blocks`).
     func store(_ c0: SIMD16<Int32>, _ c1: SIMD16<Int32>, _ c2: SIMD16<Int32>, _ c3: SIMD16<Int32>,
                row: Int, column: Int, width: Int, blocks: (Block, Block, Block, Block))
-    /// A tile's results: `rows` (1 or 4) rows of `width` (2 or 4) blocks of 16 from `column`,
+    /// A tile's results: `rows` (1 or 4) rows of `width` (1, 2 or 4) blocks of 16 from `column`,
     /// `r0` at row `row` (`r1`...`r3` are ignored for one row, the blocks past `width` always).
     func storeTile(_ r0: TileRow, _ r1: TileRow, _ r2: TileRow, _ r3: TileRow, rows: Int, row: Int, column: Int, width: Int)
 }
@@ -290,11 +290,11 @@ extension RequantizingStore {
     /// A tile's results requantized one block of columns at a time, for all its rows, holding
     /// only that block's constants (the 16 results and one block's five vectors fit the 32
     /// registers; all four blocks' constants beside the results did not, and were spilled),
-    /// then clamped, packed and stored row by row. Where the clamp range is wider than a
-    /// byte's, row by row through the one-block `store`.
+    /// then clamped, packed and stored row by row. One block per row, or a clamp range wider
+    /// than a byte's: row by row through the one-block `store`.
     @inline(always)
     func storeTile(_ r0: TileRow, _ r1: TileRow, _ r2: TileRow, _ r3: TileRow, rows: Int, row: Int, column: Int, width: Int) {
-        guard let unsignedBytes = stage.packedBytesAreUnsigned else {
+        guard width > 1, let unsignedBytes = stage.packedBytesAreUnsigned else {
             return storeTileByRows(r0, r1, r2, r3, rows: rows, row: row, column: column, width: width)
         }
         var (r0, r1, r2, r3) = (r0, r1, r2, r3)

@@ -211,13 +211,8 @@ extension VNNIProduct {
 
         forEachGroup(rows: r0, rowStride: block.rowStride, accumulate)
         let outputRow = block.firstRow + row
-        let results = ((c00, c01, c02, c03), (c10, c11, c12, c13), (c20, c21, c22, c23), (c30, c31, c32, c33))
-        let column = panel * Self.panelWidth
-        if width == 1 {
-            output.storeTileByRows(results.0, results.1, results.2, results.3, rows: fourRows ? 4 : 1, row: outputRow, column: column, width: 1)
-        } else {
-            output.storeTile(results.0, results.1, results.2, results.3, rows: fourRows ? 4 : 1, row: outputRow, column: column, width: width)
-        }
+        output.storeTile((c00, c01, c02, c03), (c10, c11, c12, c13), (c20, c21, c22, c23), (c30, c31, c32, c33),
+                         rows: fourRows ? 4 : 1, row: outputRow, column: panel * Self.panelWidth, width: width)
     }
 
     /// 16 rows × one panel: each weight vector serves sixteen rows. With `half`, only the
