@@ -86,10 +86,11 @@ private func depthwise3x3Row(taps: (UnsafeRawPointer, UnsafeRawPointer, UnsafeRa
                     let first = swiftlite_dpbusd(swiftlite_dpbusd(acc, swiftlite_load_dwords(r1 + at), w1), swiftlite_load_dwords(r2 + at), w2)
                     return secondHalves(first, at, column)
                 }
-                let q0 = Form.requantized(block(b.0, w0.0, w1.0, w2.0, offset, c), k.0, of: stage)
-                let q1 = Form.requantized(block(b.1, w0.1, w1.1, w2.1, offset &+ second, c &+ 16), k.1, of: stage)
+                let q0 = Form.scaled(block(b.0, w0.0, w1.0, w2.0, offset, c), k.0, of: stage)
+                let q1 = Form.scaled(block(b.1, w0.1, w1.1, w2.1, offset &+ second, c &+ 16), k.1, of: stage)
                 swiftlite_store_clamped_bytes(stage.base + x &* stage.rowStride + c, q0, q1, q0, q0, 2,
-                                              unsignedBytes ? 1 : 0, stage.minimum, stage.maximum, count)
+                                              unsignedBytes ? 1 : 0, Form.offset(of: stage), stage.minimum, stage.maximum,
+                                              count)
                 offset &+= 64
             }
             c += 32

@@ -160,18 +160,23 @@ extension VNNIOutput {
     }
 }
 
-/// How a `RequantizingStore` computes the stage of sixteen columns: the result before or after
-/// the clamp (the store clamps again), from the `Constants` of their block.
+/// How a `RequantizingStore` computes the stage of sixteen columns, from the `Constants` of
+/// their block: `scaled`, to which `offset` is still to be added (the stage's zero point, or 0
+/// where `scaled` has added it), before the clamp (the store clamps again). The stores of two or
+/// four blocks add `offset` to words, after the first pack (`swiftlite_store_clamped_bytes`):
+/// one `vpaddsw` per 32 results instead of a `vpaddd` per 16.
 protocol RequantizationForm {
     associatedtype Constants
     static func constants(of stage: RequantizedGEMMOutput, column: Int) -> Constants
-    static func requantized(_ values: SIMD16<Int32>, _ constants: Constants, of stage: RequantizedGEMMOutput) -> SIMD16<Int32>
+    static func scaled(_ values: SIMD16<Int32>, _ constants: Constants, of stage: RequantizedGEMMOutput) -> SIMD16<Int32>
+    static func offset(of stage: RequantizedGEMMOutput) -> Int32
 }
 
 extension RequantizationForm {
+    /// The sixteen results with their offset, before the clamp.
     @inline(always)
-    static func requantized(_ values: SIMD16<Int32>, column: Int, of stage: RequantizedGEMMOutput) -> SIMD16<Int32> {
-        requantized(values, constants(of: stage, column: column), of: stage)
+    static func requantized(_ values: SIMD16<Int32>, _ constants: Constants, of stage: RequantizedGEMMOutput) -> SIMD16<Int32> {
+        scaled(values, constants, of: stage) &+ SIMD16(repeating: offset(of: stage))
     }
 }
 
@@ -181,9 +186,12 @@ enum WideForm: RequantizationForm {
     static func constants(of stage: RequantizedGEMMOutput, column: Int) -> WideBlock { WideBlock(stage, column: column) }
 
     @inline(always)
-    static func requantized(_ values: SIMD16<Int32>, _ constants: WideBlock, of stage: RequantizedGEMMOutput) -> SIMD16<Int32> {
-        constants.requantized(values, nonnegative: false)
+    static func scaled(_ values: SIMD16<Int32>, _ constants: WideBlock, of stage: RequantizedGEMMOutput) -> SIMD16<Int32> {
+        constants.scaled(values, nonnegative: false)
     }
+
+    @inline(always)
+    static func offset(of stage: RequantizedGEMMOutput) -> Int32 { stage.zeroPoint }
 }
 
 /// The one-shift form without its correction for negative products
@@ -194,16 +202,18 @@ enum WideNonNegativeForm: RequantizationForm {
     static func constants(of stage: RequantizedGEMMOutput, column: Int) -> WideBlock { WideBlock(stage, column: column) }
 
     @inline(always)
-    static func requantized(_ values: SIMD16<Int32>, _ constants: WideBlock, of stage: RequantizedGEMMOutput) -> SIMD16<Int32> {
-        constants.requantized(values, nonnegative: true)
+    static func scaled(_ values: SIMD16<Int32>, _ constants: WideBlock, of stage: RequantizedGEMMOutput) -> SIMD16<Int32> {
+        constants.scaled(values, nonnegative: true)
     }
+
+    @inline(always)
+    static func offset(of stage: RequantizedGEMMOutput) -> Int32 { stage.zeroPoint }
 }
 
 /// One block of 16 channels' constants of the one-shift form (the `Constants` of `WideForm`
 /// and `WideNonNegativeForm`), loaded once for the rows of a tile or the pixels of a row.
 struct WideBlock {
     let multipliers, oddMultipliers, evenNudges, oddNudges, shifts: SIMD16<Int32>
-    let zeroPoint: SIMD16<Int32>
 
     /// The block at `column` (a multiple of 16) of a stage that has the wide form.
     @inline(always)
@@ -214,28 +224,31 @@ struct WideBlock {
         evenNudges = swiftlite_load_dwords(constants + 64)
         oddNudges = swiftlite_load_dwords(constants + 128)
         shifts = swiftlite_load_dwords(constants + 192)
-        zeroPoint = SIMD16(repeating: stage.zeroPoint)
     }
 
-    /// `WideForm.requantized`, or `WideNonNegativeForm.requantized` when `nonnegative`.
+    /// `WideForm.scaled`, or `WideNonNegativeForm.scaled` when `nonnegative`.
     @inline(always)
-    func requantized(_ values: SIMD16<Int32>, nonnegative: Bool) -> SIMD16<Int32> {
-        (nonnegative
+    func scaled(_ values: SIMD16<Int32>, nonnegative: Bool) -> SIMD16<Int32> {
+        nonnegative
             ? swiftlite_requantize_wide_nonnegative_block(values, multipliers, oddMultipliers, evenNudges, oddNudges, shifts)
-            : swiftlite_requantize_wide_block(values, multipliers, oddMultipliers, evenNudges, oddNudges, shifts)) &+ zeroPoint
+            : swiftlite_requantize_wide_block(values, multipliers, oddMultipliers, evenNudges, oddNudges, shifts)
     }
 }
 
 /// The two rounding steps lane by lane (`RequantizationBlock`), for the stages the wide form
-/// does not cover; its constants stay where they are (the column).
+/// does not cover; its constants stay where they are (the column). Its results have the zero
+/// point added and are clamped already.
 enum LaneForm: RequantizationForm {
     @inline(always)
     static func constants(of stage: RequantizedGEMMOutput, column: Int) -> Int { column }
 
     @inline(always)
-    static func requantized(_ values: SIMD16<Int32>, _ column: Int, of stage: RequantizedGEMMOutput) -> SIMD16<Int32> {
+    static func scaled(_ values: SIMD16<Int32>, _ column: Int, of stage: RequantizedGEMMOutput) -> SIMD16<Int32> {
         stage.requantization(at: column).apply(values)
     }
+
+    @inline(always)
+    static func offset(of stage: RequantizedGEMMOutput) -> Int32 { 0 }
 }
 
 /// What the engine's `RequantizedGEMMOutput.store` stores, in this module's instructions and in
@@ -277,11 +290,11 @@ struct RequantizingStore<Form: RequantizationForm>: VNNIOutput {
         guard let unsignedBytes = stage.packedBytesAreUnsigned else {
             return storeBlocks(c0, c1, c2, c3, row: row, column: column, width: width, blocks: blocks)
         }
-        let q0 = Form.requantized(c0, blocks.0, of: stage), q1 = Form.requantized(c1, blocks.1, of: stage)
-        let q2 = width == 4 ? Form.requantized(c2, blocks.2, of: stage) : q0
-        let q3 = width == 4 ? Form.requantized(c3, blocks.3, of: stage) : q0
+        let q0 = Form.scaled(c0, blocks.0, of: stage), q1 = Form.scaled(c1, blocks.1, of: stage)
+        let q2 = width == 4 ? Form.scaled(c2, blocks.2, of: stage) : q0
+        let q3 = width == 4 ? Form.scaled(c3, blocks.3, of: stage) : q0
         swiftlite_store_clamped_bytes(stage.base + row * stage.rowStride + column, q0, q1, q2, q3, width,
-                                      unsignedBytes ? 1 : 0, stage.minimum, stage.maximum,
+                                      unsignedBytes ? 1 : 0, Form.offset(of: stage), stage.minimum, stage.maximum,
                                       min(stage.columns - column, 16 * width))
     }
 }
@@ -302,11 +315,11 @@ extension RequantizingStore {
         func requantize(_ a: inout SIMD16<Int32>, _ b: inout SIMD16<Int32>, _ c: inout SIMD16<Int32>, _ d: inout SIMD16<Int32>,
                         column: Int) {
             let constants = block(at: column)
-            a = Form.requantized(a, constants, of: stage)
+            a = Form.scaled(a, constants, of: stage)
             if rows == 4 {
-                b = Form.requantized(b, constants, of: stage)
-                c = Form.requantized(c, constants, of: stage)
-                d = Form.requantized(d, constants, of: stage)
+                b = Form.scaled(b, constants, of: stage)
+                c = Form.scaled(c, constants, of: stage)
+                d = Form.scaled(d, constants, of: stage)
             }
         }
         requantize(&r0.0, &r1.0, &r2.0, &r3.0, column: column)
@@ -320,7 +333,7 @@ extension RequantizingStore {
         func pack(_ r: TileRow, _ offset: Int) {
             swiftlite_store_clamped_bytes(stage.base + (row + offset) * stage.rowStride + column, r.0, r.1,
                                           width == 4 ? r.2 : r.0, width == 4 ? r.3 : r.0, width, unsigned,
-                                          stage.minimum, stage.maximum, count)
+                                          Form.offset(of: stage), stage.minimum, stage.maximum, count)
         }
         pack(r0, 0)
         if rows == 4 {

@@ -69,7 +69,6 @@ public enum QuantizedAddition {
                                                lhs: Stage?, rhs: Stage?, output: Stage, subtract: Bool,
                                                lower: Int32, upper: Int32) {
         let lhsOffset = SIMD16<Int32>(repeating: zeroPoints.lhs), rhsOffset = SIMD16<Int32>(repeating: zeroPoints.rhs)
-        let outOffset = SIMD16<Int32>(repeating: zeroPoints.output)
         let negate = SIMD16<Int32>(repeating: subtract ? -1 : 0)
         // An operand without a stage reads the output's constants, which it never uses.
         let lhsBlock = Block(lhs ?? output), rhsBlock = Block(rhs ?? output), outBlock = Block(output)
@@ -85,17 +84,17 @@ public enum QuantizedAddition {
         func sum(_ i: Int) -> SIMD16<Int32> {
             let su = operand(x + i, lhsOffset, lhsHalf, lhsBlock)
             let sv = operand(y + i, rhsOffset, rhsHalf, rhsBlock)
-            return outBlock.rescaled(su &+ ((sv ^ negate) &- negate)) &+ outOffset
+            return outBlock.rescaled(su &+ ((sv ^ negate) &- negate))
         }
         var i = 0
         while i + 64 <= count {
             swiftlite_store_clamped_bytes(z + i, sum(i), sum(i + 16), sum(i + 32), sum(i + 48), 4, signed ? 0 : 1,
-                                          lower, upper, 64)
+                                          zeroPoints.output, lower, upper, 64)
             i &+= 64
         }
         while i < count {
             let q = sum(i)
-            swiftlite_store_clamped_bytes(z + i, q, q, q, q, 1, signed ? 0 : 1, lower, upper, 16)
+            swiftlite_store_clamped_bytes(z + i, q, q, q, q, 1, signed ? 0 : 1, zeroPoints.output, lower, upper, 16)
             i &+= 16
         }
     }

@@ -319,19 +319,26 @@ SWIFTLITE_INLINE swiftlite_i32x16 swiftlite_tap_quads(const void *p, int taps) {
 }
 #endif
 
-/// Up to 64 `int32` lanes (`blocks` = 4, 2 or 1 vectors, `a` first) as bytes at `p`: packed with
-/// saturation (`vpackssdw`, then `vpacksswb`, or `vpackuswb` when `unsignedBytes`), put back in
+/// Up to 64 `int32` lanes (`blocks` = 4, 2 or 1 vectors, `a` first) plus `offset` as bytes at
+/// `p`: packed with saturation to words (`vpackssdw`), `offset` added with saturation
+/// (`vpaddsw`), packed again (`vpacksswb`, or `vpackuswb` when `unsignedBytes`), put back in
 /// lane order (`vpermd`), clamped to `minimum ... maximum` byte by byte and stored, the first
-/// `count` (0...16 · blocks) of them. Exactly the bytes of each lane clamped as an `int32`: the
-/// clamp range lies inside the packs' range (−128...127, or 0...255 when `unsignedBytes`).
-/// The vectors past `blocks` are not read.
+/// `count` (0...16 · blocks) of them. Exactly the bytes of each lane plus `offset` clamped as an
+/// `int32`, for `offset` in −255...255: the clamp range lies inside the last pack's range
+/// (−128...127, or 0...255 when `unsignedBytes`), and a word that saturated (|x| ≥ 2^15) stays
+/// beyond it, with the sign of `x + offset`. The vectors past `blocks` are not read.
 SWIFTLITE_INLINE void swiftlite_store_clamped_bytes(void *p, swiftlite_i32x16 a, swiftlite_i32x16 b,
                                                     swiftlite_i32x16 c, swiftlite_i32x16 d, intptr_t blocks,
-                                                    int unsignedBytes, int32_t minimum, int32_t maximum,
-                                                    intptr_t count) {
+                                                    int unsignedBytes, int32_t offset, int32_t minimum,
+                                                    int32_t maximum, intptr_t count) {
     __m512i second = blocks >= 2 ? (__m512i)b : (__m512i)a;
     __m512i low = _mm512_packs_epi32((__m512i)a, second);
     __m512i high = blocks == 4 ? _mm512_packs_epi32((__m512i)c, (__m512i)d) : low;
+    if (offset != 0) {
+        const __m512i words = _mm512_set1_epi16((short)offset);
+        low = _mm512_adds_epi16(low, words);
+        high = blocks == 4 ? _mm512_adds_epi16(high, words) : low;
+    }
     // Dword 4i + j now holds elements 4i ... 4i + 3 of vector j (of each 128-bit lane's pack).
     __m512i bytes = unsignedBytes ? _mm512_packus_epi16(low, high) : _mm512_packs_epi16(low, high);
     const __m512i order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
