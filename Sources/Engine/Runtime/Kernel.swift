@@ -4,6 +4,14 @@
 /// per-run memory comes from `TensorMemory` (tensors and a scratch area sized at prepare time).
 protocol Kernel: Sendable {
     func eval(_ memory: TensorMemory)
+    /// The folded constant this kernel owns, if it is one (`FoldedConstant`). A requirement, not
+    /// a cast: `as? any DiscardableConstant` looks the conformance up in every loaded image the
+    /// first time it sees a kernel type, some 20–60 µs per type with Foundation loaded.
+    var discardableConstant: (any DiscardableConstant)? { get }
+}
+
+extension Kernel {
+    var discardableConstant: (any DiscardableConstant)? { nil }
 }
 
 /// A kernel whose `eval` cuts its output into parts (`TensorMemory.parallelize`) that any of the

@@ -108,7 +108,7 @@ public final class Plan: Sendable {
             scratch = max(scratch, context.scratchBytes)
             workerScratch = max(workerScratch, context.workerScratchBytes)
             steps.append(Step(node: node, kernel: kernel))
-            if let constant = kernel as? any DiscardableConstant, let t = node.outputs.first { folded[t] = constant }
+            if let constant = kernel.discardableConstant, let t = node.outputs.first { folded[t] = constant }
             for (slot, t) in node.inputs.enumerated() where t >= 0 {
                 readersLeft[t] -= 1
                 guard tensors[t].isConstant else { continue }

@@ -6,6 +6,8 @@ struct FoldedConstant<Element>: Kernel, DiscardableConstant {
 
     func eval(_ memory: TensorMemory) {}
 
+    var discardableConstant: (any DiscardableConstant)? { self }
+
     func discard() { values.discard() }
 }
 
