@@ -5,8 +5,8 @@
 protocol Kernel: Sendable {
     func eval(_ memory: TensorMemory)
     /// The folded constant this kernel owns, if it is one (`FoldedConstant`). A requirement, not
-    /// a cast: `as? any DiscardableConstant` looks the conformance up in every loaded image the
-    /// first time it sees a kernel type, some 20–60 µs per type with Foundation loaded.
+    /// a cast: `as? any DiscardableConstant` searches the conformance records of every loaded
+    /// library (Foundation's are many) the first time it meets a kernel type.
     var discardableConstant: (any DiscardableConstant)? { get }
 }
 
