@@ -205,10 +205,25 @@ struct IntegerGEMM: Sendable {
                                  rowLength: Int, panelBytes: Int, delta: UInt8, padding: UInt8) {
         let deltas = SIMD4<UInt8>(repeating: delta)
         let words = rowLength / 4
+        // Whole panels a line at a time: word `g` of the 16 columns' rows, gathered into one
+        // 64-byte line, stored once (a 4-byte store per word left most of the packing's time in
+        // loop overhead).
+        let wholePanels = columns / panelWidth
+        let lineDeltas = SIMD64<UInt8>(repeating: delta)
+        for panel in 0 ..< wholePanels {
+            let rows = source + panel * panelWidth * rowLength, out = target + panel * panelBytes
+            for g in 0 ..< words {
+                var line = SIMD16<UInt32>()
+                let word = rows + 4 * g
+                for c in 0 ..< panelWidth { line[c] = word.loadUnaligned(fromByteOffset: c * rowLength, as: UInt32.self) }
+                out.storeBytes(of: unsafeBitCast(line, to: SIMD64<UInt8>.self) &- lineDeltas, toByteOffset: 64 * g,
+                               as: SIMD64<UInt8>.self)
+            }
+        }
         for n in 0 ..< columns {
             let row = source + n * rowLength
             let column = target + (n / panelWidth) * panelBytes + (n % panelWidth) * 4
-            for g in 0 ..< words {
+            for g in 0 ..< (n < wholePanels * panelWidth ? 0 : words) {
                 let bytes = row.loadUnaligned(fromByteOffset: 4 * g, as: SIMD4<UInt8>.self) &- deltas
                 column.storeBytes(of: bytes, toByteOffset: 64 * g, as: SIMD4<UInt8>.self)
             }
