@@ -21,7 +21,7 @@ enum Dequantize {
         let kernel = DequantizeKernel(input: context.node.inputs[Self.input], output: context.node.outputs[Self.output],
                                       count: input.elementCount, dequantization: dequantization)
         guard let data = input.constantData else { return kernel }
-        let values = PackedBuffer<Float>(count: input.elementCount, initializedTo: 0)
+        let values = PackedBuffer<Float>(count: input.elementCount, initializedTo: 0, discardable: true)
         // `elements(as:)` returns aligned memory (copying a misaligned constant).
         let source = input.dataType.byteSize == 1 ? data.bytes.baseAddress : UnsafeRawPointer(data.elements(as: UInt16.self).baseAddress)
         if let source { kernel.dequantize(source, into: values.pointer) }

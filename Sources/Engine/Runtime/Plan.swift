@@ -85,45 +85,50 @@ public final class Plan: Sendable {
         // drop those pages now, so that only what packing reads comes back, one operator at a time.
         graph.file.releasePages(of: graph.file.bytes)
         var macs = 0
-        for node in graph.nodes {
-            guard let prepare = registry.prepare(for: node) else {
-                throw .unsupportedOperator(op: node.opName, index: node.index,
-                                           reason: node.customName != nil ? "no kernel for custom operator '\(node.opName)'" : "no kernel for this builtin operator")
-            }
-            var context = PrepareContext(node: node, tensors: tensors, limits: limits)
-            // The context's array must be the only reference to its storage, or every output
-            // shape it sets copies all the descriptors (quadratic in the graph's size).
-            tensors = []
-            var kernel = try prepare(&context)
-            // Kernels write exactly the shapes their prepare decided; an output left at the
-            // model's declared shape would let a lying model size the memory that eval writes.
-            for slot in node.outputs.indices where !context.sizedOutputs.contains(slot) {
-                throw .invalidOperator(op: node.opName, index: node.index, reason: "prepare did not size output \(slot) (an engine bug)")
-            }
-            try limits.checkOutputs(of: context)
-            try limits.accumulateMACs(context, into: &macs)
-            // All-constant inputs (shape arithmetic): run once now, outputs become constants.
-            if let folded = try ConstantPropagation.fold(kernel, &context) { kernel = folded }
-            tensors = context.tensors
-            scratch = max(scratch, context.scratchBytes)
-            workerScratch = max(workerScratch, context.workerScratchBytes)
-            steps.append(Step(node: node, kernel: kernel))
-            if let constant = kernel.discardableConstant, let t = node.outputs.first { folded[t] = constant }
-            for (slot, t) in node.inputs.enumerated() where t >= 0 {
-                readersLeft[t] -= 1
-                guard tensors[t].isConstant else { continue }
-                if !context.packedSlots.contains(slot) { readAtEval.insert(t) }
-                guard readersLeft[t] == 0, !readAtEval.contains(t) else { continue }
-                if let constant = folded[t] {
-                    if !preserveAllTensors {
-                        constant.discard()
-                        discarded.insert(t)
+        func prepareOperators() throws(ModelError) {
+            for node in graph.nodes {
+                guard let prepare = registry.prepare(for: node) else {
+                    throw .unsupportedOperator(op: node.opName, index: node.index,
+                                               reason: node.customName != nil ? "no kernel for custom operator '\(node.opName)'" : "no kernel for this builtin operator")
+                }
+                var context = PrepareContext(node: node, tensors: tensors, limits: limits)
+                // The context's array must be the only reference to its storage, or every output
+                // shape it sets copies all the descriptors (quadratic in the graph's size).
+                tensors = []
+                var kernel = try prepare(&context)
+                // Kernels write exactly the shapes their prepare decided; an output left at the
+                // model's declared shape would let a lying model size the memory that eval writes.
+                for slot in node.outputs.indices where !context.sizedOutputs.contains(slot) {
+                    throw .invalidOperator(op: node.opName, index: node.index, reason: "prepare did not size output \(slot) (an engine bug)")
+                }
+                try limits.checkOutputs(of: context)
+                try limits.accumulateMACs(context, into: &macs)
+                // All-constant inputs (shape arithmetic): run once now, outputs become constants.
+                if let folded = try ConstantPropagation.fold(kernel, &context) { kernel = folded }
+                tensors = context.tensors
+                scratch = max(scratch, context.scratchBytes)
+                workerScratch = max(workerScratch, context.workerScratchBytes)
+                steps.append(Step(node: node, kernel: kernel))
+                if let constant = kernel.discardableConstant, let t = node.outputs.first { folded[t] = constant }
+                for (slot, t) in node.inputs.enumerated() where t >= 0 {
+                    readersLeft[t] -= 1
+                    guard tensors[t].isConstant else { continue }
+                    if !context.packedSlots.contains(slot) { readAtEval.insert(t) }
+                    guard readersLeft[t] == 0, !readAtEval.contains(t) else { continue }
+                    if let constant = folded[t] {
+                        if !preserveAllTensors {
+                            constant.discard()
+                            discarded.insert(t)
+                        }
+                    } else if let bytes = graph.tensors[t].constantData?.bytes, graph.file.releasePages(of: bytes) {
+                        released.insert(t)
                     }
-                } else if let bytes = graph.tensors[t].constantData?.bytes, graph.file.releasePages(of: bytes) {
-                    released.insert(t)
                 }
             }
         }
+        // The kernels' packed buffers come from one arena of huge pages (`PackingArena`).
+        let arena = PackingArena.isEnabled ? PackingArena() : nil
+        try PackingArena.$current.withValue(arena) { Result { () throws(ModelError) in try prepareOperators() } }.get()
         for t in tensors where t.dataType == .string && !t.isConstant {
             throw .invalidTensor(index: t.index, name: t.name, reason: "string tensors are not supported")
         }
