@@ -3,8 +3,8 @@ import XCTest
 @testable import Engine
 
 /// Zeroed buffers from the heap (small), from populated mappings (`ZeroedMemory.mappedBytes` and
-/// up) and from mappings on 2 MiB boundaries (`hugeBytes` and up): zero, aligned, writable to
-/// their last byte, and returned; packed buffers built on them.
+/// up) and from mappings on 2 MiB boundaries (`hugeBytes` and up, or rounded up to it): zero,
+/// aligned, writable to their last byte, and returned; packed buffers built on them.
 final class ZeroedMemoryTests: XCTestCase {
     func testBuffersOfEverySizeAreZeroAlignedAndWritable() {
         let threshold = ZeroedMemory.mappedBytes, huge = ZeroedMemory.hugeBytes
@@ -22,6 +22,21 @@ final class ZeroedMemoryTests: XCTestCase {
                 XCTAssertEqual(bytes[byteCount - 1], 2)
                 memory.deallocate()
             }
+        }
+    }
+
+    /// Whole huge pages where they add at most a third, else whole pages.
+    func testMappedLengthRoundsUpToHugePagesWhereThatAddsLittle() {
+        let page = 4096, huge = ZeroedMemory.hugeBytes
+        XCTAssertEqual(ZeroedMemory.mappedLength(1), page)
+        XCTAssertEqual(ZeroedMemory.mappedLength(1 << 20), 1 << 20)
+        XCTAssertEqual(ZeroedMemory.mappedLength(huge * 3 / 4), huge)
+        XCTAssertEqual(ZeroedMemory.mappedLength(huge * 3 / 4 - page), huge * 3 / 4 - page)
+        XCTAssertEqual(ZeroedMemory.mappedLength(huge), huge)
+        XCTAssertEqual(ZeroedMemory.mappedLength(huge + 1), huge + page, "a second huge page would add almost all of one")
+        XCTAssertEqual(ZeroedMemory.mappedLength(huge * 3 / 2 + 1), 2 * huge)
+        for byteCount in [1, 100, page + 1, huge / 2, huge * 3 / 4, huge + 1, 5 * huge + 7] {
+            XCTAssertGreaterThanOrEqual(ZeroedMemory.mappedLength(byteCount), byteCount)
         }
     }
 
