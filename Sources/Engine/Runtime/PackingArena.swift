@@ -8,17 +8,16 @@ import Darwin
 /// (weights, biases, per-channel constants), carved one after another out of a few mappings of
 /// `chunkBytes` that ask for transparent huge pages.
 ///
-/// Most of a plan's buffers are small (a layer's weights, its constants), each a heap
-/// allocation or mapping of its own, zeroed page by page: in a VM every 4 KiB page costs a
-/// fault and a page-table update, which made mapping and zeroing a third of MobileNetV2 int8's
-/// load and prepare. Out of one huge-page mapping, the same bytes come 2 MiB per fault. The
+/// Most of a plan's buffers are small (a layer's weights, its constants); each on its own would
+/// be a heap allocation or a mapping zeroed page by page, a fault and a page-table update per
+/// 4 KiB (dear in a VM). Out of a huge-page mapping the same bytes come 2 MiB per fault. The
 /// chunks are not populated: a page becomes resident when a buffer in it is first written
 /// (packing writes every buffer), so the resident memory is what the buffers use, rounded up
 /// to whole huge pages (2 MiB per chunk at most) where the system grants them.
 ///
 /// `Plan` makes an arena `current` while it prepares (where `isEnabled`); a `PackedBuffer` made
-/// zero-filled then takes its memory from it. The arena lives until the last of its buffers is gone (each holds
-/// it), then unmaps its chunks. One plan's preparation uses it, on one thread.
+/// zero-filled then takes its memory from it. The arena lives until the last of its buffers is
+/// gone (each holds it), then unmaps its chunks. One plan's preparation uses it, on one thread.
 final class PackingArena: @unchecked Sendable {
     /// The arena of the plan being prepared on this thread (or task); nil elsewhere.
     @TaskLocal static var current: PackingArena?

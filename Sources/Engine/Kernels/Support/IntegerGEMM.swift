@@ -205,9 +205,9 @@ struct IntegerGEMM: Sendable {
                                  rowLength: Int, panelBytes: Int, delta: UInt8, padding: UInt8) {
         let deltas = SIMD4<UInt8>(repeating: delta)
         let words = rowLength / 4
-        // Whole panels a line at a time: word `g` of the 16 columns' rows, gathered into one
-        // 64-byte line, stored once (a 4-byte store per word left most of the packing's time in
-        // loop overhead).
+        // Whole panels a line at a time: word `g` of the 16 columns' rows gathered into one
+        // 64-byte line and stored once. The last, partial panel and the depths past the last
+        // whole word take the column loop below.
         let wholePanels = columns / panelWidth
         let lineDeltas = SIMD64<UInt8>(repeating: delta)
         for panel in 0 ..< wholePanels {
