@@ -334,11 +334,9 @@ SWIFTLITE_INLINE void swiftlite_store_clamped_bytes(void *p, swiftlite_i32x16 a,
     __m512i second = blocks >= 2 ? (__m512i)b : (__m512i)a;
     __m512i low = _mm512_packs_epi32((__m512i)a, second);
     __m512i high = blocks == 4 ? _mm512_packs_epi32((__m512i)c, (__m512i)d) : low;
-    if (offset != 0) {
-        const __m512i words = _mm512_set1_epi16((short)offset);
-        low = _mm512_adds_epi16(low, words);
-        high = blocks == 4 ? _mm512_adds_epi16(high, words) : low;
-    }
+    const __m512i words = _mm512_set1_epi16((short)offset);
+    low = _mm512_adds_epi16(low, words);
+    high = blocks == 4 ? _mm512_adds_epi16(high, words) : low;
     // Dword 4i + j now holds elements 4i ... 4i + 3 of vector j (of each 128-bit lane's pack).
     __m512i bytes = unsignedBytes ? _mm512_packus_epi16(low, high) : _mm512_packs_epi16(low, high);
     const __m512i order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);

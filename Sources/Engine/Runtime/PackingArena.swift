@@ -37,7 +37,6 @@ final class PackingArena: @unchecked Sendable {
 
     /// Bytes per chunk. Buffers from half of it up get a mapping of their own (`ZeroedMemory`).
     static let chunkBytes = 4 << 20
-    private static let hugeBytes = 2 << 20
     private static let lineBytes = 64
 
     /// The chunks mapped so far, the last one being filled.
@@ -82,15 +81,7 @@ final class PackingArena: @unchecked Sendable {
     /// `chunkBytes` of zero bytes from a huge-page boundary, advised for huge pages (advice only:
     /// without THP the pages are small), not populated; nil if the system refuses the mapping.
     private static func mapChunk() -> UnsafeMutableRawBufferPointer? {
-        let length = chunkBytes
-        guard let raw = mmap(nil, length + hugeBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0),
-              raw != MAP_FAILED else { return nil }
-        let head = (hugeBytes - Int(bitPattern: raw) % hugeBytes) % hugeBytes
-        let base = raw + head
-        if head > 0 { munmap(raw, head) }
-        munmap(base + length, hugeBytes - head)
-        _ = madvise(base, length, MADV_HUGEPAGE)
-        return UnsafeMutableRawBufferPointer(start: base, count: length)
+        ZeroedMemory.mapForHugePages(chunkBytes, populate: false).map { UnsafeMutableRawBufferPointer(start: $0, count: chunkBytes) }
     }
     #endif
 }

@@ -71,9 +71,11 @@ struct ZeroedMemory {
     }
 
     #if os(Linux)
-    /// `length` (whole pages) zeroed, populated bytes from a 2 MiB boundary, advised for huge
-    /// pages: a mapping one huge page longer, its ends cut off. Nil if the system refuses.
-    private static func mapForHugePages(_ length: Int) -> UnsafeMutableRawPointer? {
+    /// `length` (whole pages) zeroed bytes from a 2 MiB boundary, advised for huge pages: a
+    /// mapping one huge page longer, its ends cut off. Populated unless `populate` is false
+    /// (`PackingArena`'s chunks, whose pages become resident as buffers are written). Nil if the
+    /// system refuses.
+    static func mapForHugePages(_ length: Int, populate: Bool = true) -> UnsafeMutableRawPointer? {
         guard let raw = mmap(nil, length + hugeBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0),
               raw != MAP_FAILED else { return nil }
         let head = (hugeBytes - Int(bitPattern: raw) % hugeBytes) % hugeBytes
@@ -82,7 +84,7 @@ struct ZeroedMemory {
         munmap(base + length, hugeBytes - head)
         // Advice only: without THP the pages are small, and populated all the same.
         _ = madvise(base, length, MADV_HUGEPAGE)
-        if madvise(base, length, MADV_POPULATE_WRITE) != 0 {
+        if populate, madvise(base, length, MADV_POPULATE_WRITE) != 0 {
             // Kernels before 5.14: one write per page maps it.
             for offset in stride(from: 0, to: length, by: pageBytes) {
                 base.storeBytes(of: 0, toByteOffset: offset, as: UInt8.self)
