@@ -279,6 +279,9 @@ add_mean("mean_axes12_1x5x6x4", (1, 5, 6, 4), [1, 2], False, ("uniform", -0.5, 2
 add_mean("mean_axis_m1_2x3x10", (2, 3, 10), [-1], False)
 add_mean("mean_axes03_keepdims_3x2x2x5", (3, 2, 2, 5), [0, 3], True, ("normal", 1.0))
 add_mean("mean_axis1_2x9x4", (2, 9, 4), [1], True)
+# Rows of 16 outputs and more (the lanes of the engine's output stage) with a tail past them.
+add_mean("mean_axes12_1x7x7x40", (1, 7, 7, 40), [1, 2], False)
+add_mean("mean_axes12_keepdims_2x4x4x33", (2, 4, 4, 33), [1, 2], True, ("normal", 1.0))
 
 
 # --- SOFTMAX ------------------------------------------------------------------

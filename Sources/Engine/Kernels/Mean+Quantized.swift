@@ -1,3 +1,5 @@
+import Microkernels
+
 extension Mean {
     /// Integer mean (uint8, int8), as TFLite's reference `QuantizedMeanOrSum` (which BUILTIN_REF
     /// uses for every axis set, including `[1, H, W, C]` over axes 1 and 2):
@@ -70,10 +72,33 @@ struct MeanQuantized<T: FixedWidthInteger & Sendable>: Kernel {
         // TFLite subtracts zpIn · n in 64 bits and keeps the low 32.
         let offset = Int32(truncatingIfNeeded: Int64(inputZeroPoint) * Int64(count))
         let lower = Int32(T.min), upper = Int32(T.max)
-        for i in 0 ..< layout.outputCount {
+        let vectors = requantizesInLanes ? layout.outputCount / 16 * 16 : 0
+        if vectors > 0 {
+            // Sixteen outputs at a time, the same rounding steps in lanes (`requantizesInLanes`).
+            let m = multiplier
+            let leftShift = SIMD16<Int32>(repeating: Int32(max(m.shift, 0)))
+            let rightShift = SIMD16<Int32>(repeating: Int32(max(-m.shift, 0)))
+            let factor = SIMD16<Int32>(repeating: m.multiplier), zero = SIMD16<Int32>(repeating: outputZeroPoint)
+            let low = SIMD16<Int32>(repeating: lower), high = SIMD16<Int32>(repeating: upper)
+            let raw = UnsafeMutableRawPointer(out).assumingMemoryBound(to: UInt8.self)
+            for i in stride(from: 0, to: vectors, by: 16) {
+                let sum = UnsafeRawPointer(sums + i).loadUnaligned(as: SIMD16<Int32>.self) &- SIMD16(repeating: offset)
+                let value = roundingDivideByPOT(roundingDoublingHighMul(sum &<< leftShift, factor), rightShift) &+ zero
+                storeLowBytes(value.replacing(with: low, where: value .< low).replacing(with: high, where: value .> high),
+                              to: raw + i, count: 16)
+            }
+        }
+        for i in vectors ..< layout.outputCount {
             let value = outputZeroPoint &+ multiplyByQuantizedMultiplier(sums[i] &- offset, multiplier)
             out[i] = T(truncatingIfNeeded: min(max(value, lower), upper))
         }
+    }
+
+    /// Whether the lanes' rounding steps give `multiplyByQuantizedMultiplier`'s results: shifts
+    /// within a lane's 0...31, and a multiplier whose doubling high multiply cannot saturate
+    /// (only `Int32.min` times itself does).
+    private var requantizesInLanes: Bool {
+        multiplier.multiplier != .min && (-31 ... 31).contains(multiplier.shift)
     }
 
     /// Adds the inputs under dimension `d` into their outputs, consuming `source` in memory order.
