@@ -320,12 +320,23 @@ add_softmax("softmax_2x3x17", (2, 3, 17), dist=("normal", 1.0))
 add_softmax("softmax_beta0p5_1x10", (1, 10), beta=0.5)
 add_softmax("softmax_beta2p5_3x7", (3, 7), beta=2.5)
 add_softmax("softmax_1x1001", (1, 1001), dist=("normal", 4.0))
+# Rows of 128 and more (the engine's per-row output tables), with differences past diff_min.
+add_softmax("softmax_beta2p5_2x200", (2, 200), beta=2.5, dist=("normal", 2.0))
 add(Case(
     name="softmax_int16_output_2x13",
     description=("SOFTMAX of 8-bit input into an int16 output (scale 1/65536, zero point -32768), "
                  "rewritten in the flatbuffer since the converter keeps 8-bit outputs; uint8 "
                  "variant: uint8 -> int16."),
     build=lambda rng: ((lambda x: tf.nn.softmax(x)), [(2, 13)]),
+    expect_ops=["SOFTMAX"],
+    input_dist=("normal", 2.0),
+    variants=("int8", "uint8"),
+    patch=patch_softmax_int16_output,
+))
+add(Case(
+    name="softmax_int16_output_1x300",
+    description="softmax_int16_output_2x13 with one row of 300 elements.",
+    build=lambda rng: ((lambda x: tf.nn.softmax(x)), [(1, 300)]),
     expect_ops=["SOFTMAX"],
     input_dist=("normal", 2.0),
     variants=("int8", "uint8"),

@@ -33,15 +33,26 @@ struct QuantizedSoftmax: Sendable, Equatable {
     /// 8-bit inputs can produce (entries below `diffMin` are never read).
     /// A pure cache: the values are exactly what the per-element computation gives.
     let exponentialTable: [Int32]
+    /// Each `exponentialTable` entry rescaled to the sum's Q12.19 (what a difference adds to it).
+    let summandTable: [Int32]
 
     init(inputBetaMultiplier: QuantizedMultiplier, diffMin: Int32) {
         self.inputBetaMultiplier = inputBetaMultiplier
         self.diffMin = diffMin
-        self.exponentialTable = (0..<256).map { d in
+        let exponentials = (0..<256).map { d in
             -Int32(d) >= diffMin
                 ? Self.exponential(ofDifference: -Int32(d), multiplier: inputBetaMultiplier) : 0
         }
+        exponentialTable = exponentials
+        summandTable = exponentials.map {
+            rescale($0, fromIntegerBits: 0, toIntegerBits: Self.accumulationIntegerBits)
+        }
     }
+
+    /// Rows at least this long take `evaluateThroughTables`: a row of 8-bit inputs has at most
+    /// 256 distinct differences from its maximum, so in a long row computing each output once
+    /// per difference costs less than once per element.
+    static let tableRowLength = 128
 
     /// Prepares the parameters as `SoftmaxPrepare<kReference>` does:
     /// `beta` and `inputScale` are widened from `Float` to `Double` first.
@@ -80,6 +91,54 @@ struct QuantizedSoftmax: Sendable, Equatable {
         return FixedPoint.expOnNegativeValues(scaled, integerBits: scaledDiffIntegerBits)
     }
 
+    /// `evaluate` for a long row: the same sum (each summand from `summandTable`) and, for each
+    /// difference from the row's maximum that occurs (`0 ... max − min`), the output that
+    /// `evaluate` computes for it, once; then each element's output looked up by its difference.
+    private func evaluateThroughTables<In: FixedWidthInteger, Out: FixedWidthInteger>(
+        row input: UnsafeBufferPointer<In>, into output: UnsafeMutableBufferPointer<Out>
+    ) {
+        var maxInRow = input[0], minInRow = input[0]
+        for value in input {
+            maxInRow = Swift.max(maxInRow, value)
+            minInRow = Swift.min(minInRow, value)
+        }
+        let maxValue = Int32(maxInRow)
+        // Differences of 8-bit values are within 0...255, the tables' indices.
+        let span = Int(maxValue &- Int32(minInRow))
+        let sumOfExps = summandTable.withUnsafeBufferPointer { summands in
+            var sum: Int32 = 0
+            for value in input { sum &+= summands[Int(maxValue &- Int32(value))] }
+            return sum
+        }
+        let (shiftedScale, numBitsOverUnit) = FixedPoint.reciprocal(
+            sumOfExps, integerBits: Self.accumulationIntegerBits)
+        let exponent = numBitsOverUnit + 31 - Out.bitWidth
+        precondition(exponent >= 0, "softmax output exponent out of range")
+        if exponent > 31 {
+            for index in 0..<output.count { output[index] = Out.min }
+            return
+        }
+        let outMin = Int32(Out.min)
+        let outMax = Int32(Out.max)
+        withUnsafeTemporaryAllocation(of: Out.self, capacity: 256) { outputs in
+            exponentialTable.withUnsafeBufferPointer { exponentials in
+                for d in 0...span {
+                    guard -Int32(d) >= diffMin else {
+                        outputs[d] = Out.min
+                        continue
+                    }
+                    let unsaturated = roundingDivideByPOT(
+                        saturatingRoundingDoublingHighMul(shiftedScale, exponentials[d]), exponent)
+                    let shifted = unsaturated &+ outMin
+                    outputs[d] = Out(truncatingIfNeeded: Swift.max(Swift.min(shifted, outMax), outMin))
+                }
+            }
+            for index in 0..<input.count {
+                output[index] = outputs[Int(maxValue &- Int32(input[index]))]
+            }
+        }
+    }
+
     /// Softmax of one row (the innermost dimension), written to `output`.
     /// `In` is `UInt8` or `Int8`; `Out` is `UInt8`, `Int8` or `Int16`.
     /// `input` and `output` must have the same count.
@@ -90,6 +149,9 @@ struct QuantizedSoftmax: Sendable, Equatable {
         row input: UnsafeBufferPointer<In>, into output: UnsafeMutableBufferPointer<Out>
     ) {
         precondition(input.count == output.count, "softmax row size mismatch")
+        if input.count >= Self.tableRowLength {
+            return evaluateThroughTables(row: input, into: output)
+        }
         guard let first = input.first else { return }
         var maxInRow = first
         for value in input where value > maxInRow { maxInRow = value }
