@@ -33,7 +33,8 @@ struct QuantizedSoftmax: Sendable, Equatable {
     /// 8-bit inputs can produce (entries below `diffMin` are never read).
     /// A pure cache: the values are exactly what the per-element computation gives.
     let exponentialTable: [Int32]
-    /// Each `exponentialTable` entry rescaled to the sum's Q12.19 (what a difference adds to it).
+    /// Each `exponentialTable` entry rescaled to the sum's Q12.19: what a difference adds to the
+    /// row's sum (0 below `diffMin`).
     let summandTable: [Int32]
 
     init(inputBetaMultiplier: QuantizedMultiplier, diffMin: Int32) {
@@ -118,19 +119,11 @@ struct QuantizedSoftmax: Sendable, Equatable {
             for index in 0..<output.count { output[index] = Out.min }
             return
         }
-        let outMin = Int32(Out.min)
-        let outMax = Int32(Out.max)
         withUnsafeTemporaryAllocation(of: Out.self, capacity: 256) { outputs in
             exponentialTable.withUnsafeBufferPointer { exponentials in
                 for d in 0...span {
-                    guard -Int32(d) >= diffMin else {
-                        outputs[d] = Out.min
-                        continue
-                    }
-                    let unsaturated = roundingDivideByPOT(
-                        saturatingRoundingDoublingHighMul(shiftedScale, exponentials[d]), exponent)
-                    let shifted = unsaturated &+ outMin
-                    outputs[d] = Out(truncatingIfNeeded: Swift.max(Swift.min(shifted, outMax), outMin))
+                    outputs[d] = -Int32(d) >= diffMin
+                        ? Self.output(exponentials[d], shiftedScale: shiftedScale, exponent: exponent) : Out.min
                 }
             }
             for index in 0..<input.count {
@@ -180,20 +173,21 @@ struct QuantizedSoftmax: Sendable, Equatable {
             return
         }
 
-        let outMin = Int32(Out.min)
-        let outMax = Int32(Out.max)
         for index in 0..<input.count {
             let difference = Int32(input[index]) &- maxValue
-            if difference >= diffMin {
-                let expIn0 = exponential(ofDifference: difference)
-                let unsaturated = roundingDivideByPOT(
-                    saturatingRoundingDoublingHighMul(shiftedScale, expIn0), exponent)
-                // unsaturated is in [0, 2^bitWidth], so adding the type minimum cannot overflow.
-                let shifted = unsaturated &+ outMin
-                output[index] = Out(truncatingIfNeeded: Swift.max(Swift.min(shifted, outMax), outMin))
-            } else {
-                output[index] = Out.min
-            }
+            output[index] = difference >= diffMin
+                ? Self.output(exponential(ofDifference: difference), shiftedScale: shiftedScale, exponent: exponent)
+                : Out.min
         }
+    }
+
+    /// One output: `exp(x − max)` in Q0.31 times the reciprocal of the row's sum, shifted to the
+    /// output's width (`exponent` in `0...31`) and offset by the type's minimum.
+    @inline(__always)
+    private static func output<Out: FixedWidthInteger>(_ exponential: Int32, shiftedScale: Int32, exponent: Int) -> Out {
+        let unsaturated = roundingDivideByPOT(saturatingRoundingDoublingHighMul(shiftedScale, exponential), exponent)
+        // unsaturated is in [0, 2^bitWidth], so adding the type minimum cannot overflow.
+        let shifted = unsaturated &+ Int32(Out.min)
+        return Out(truncatingIfNeeded: Swift.max(Swift.min(shifted, Int32(Out.max)), Int32(Out.min)))
     }
 }
