@@ -74,18 +74,16 @@ struct MeanQuantized<T: FixedWidthInteger & Sendable>: Kernel {
         let lower = Int32(T.min), upper = Int32(T.max)
         let vectors = requantizesInLanes ? layout.outputCount / 16 * 16 : 0
         if vectors > 0 {
-            // Sixteen outputs at a time, the same rounding steps in lanes (`requantizesInLanes`).
+            // Sixteen outputs at a time through the lane form of the same steps.
             let m = multiplier
-            let leftShift = SIMD16<Int32>(repeating: Int32(max(m.shift, 0)))
-            let rightShift = SIMD16<Int32>(repeating: Int32(max(-m.shift, 0)))
-            let factor = SIMD16<Int32>(repeating: m.multiplier), zero = SIMD16<Int32>(repeating: outputZeroPoint)
-            let low = SIMD16<Int32>(repeating: lower), high = SIMD16<Int32>(repeating: upper)
+            let stage = RequantizationBlock(
+                multipliers: SIMD16(repeating: m.multiplier), leftShifts: SIMD16(repeating: Int32(max(m.shift, 0))),
+                rightShifts: SIMD16(repeating: Int32(max(-m.shift, 0))), saturates: m.multiplier == .min, shiftsLeft: m.shift > 0,
+                zeroPoint: outputZeroPoint, minimum: lower, maximum: upper)
             let raw = UnsafeMutableRawPointer(out).assumingMemoryBound(to: UInt8.self)
             for i in stride(from: 0, to: vectors, by: 16) {
                 let sum = UnsafeRawPointer(sums + i).loadUnaligned(as: SIMD16<Int32>.self) &- SIMD16(repeating: offset)
-                let value = roundingDivideByPOT(roundingDoublingHighMul(sum &<< leftShift, factor), rightShift) &+ zero
-                storeLowBytes(value.replacing(with: low, where: value .< low).replacing(with: high, where: value .> high),
-                              to: raw + i, count: 16)
+                storeLowBytes(stage.apply(sum), to: raw + i, count: 16)
             }
         }
         for i in vectors ..< layout.outputCount {
@@ -94,12 +92,9 @@ struct MeanQuantized<T: FixedWidthInteger & Sendable>: Kernel {
         }
     }
 
-    /// Whether the lanes' rounding steps give `multiplyByQuantizedMultiplier`'s results: shifts
-    /// within a lane's 0...31, and a multiplier whose doubling high multiply cannot saturate
-    /// (only `Int32.min` times itself does).
-    private var requantizesInLanes: Bool {
-        multiplier.multiplier != .min && (-31 ... 31).contains(multiplier.shift)
-    }
+    /// Whether `RequantizationBlock` gives `multiplyByQuantizedMultiplier`'s results: shifts
+    /// within a lane's 0...31.
+    private var requantizesInLanes: Bool { (-31 ... 31).contains(multiplier.shift) }
 
     /// Adds the inputs under dimension `d` into their outputs, consuming `source` in memory order.
     private func accumulate(_ d: Int, _ source: inout UnsafePointer<T>, _ sums: UnsafeMutablePointer<Int32>) {

@@ -50,9 +50,8 @@ struct QuantizedSoftmax: Sendable, Equatable {
         }
     }
 
-    /// Rows at least this long take `evaluateThroughTables`: a row of 8-bit inputs has at most
-    /// 256 distinct differences from its maximum, so in a long row computing each output once
-    /// per difference costs less than once per element.
+    /// Rows at least this long compute each output once per difference from their maximum (at
+    /// most 256), then look the elements up (`evaluate`); shorter rows compute it per element.
     static let tableRowLength = 128
 
     /// Prepares the parameters as `SoftmaxPrepare<kReference>` does:
@@ -92,49 +91,15 @@ struct QuantizedSoftmax: Sendable, Equatable {
         return FixedPoint.expOnNegativeValues(scaled, integerBits: scaledDiffIntegerBits)
     }
 
-    /// `evaluate` for a long row: the same sum (each summand from `summandTable`) and, for each
-    /// difference from the row's maximum that occurs (`0 ... max − min`), the output that
-    /// `evaluate` computes for it, once; then each element's output looked up by its difference.
-    private func evaluateThroughTables<In: FixedWidthInteger, Out: FixedWidthInteger>(
-        row input: UnsafeBufferPointer<In>, into output: UnsafeMutableBufferPointer<Out>
-    ) {
-        var maxInRow = input[0], minInRow = input[0]
-        for value in input {
-            maxInRow = Swift.max(maxInRow, value)
-            minInRow = Swift.min(minInRow, value)
-        }
-        let maxValue = Int32(maxInRow)
-        // Differences of 8-bit values are within 0...255, the tables' indices.
-        let span = Int(maxValue &- Int32(minInRow))
-        let sumOfExps = summandTable.withUnsafeBufferPointer { summands in
-            var sum: Int32 = 0
-            for value in input { sum &+= summands[Int(maxValue &- Int32(value))] }
-            return sum
-        }
-        let (shiftedScale, numBitsOverUnit) = FixedPoint.reciprocal(
-            sumOfExps, integerBits: Self.accumulationIntegerBits)
-        let exponent = numBitsOverUnit + 31 - Out.bitWidth
-        precondition(exponent >= 0, "softmax output exponent out of range")
-        if exponent > 31 {
-            for index in 0..<output.count { output[index] = Out.min }
-            return
-        }
-        withUnsafeTemporaryAllocation(of: Out.self, capacity: 256) { outputs in
-            exponentialTable.withUnsafeBufferPointer { exponentials in
-                for d in 0...span {
-                    outputs[d] = -Int32(d) >= diffMin
-                        ? Self.output(exponentials[d], shiftedScale: shiftedScale, exponent: exponent) : Out.min
-                }
-            }
-            for index in 0..<input.count {
-                output[index] = outputs[Int(maxValue &- Int32(input[index]))]
-            }
-        }
-    }
-
     /// Softmax of one row (the innermost dimension), written to `output`.
     /// `In` is `UInt8` or `Int8`; `Out` is `UInt8`, `Int8` or `Int16`.
     /// `input` and `output` must have the same count.
+    ///
+    /// Each element's difference from the row's maximum is in `0...255`, the tables' indices:
+    /// the sum adds `summandTable` entries (the per-element rescaled exponentials, 0 below
+    /// `diffMin`). A row of at least `tableRowLength` elements then computes the output once for
+    /// each difference from 0 to `max − min` and looks every element up; a shorter one computes
+    /// it per element. The same arithmetic either way.
     ///
     /// Example (beta 1, input scale 1/256, uint8 → uint8): a row of equal values
     /// gives 256 / n per element, e.g. `[7, 7]` → `[128, 128]`.
@@ -142,25 +107,23 @@ struct QuantizedSoftmax: Sendable, Equatable {
         row input: UnsafeBufferPointer<In>, into output: UnsafeMutableBufferPointer<Out>
     ) {
         precondition(input.count == output.count, "softmax row size mismatch")
-        if input.count >= Self.tableRowLength {
-            return evaluateThroughTables(row: input, into: output)
-        }
+        precondition(In.bitWidth == 8, "softmax tables are indexed by differences of 8-bit values")
         guard let first = input.first else { return }
-        var maxInRow = first
-        for value in input where value > maxInRow { maxInRow = value }
+        var maxInRow = first, minInRow = first
+        for value in input {
+            maxInRow = Swift.max(maxInRow, value)
+            minInRow = Swift.min(minInRow, value)
+        }
         let maxValue = Int32(maxInRow)
+        @inline(__always)
+        func difference(_ index: Int) -> Int { Int(maxValue &- Int32(input[index])) }
 
         // Q12.19. Wraps (as TFLite's does) only for rows longer than 4096 at the max.
-        var sumOfExps: Int32 = 0
-        for value in input {
-            let difference = Int32(value) &- maxValue
-            if difference >= diffMin {
-                sumOfExps = sumOfExps &+ rescale(exponential(ofDifference: difference),
-                                                 fromIntegerBits: 0,
-                                                 toIntegerBits: Self.accumulationIntegerBits)
-            }
+        let sumOfExps = summandTable.withUnsafeBufferPointer { summands in
+            var sum: Int32 = 0
+            for index in 0..<input.count { sum &+= summands[difference(index)] }
+            return sum
         }
-
         let (shiftedScale, numBitsOverUnit) = FixedPoint.reciprocal(
             sumOfExps, integerBits: Self.accumulationIntegerBits)
         let exponent = numBitsOverUnit + 31 - Out.bitWidth
@@ -173,11 +136,19 @@ struct QuantizedSoftmax: Sendable, Equatable {
             return
         }
 
-        for index in 0..<input.count {
-            let difference = Int32(input[index]) &- maxValue
-            output[index] = difference >= diffMin
-                ? Self.output(exponential(ofDifference: difference), shiftedScale: shiftedScale, exponent: exponent)
-                : Out.min
+        exponentialTable.withUnsafeBufferPointer { exponentials in
+            @inline(__always)
+            func value(_ d: Int) -> Out {
+                -Int32(d) >= diffMin ? Self.output(exponentials[d], shiftedScale: shiftedScale, exponent: exponent) : Out.min
+            }
+            guard input.count >= Self.tableRowLength else {
+                for index in 0..<input.count { output[index] = value(difference(index)) }
+                return
+            }
+            withUnsafeTemporaryAllocation(of: Out.self, capacity: 256) { outputs in
+                for d in 0...Int(maxValue &- Int32(minInRow)) { outputs[d] = value(d) }
+                for index in 0..<input.count { output[index] = outputs[difference(index)] }
+            }
         }
     }
 
