@@ -7,8 +7,12 @@ For each model and for 1 and 2 threads: LiteRT with its default delegate (XNNPAC
 and `swiftlite bench --threads N` (release build), alternated for ROUNDS rounds (default 5) of RUNS
 invocations each (default 20) on random inputs, so that machine noise (the machine is shared) hits
 both alike. Prints, per model and thread count, the median over rounds of each runner's per-round
-median, the spread of those medians (min-max), and the ratio swiftlite / XNNPACK with the spread
-of the per-round ratios.
+median, the spread of those medians (min-max), and the ratio swiftlite / XNNPACK: the median of the
+per-round ratios, with their spread. A round's two runs follow each other within a second or two,
+so a ratio of one round compares two runs in the same state of the host; on a host whose virtual
+CPU switches between a fast and a slow state for tens of seconds (seen: 1.6 times the time), the
+ratio of the two medians would compare runs in different states whenever the runners spent
+different numbers of rounds in the slow one. On a calm host the two agree.
 
 --exe LABEL=PATH (repeatable): time these swiftlite binaries instead of .build/release/swiftlite,
 all alternated with LiteRT in the same rounds (e.g. the default build and a native one); the table
@@ -174,7 +178,7 @@ def latency(models, exes, markdown):
         k = json.loads(out)["kernels"]
         kernels[label] = f"float {k['float']}, integer {k['integer']}"
     header = (f"{time.strftime('%Y-%m-%d')}, {cpu_name()} ({cpu_flags()}), {os.cpu_count()} cores; "
-              f"{ROUNDS} rounds of {RUNS} invocations, runners alternated; ms = median of the per-round medians (min-max)")
+              f"{ROUNDS} rounds of {RUNS} invocations, runners alternated; ms = median of the per-round medians (min-max); ratio = median of the per-round ratios (min-max)")
     print(("" if not markdown else "") + header)
     for label, k in kernels.items():
         print(f"{'- ' if markdown else ''}{label}: kernels {k}")
@@ -206,14 +210,14 @@ def latency(models, exes, markdown):
             if markdown:
                 cells = [name, str(threads), f"{mx:.2f} ({spread(xnn)})"]
                 cells += [f"{medians[l]:.2f} ({spread(ours[l])})" for l in labels]
-                cells += [f"{medians[l] / mx:.2f} ({spread(ratios[l])})" for l in labels]
+                cells += [f"{np.median(ratios[l]):.2f} ({spread(ratios[l])})" for l in labels]
                 if len(labels) > 1:
                     pair = [b / a for a, b in zip(ours[labels[0]], ours[labels[-1]])]
-                    cells.append(f"{medians[labels[-1]] / medians[labels[0]]:.2f} ({spread(pair)})")
+                    cells.append(f"{np.median(pair):.2f} ({spread(pair)})")
                 print("| " + " | ".join(cells) + " |", flush=True)
             else:
                 line = f"{name:36s} {threads:3d} {mx:8.2f} ({spread(xnn):>11s}) "
-                line += " ".join(f"{medians[l]:8.2f} ({spread(ours[l]):>11s}) {medians[l] / mx:5.2f}x {spread(ratios[l]):>11s}" for l in labels)
+                line += " ".join(f"{medians[l]:8.2f} ({spread(ours[l]):>11s}) {np.median(ratios[l]):5.2f}x {spread(ratios[l]):>11s}" for l in labels)
                 print(line, flush=True)
     print("\nspeed-up from 1 to 2 threads (median ms ratio):")
     for name in dict.fromkeys(s[0] for s in summary):
