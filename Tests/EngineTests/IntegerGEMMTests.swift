@@ -10,7 +10,7 @@ import Microkernels
 /// are not a multiple of anything, row counts that are not a multiple of the 4-row tile,
 /// unsigned and signed activations, and extreme weights, activations and multipliers.
 final class IntegerGEMMTests: XCTestCase {
-    private let columnCounts = [1, 3, 15, 16, 17, 31, 32, 33, 48, 50, 64, 65]
+    private let columnCounts = [1, 3, 15, 16, 17, 24, 31, 32, 33, 48, 50, 64, 65]
     private let depths = [1, 2, 3, 7, 16, 27, 33, 100]
     private let rowCounts = [1, 2, 3, 4, 5, 7, 8, 9]
 

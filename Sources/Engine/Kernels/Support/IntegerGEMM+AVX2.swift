@@ -7,7 +7,9 @@
 // pair: two `ymm`), and the activations of a block of rows are first widened to `Int16` in a
 // scratch buffer (`Int8` ones with their sign bit flipped), so each row's pair is one
 // `vpbroadcastd` from memory. A tile is 4 rows × 16 columns: 8 accumulators in 16 `ymm`
-// registers, per pair 2 weight loads, 4 broadcasts, 8 `vpmaddwd` and 8 `vpaddd`.
+// registers, per pair 2 weight loads, 4 broadcasts, 8 `vpmaddwd` and 8 `vpaddd`. A last panel
+// of at most 8 columns takes 4 × 8 tiles (its high half is zero padding), so a product of 24
+// columns does the work of 24 rather than 32.
 //
 // That loop is at the arithmetic ceiling of AVX2: `vpmaddwd` + `vpaddd` are two vector-ALU
 // instructions per 16 multiply-adds on three vector ports (`vpmaddwd` on two of them), at best
@@ -69,28 +71,46 @@ extension IntegerGEMM {
                     if depth < widenedStride { destination[depth] = 0 }
                 }
                 let x = UnsafeRawPointer(widened)
-                for panel in 0 ..< panelCount {
-                    var row = 0
-                    while row + 4 <= count {
-                        tileAVX2(x, stride: widenedStride * 2, row: row, outputRow: start + row, panel: panel,
-                                 fourRows: true, pairs: pairs, output)
-                        row += 4
-                    }
-                    while row < count {
-                        tileAVX2(x, stride: widenedStride * 2, row: row, outputRow: start + row, panel: panel,
-                                 fourRows: false, pairs: pairs, output)
-                        row += 1
-                    }
+                // A last panel of at most 8 columns (24 output channels: 16 + 8) computes only
+                // its low half.
+                let halfLast = lastPanelColumns <= Self.panelWidth / 2
+                for panel in 0 ..< panelCount - (halfLast ? 1 : 0) {
+                    tilesAVX2(x, stride: widenedStride * 2, rows: count, outputRow: start, panel: panel,
+                              halfWidth: false, pairs: pairs, output)
+                }
+                if halfLast {
+                    tilesAVX2(x, stride: widenedStride * 2, rows: count, outputRow: start, panel: panelCount - 1,
+                              halfWidth: true, pairs: pairs, output)
                 }
                 start += count
             }
         }
     }
 
-    /// 4 or 1 rows × 16 columns; `x` holds the widened rows, `stride` bytes apart.
+    /// One panel of `rows` widened rows, 4 at a time, then 1; their results go to rows from
+    /// `outputRow`.
+    @inline(always)
+    private func tilesAVX2<Output: IntegerGEMMOutput>(_ x: UnsafeRawPointer, stride: Int, rows: Int, outputRow: Int, panel: Int,
+                                                      halfWidth: Bool, pairs: Int, _ output: Output) {
+        var row = 0
+        while row + 4 <= rows {
+            tileAVX2(x, stride: stride, row: row, outputRow: outputRow + row, panel: panel,
+                     fourRows: true, halfWidth: halfWidth, pairs: pairs, output)
+            row += 4
+        }
+        while row < rows {
+            tileAVX2(x, stride: stride, row: row, outputRow: outputRow + row, panel: panel,
+                     fourRows: false, halfWidth: halfWidth, pairs: pairs, output)
+            row += 1
+        }
+    }
+
+    /// 4 or 1 rows × 16 columns, or × 8 (`halfWidth`: the panel's high half is padding, not
+    /// computed; its lanes repeat the low half and are never stored); `x` holds the widened rows,
+    /// `stride` bytes apart.
     @inline(always)
     private func tileAVX2<Output: IntegerGEMMOutput>(_ x: UnsafeRawPointer, stride: Int, row: Int, outputRow: Int, panel: Int,
-                                                     fourRows: Bool, pairs: Int, _ output: Output) {
+                                                     fourRows: Bool, halfWidth: Bool, pairs: Int, _ output: Output) {
         typealias Lanes = SIMD8<Int32>
         let w = UnsafeRawPointer(panels.pointer) + panel * panelBytes
         let biasRaw = UnsafeRawPointer(bias.pointer + panel * Self.panelWidth)
@@ -99,22 +119,27 @@ extension IntegerGEMM {
         let x0 = x + row * stride, x1 = x0 + stride, x2 = x1 + stride, x3 = x2 + stride
         for pair in 0 ..< pairs {
             let v0 = w.loadUnaligned(fromByteOffset: pair &* 64, as: Lanes.self)
-            let v1 = w.loadUnaligned(fromByteOffset: pair &* 64 &+ 32, as: Lanes.self)
             let a0 = Lanes(repeating: x0.loadUnaligned(fromByteOffset: pair &* 4, as: Int32.self))
             c0l &+= swiftlite_madd16(a0, v0)
-            c0h &+= swiftlite_madd16(a0, v1)
             if fourRows {
                 let a1 = Lanes(repeating: x1.loadUnaligned(fromByteOffset: pair &* 4, as: Int32.self))
                 let a2 = Lanes(repeating: x2.loadUnaligned(fromByteOffset: pair &* 4, as: Int32.self))
                 let a3 = Lanes(repeating: x3.loadUnaligned(fromByteOffset: pair &* 4, as: Int32.self))
                 c1l &+= swiftlite_madd16(a1, v0)
-                c1h &+= swiftlite_madd16(a1, v1)
                 c2l &+= swiftlite_madd16(a2, v0)
-                c2h &+= swiftlite_madd16(a2, v1)
                 c3l &+= swiftlite_madd16(a3, v0)
-                c3h &+= swiftlite_madd16(a3, v1)
+                if !halfWidth {
+                    let v1 = w.loadUnaligned(fromByteOffset: pair &* 64 &+ 32, as: Lanes.self)
+                    c0h &+= swiftlite_madd16(a0, v1)
+                    c1h &+= swiftlite_madd16(a1, v1)
+                    c2h &+= swiftlite_madd16(a2, v1)
+                    c3h &+= swiftlite_madd16(a3, v1)
+                }
+            } else if !halfWidth {
+                c0h &+= swiftlite_madd16(a0, w.loadUnaligned(fromByteOffset: pair &* 64 &+ 32, as: Lanes.self))
             }
         }
+        if halfWidth { c0h = c0l; c1h = c1l; c2h = c2l; c3h = c3l }
         let column = panel * Self.panelWidth
         output.store(SIMD16(lowHalf: c0l, highHalf: c0h), row: outputRow, column: column)
         if fourRows {

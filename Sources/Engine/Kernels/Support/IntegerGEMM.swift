@@ -80,6 +80,9 @@ struct IntegerGEMM: Sendable {
     let layout: Layout
     /// Panels the kernels compute: all of them, or those of a column range (`multiply(columns:)`).
     private(set) var panelCount: Int
+    /// Columns with results in the last panel computed (1...16): fewer than 16 when it is the
+    /// product's last panel and `columns` is not a multiple of 16.
+    private(set) var lastPanelColumns: Int
     /// Bytes of one panel: `depth × 16 × 2` (`.int16`), `⌈depth / 2⌉ × 64` (`.avx2`),
     /// `⌈depth / 4⌉ × 64` (`.avx512vnni`).
     let panelBytes: Int
@@ -169,6 +172,7 @@ struct IntegerGEMM: Sendable {
         self.layout = layout
         let panels = (columns + Self.panelWidth - 1) / Self.panelWidth
         panelCount = panels
+        lastPanelColumns = Self.columnsInLastPanel(upTo: columns)
         let offset = layout == .avx512vnni ? statistics.offset : 0
         let offsetZeroPoint = signedActivations ? activationZeroPoint &+ 128 : activationZeroPoint
         let folded = PackedBuffer<Int32>(count: panels * Self.panelWidth, initializedTo: 0)
@@ -267,6 +271,7 @@ struct IntegerGEMM: Sendable {
         self.signedActivations = signedActivations
         let panels = (columns + Self.panelWidth - 1) / Self.panelWidth
         panelCount = panels
+        lastPanelColumns = Self.columnsInLastPanel(upTo: columns)
         let padded = panels * Self.panelWidth
         var lowest: Int16 = 255, highest: Int16 = -255
         for w in values {
@@ -391,6 +396,7 @@ struct IntegerGEMM: Sendable {
         let first = range.lowerBound / Self.panelWidth
         var part = self
         part.panelCount = (range.upperBound + Self.panelWidth - 1) / Self.panelWidth - first
+        part.lastPanelColumns = Self.columnsInLastPanel(upTo: range.upperBound)
         part.panels = PanelStart(pointer: panels.pointer + first * panelBytes)
         part.bias = PanelStart(pointer: bias.pointer + first * Self.panelWidth)
         part.multiply(a, rows: rows, rowStride: rowStride, scratch: scratch,
@@ -420,6 +426,11 @@ struct IntegerGEMM: Sendable {
         case .avx512vnni:
             multiplyVNNI(a, rows: rows, rowStride: rowStride, scratch: buffer, into: output)
         }
+    }
+
+    /// Columns of the last panel of columns `0 ..< end` (16 when `end` is a multiple of 16 or 0).
+    static func columnsInLastPanel(upTo end: Int) -> Int {
+        end == 0 ? panelWidth : end - (end - 1) / panelWidth * panelWidth
     }
 
     /// The plain triple loop the packed product is tested against: `C[m, n]` in row-major
