@@ -39,6 +39,15 @@ check-portable:
 
 # An app that depends on a local tag of this repository with `from:` builds and classifies the
 # demo photo (passes once Package.swift is at swift-tools-version 6.2).
+# The release build's micro-kernels call no generic SIMD helper (`loadUnaligned`, `storeBytes`,
+# a stdlib SIMD generic): whether the optimiser inlines those depends on the whole module, and one
+# left as a function slows a kernel several times over with the same results.
+.PHONY: check-hot-loops
+check-hot-loops:
+	@scripts/install-system-packages.sh
+	swift build -c release --product swiftlite
+	python3 scripts/check-hot-loops.py .build/release/swiftlite
+
 .PHONY: check-dependency
 check-dependency:
 	@scripts/install-system-packages.sh
