@@ -30,7 +30,8 @@ struct QuantizedSoftmax: Sendable, Equatable {
     /// Smallest `x - max` that still contributes: `-calculateInputRadius(5, shift)`.
     let diffMin: Int32
     /// `exponential(ofDifference: -d)` for `d` in `0...255`, the only differences
-    /// 8-bit inputs can produce (entries below `diffMin` are never read).
+    /// 8-bit inputs can produce; 0 below `diffMin`, which `output` turns into the type's
+    /// minimum, TFLite's value for such an element.
     /// A pure cache: the values are exactly what the per-element computation gives.
     let exponentialTable: [Int32]
     /// Each `exponentialTable` entry rescaled to the sum's Q12.19: what a difference adds to the
@@ -138,9 +139,7 @@ struct QuantizedSoftmax: Sendable, Equatable {
 
         exponentialTable.withUnsafeBufferPointer { exponentials in
             @inline(__always)
-            func value(_ d: Int) -> Out {
-                -Int32(d) >= diffMin ? Self.output(exponentials[d], shiftedScale: shiftedScale, exponent: exponent) : Out.min
-            }
+            func value(_ d: Int) -> Out { Self.output(exponentials[d], shiftedScale: shiftedScale, exponent: exponent) }
             guard input.count >= Self.tableRowLength else {
                 for index in 0..<input.count { output[index] = value(difference(index)) }
                 return
@@ -153,7 +152,8 @@ struct QuantizedSoftmax: Sendable, Equatable {
     }
 
     /// One output: `exp(x − max)` in Q0.31 times the reciprocal of the row's sum, shifted to the
-    /// output's width (`exponent` in `0...31`) and offset by the type's minimum.
+    /// output's width (`exponent` in `0...31`) and offset by the type's minimum. An exponential
+    /// of 0 gives the minimum (the doubling high multiply of 0 rounds to 0).
     @inline(__always)
     private static func output<Out: FixedWidthInteger>(_ exponential: Int32, shiftedScale: Int32, exponent: Int) -> Out {
         let unsaturated = roundingDivideByPOT(saturatingRoundingDoublingHighMul(shiftedScale, exponential), exponent)
