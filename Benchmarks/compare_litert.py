@@ -34,7 +34,8 @@ the peak is reset with /proc/self/clear_refs at the baseline).
 --first: first inference instead of steady state: per model and thread count, ROUNDS fresh processes
 of each runner, each loading and preparing the model (LiteRT: Interpreter + allocate_tensors; swiftlite:
 `bench --runs 1 --warmup 0`, its load_prepare_ms) and timing its first invoke; medians and spreads, and
-the ratio of the totals (load + prepare + first invoke).
+the ratio of the totals (load + prepare + first invoke). With several --exe binaries, each runs in
+every round after LiteRT, with its own three columns.
 
 --allocations: checks that `invoke` allocates nothing, for 1, 2 and 3 threads: runs
 `swiftlite bench` under an LD_PRELOAD malloc counter (compiled here with clang) for 10 and for 110
@@ -249,31 +250,37 @@ print((loaded - start) * 1e3, (time.perf_counter() - before) * 1e3)
 
 
 def first_inference(models, exes, markdown):
-    label, exe = exes[0]
     print(f"{time.strftime('%Y-%m-%d')}, {cpu_name()} ({cpu_flags()}); {ROUNDS} fresh processes per runner, alternated; "
-          f"ms = median (min-max); {label}: {exe}")
-    columns = ["model", "threads", "LiteRT load + prepare", "LiteRT first invoke", "swiftlite load + prepare",
-               "swiftlite first invoke", "total ratio"]
+          f"ms = median (min-max); " + ", ".join(f"{label}: {exe}" for label, exe in exes))
+    # One binary keeps the plain column names; with several, each column names its binary.
+    names = [""] if len(exes) == 1 else [f"{label} " for label, _ in exes]
+    columns = ["model", "threads", "LiteRT load + prepare", "LiteRT first invoke"]
+    for name in names:
+        columns += [f"{name or 'swiftlite '}load + prepare", f"{name or 'swiftlite '}first invoke", f"{name}total ratio"]
     if markdown:
         print()
         print("| " + " | ".join(columns) + " |")
         print("|" + "---|" * len(columns))
     for path in models:
         for threads in THREADS:
-            lite, ours = [], []
+            lite, ours = [], {label: [] for label, _ in exes}
             for _ in range(ROUNDS):
                 env = dict(os.environ, COMPARE_AVX2=os.path.dirname(os.path.abspath(__file__))) if AVX2 else None
                 out = subprocess.run([sys.executable, "-c", LITERT_FIRST, path, str(threads)],
                                      check=True, capture_output=True, text=True, env=env).stdout.split()
                 lite.append((float(out[0]), float(out[1])))
-                report = json.loads(subprocess.run([exe, "bench", path, "--runs", "1", "--warmup", "0", "--threads", str(threads),
-                                                    "--json"], check=True, capture_output=True, text=True).stdout)
-                ours.append((report["load_prepare_ms"], report["first_invoke_ms"]))
+                for label, exe in exes:
+                    report = json.loads(subprocess.run([exe, "bench", path, "--runs", "1", "--warmup", "0", "--threads",
+                                                        str(threads), "--json"], check=True, capture_output=True,
+                                                       text=True).stdout)
+                    ours[label].append((report["load_prepare_ms"], report["first_invoke_ms"]))
             def cell(values):
                 return f"{float(np.median(values)):.1f} ({min(values):.1f}-{max(values):.1f})"
-            ratio = [(o[0] + o[1]) / (l[0] + l[1]) for o, l in zip(ours, lite)]
-            cells = [os.path.basename(path), str(threads), cell([l[0] for l in lite]), cell([l[1] for l in lite]),
-                     cell([o[0] for o in ours]), cell([o[1] for o in ours]), f"{float(np.median(ratio)):.2f} ({spread(ratio)})"]
+            cells = [os.path.basename(path), str(threads), cell([l[0] for l in lite]), cell([l[1] for l in lite])]
+            for label, _ in exes:
+                runs = ours[label]
+                ratio = [(o[0] + o[1]) / (l[0] + l[1]) for o, l in zip(runs, lite)]
+                cells += [cell([o[0] for o in runs]), cell([o[1] for o in runs]), f"{float(np.median(ratio)):.2f} ({spread(ratio)})"]
             print(("| " + " | ".join(cells) + " |") if markdown else "  ".join(cells), flush=True)
 
 
