@@ -247,16 +247,41 @@ struct IntegerGEMM: Sendable {
         func value(_ byte: UInt8) -> Int16 {
             (encoding.isSigned ? Int16(Int8(bitPattern: byte)) : Int16(byte)) &- zero
         }
+        let pairs = rowLength / 2
+        // Whole panels a line at a time: pair `h` of the 16 columns' rows gathered into one
+        // 64-byte line, widened lane by lane (byte 0 of a lane's pair to its low `Int16`, byte
+        // 1 to its high one) and stored once. Column by column, each line would be written 16
+        // times, 4 bytes at a time. The last, partial panel and an odd row's last depth take the
+        // column loop below.
+        let wholePanels = columns / panelWidth
+        let zeros = SIMD16<Int32>(repeating: Int32(zero))
+        for panel in 0 ..< wholePanels {
+            let rows = source + panel * panelWidth * rowLength, out = target + panel * panelBytes
+            for h in 0 ..< pairs {
+                var line = SIMD16<UInt32>()
+                let pair = rows + 2 * h
+                for c in 0 ..< panelWidth { line[c] = UInt32(pair.loadUnaligned(fromByteOffset: c * rowLength, as: UInt16.self)) }
+                let bytes = unsafeBitCast(line, to: SIMD16<Int32>.self)
+                let low: SIMD16<Int32>, high: SIMD16<Int32>
+                if encoding.isSigned {
+                    low = (bytes &<< 24) &>> 24
+                    high = (bytes &<< 16) &>> 24
+                } else {
+                    low = bytes & 0xFF
+                    high = bytes &>> 8
+                }
+                let words = ((low &- zeros) & 0xFFFF) | ((high &- zeros) &<< 16)
+                out.storeBytes(of: words, toByteOffset: 64 * h, as: SIMD16<Int32>.self)
+            }
+        }
         for n in 0 ..< columns {
             let row = source.assumingMemoryBound(to: UInt8.self) + n * rowLength
             let column = target + (n / panelWidth) * panelBytes + (n % panelWidth) * 4
-            var k = 0
-            while k + 2 <= rowLength {
-                column.storeBytes(of: SIMD2(value(row[k]), value(row[k + 1])), toByteOffset: (k / 2) * 64, as: SIMD2<Int16>.self)
-                k += 2
+            for h in 0 ..< (n < wholePanels * panelWidth ? 0 : pairs) {
+                column.storeBytes(of: SIMD2(value(row[2 * h]), value(row[2 * h + 1])), toByteOffset: h * 64, as: SIMD2<Int16>.self)
             }
-            if k < rowLength {
-                column.storeBytes(of: value(row[k]), toByteOffset: (k / 2) * 64, as: Int16.self)
+            if rowLength % 2 == 1 {
+                column.storeBytes(of: value(row[rowLength - 1]), toByteOffset: pairs * 64, as: Int16.self)
             }
         }
     }
