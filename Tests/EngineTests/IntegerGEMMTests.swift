@@ -40,12 +40,13 @@ final class IntegerGEMMTests: XCTestCase {
 
     /// The weight-bytes form (what CONV_2D and FULLY_CONNECTED pack at prepare) against the
     /// reference with each weight read as `encoding.value(byte)`: uint8 with zero points at both
-    /// ends and the middle, int8, rows of odd and even length, and rows shorter than the depth
+    /// ends and the middle, int8 with and without one, rows of odd and even length, and rows shorter than the depth
     /// (im2col padding, read as 0).
     func testWeightBytesMatchReference() {
         var rng = KernelTestRandom(seed: 7)
         let encodings = [WeightEncoding(.uint8, zeroPoint: 0), WeightEncoding(.uint8, zeroPoint: 128),
-                         WeightEncoding(.uint8, zeroPoint: 255), WeightEncoding(.int8, zeroPoint: 0)]
+                         WeightEncoding(.uint8, zeroPoint: 255), WeightEncoding(.int8, zeroPoint: 0),
+                         WeightEncoding(.int8, zeroPoint: -7)]
         for (e, encoding) in encodings.enumerated() {
             for columns in [1, 16, 17, 50] {
                 for (depth, rowLength) in [(1, 1), (4, 3), (27, 27), (28, 27), (64, 64), (100, 97)] {
