@@ -252,11 +252,9 @@ print((loaded - start) * 1e3, (time.perf_counter() - before) * 1e3)
 def first_inference(models, exes, markdown):
     print(f"{time.strftime('%Y-%m-%d')}, {cpu_name()} ({cpu_flags()}); {ROUNDS} fresh processes per runner, alternated; "
           f"ms = median (min-max); " + ", ".join(f"{label}: {exe}" for label, exe in exes))
-    # One binary keeps the plain column names; with several, each column names its binary.
-    names = [""] if len(exes) == 1 else [f"{label} " for label, _ in exes]
     columns = ["model", "threads", "LiteRT load + prepare", "LiteRT first invoke"]
-    for name in names:
-        columns += [f"{name or 'swiftlite '}load + prepare", f"{name or 'swiftlite '}first invoke", f"{name}total ratio"]
+    for label, _ in exes:
+        columns += [f"{label} load + prepare", f"{label} first invoke", f"{label} total ratio"]
     if markdown:
         print()
         print("| " + " | ".join(columns) + " |")

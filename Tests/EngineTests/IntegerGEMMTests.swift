@@ -40,8 +40,8 @@ final class IntegerGEMMTests: XCTestCase {
 
     /// The weight-bytes form (what CONV_2D and FULLY_CONNECTED pack at prepare) against the
     /// reference with each weight read as `encoding.value(byte)`: uint8 with zero points at both
-    /// ends and the middle, int8 with and without one, rows of odd and even length, and rows shorter than the depth
-    /// (im2col padding, read as 0).
+    /// ends and the middle, int8 with zero points 0 and −7, rows of odd and even length, and rows
+    /// shorter than the depth (im2col padding, read as 0).
     func testWeightBytesMatchReference() {
         var rng = KernelTestRandom(seed: 7)
         let encodings = [WeightEncoding(.uint8, zeroPoint: 0), WeightEncoding(.uint8, zeroPoint: 128),

@@ -242,11 +242,9 @@ struct IntegerGEMM: Sendable {
     /// `(n / 16) · panelBytes + h · 64 + (n % 16) · 4`; depths from `rowLength` on stay zero.
     private static func packPairs(_ source: UnsafeRawPointer, into target: UnsafeMutableRawPointer, columns: Int, depth: Int,
                                   rowLength: Int, panelBytes: Int, encoding: WeightEncoding) {
-        let zero = Int16(encoding.zeroPoint)
+        // `w − zp` is in −255...255 (a range-checked zero point), so it fits the `Int16`.
         @inline(__always)
-        func value(_ byte: UInt8) -> Int16 {
-            (encoding.isSigned ? Int16(Int8(bitPattern: byte)) : Int16(byte)) &- zero
-        }
+        func value(_ byte: UInt8) -> Int16 { Int16(truncatingIfNeeded: encoding.value(byte)) }
         let pairs = rowLength / 2
         // Whole panels a line at a time: pair `h` of the 16 columns' rows gathered into one
         // 64-byte line, widened lane by lane (byte 0 of a lane's pair to its low `Int16`, byte
@@ -254,7 +252,7 @@ struct IntegerGEMM: Sendable {
         // times, 4 bytes at a time. The last, partial panel and an odd row's last depth take the
         // column loop below.
         let wholePanels = columns / panelWidth
-        let zeros = SIMD16<Int32>(repeating: Int32(zero))
+        let zeros = SIMD16<Int32>(repeating: encoding.zeroPoint)
         for panel in 0 ..< wholePanels {
             let rows = source + panel * panelWidth * rowLength, out = target + panel * panelBytes
             for h in 0 ..< pairs {
