@@ -6,21 +6,31 @@
 /// tiers give the same bytes.
 public enum FloatDepthwiseRows {
     typealias Lanes = SIMD16<Float>
+    typealias Half = SIMD8<Float>
     /// The three input rows of a window, each at the window's left column.
     public typealias Rows = (UnsafePointer<Float>, UnsafePointer<Float>, UnsafePointer<Float>)
 
-    /// `inside3x3Body` at stride 1 across, compiled for this module's CPU.
+    /// The inside pixels at stride 1 across, compiled for this module's CPU: `inside3x3Body` with
+    /// AVX-512's 32 registers, `inside3x3Halves` with fewer.
     @inline(never)
     public static func inside3x3Stride1(_ rows: Rows, _ out: UnsafeMutablePointer<Float>, count: Int, groups: Int,
                                         channels: Int, taps: UnsafePointer<Float>, lower: Float, upper: Float) {
+        #if SWIFTLITE_AVX512
         inside3x3Body(stride: 1, rows, out, count: count, groups: groups, channels: channels, taps: taps, lower: lower, upper: upper)
+        #else
+        inside3x3Halves(stride: 1, rows, out, count: count, groups: groups, channels: channels, taps: taps, lower: lower, upper: upper)
+        #endif
     }
 
-    /// `inside3x3Body` at stride 2 across, compiled for this module's CPU.
+    /// `inside3x3Stride1` at stride 2 across.
     @inline(never)
     public static func inside3x3Stride2(_ rows: Rows, _ out: UnsafeMutablePointer<Float>, count: Int, groups: Int,
                                         channels: Int, taps: UnsafePointer<Float>, lower: Float, upper: Float) {
+        #if SWIFTLITE_AVX512
         inside3x3Body(stride: 2, rows, out, count: count, groups: groups, channels: channels, taps: taps, lower: lower, upper: upper)
+        #else
+        inside3x3Halves(stride: 2, rows, out, count: count, groups: groups, channels: channels, taps: taps, lower: lower, upper: upper)
+        #endif
     }
 
     /// `groups` whole groups of 16 channels of `count` adjacent output
@@ -103,6 +113,132 @@ public enum FloatDepthwiseRows {
                 }
             }
             x += width
+        }
+    }
+
+    /// `inside3x3Body`'s pixels and sums for 16 vector registers (AVX2's `ymm`): a group's two
+    /// halves of 8 channels one after the other, up to eight pixels a step, so that the eight
+    /// accumulators (one `SIMD8` each), a filter row's three taps and one input vector fit in
+    /// registers. Each input vector of a filter row is loaded once and feeds every pixel of the
+    /// step whose window covers it (up to three at stride 1). `inside3x3Body`'s eight pixels of
+    /// 16 channels need all 16 `ymm` for their accumulators alone, and spilled them around every
+    /// FMA. Every pixel's sum is the same: the bias, then the taps row by row, left to right.
+    @inline(always)
+    static func inside3x3Halves(stride: Int, _ rows: Rows, _ out: UnsafeMutablePointer<Float>, count: Int, groups: Int,
+                                channels c: Int, taps packed: UnsafePointer<Float>, lower: Float, upper: Float) {
+        let pixel = c * MemoryLayout<Float>.stride
+        let vector = MemoryLayout<Lanes>.stride, half = MemoryLayout<Half>.stride
+        var x = 0
+        while x < count {
+            let width = count - x >= 8 ? 8 : count >= 4 ? 4 : 1
+            x = min(x, count - width)
+            let first = x * stride * c
+            for h in 0 ..< 2 * groups {
+                // Half `h % 2` of group `h / 2`: its channels' bytes in the input and output, its
+                // half of each of the group's 10 vectors in `packed`.
+                let at = h * half, filter = UnsafeRawPointer(packed) + (h / 2 * 10 * vector + h % 2 * half)
+                let r0 = UnsafeRawPointer(rows.0 + first) + at, r1 = UnsafeRawPointer(rows.1 + first) + at
+                let r2 = UnsafeRawPointer(rows.2 + first) + at, dst = UnsafeMutableRawPointer(out + x * c) + at
+                switch (width, stride) {
+                case (8, 1): halfStepStride1(Eight.self, r0, r1, r2, filter, dst, pixel: pixel, filterRows: 3, lower: lower, upper: upper)
+                case (4, 1): halfStepStride1(Four.self, r0, r1, r2, filter, dst, pixel: pixel, filterRows: 3, lower: lower, upper: upper)
+                case (_, 1): halfStepStride1(One.self, r0, r1, r2, filter, dst, pixel: pixel, filterRows: 3, lower: lower, upper: upper)
+                case (8, _): halfStepStride2(Eight.self, r0, r1, r2, filter, dst, pixel: pixel, filterRows: 3, lower: lower, upper: upper)
+                case (4, _): halfStepStride2(Four.self, r0, r1, r2, filter, dst, pixel: pixel, filterRows: 3, lower: lower, upper: upper)
+                default: halfStepStride2(One.self, r0, r1, r2, filter, dst, pixel: pixel, filterRows: 3, lower: lower, upper: upper)
+                }
+            }
+            x += width
+        }
+    }
+
+    /// `halfStep` at stride 1 for `P.value` pixels. Not inlined: within one step the ten input
+    /// columns of a filter row are runtime multiples of `pixel` from its pointer, and the loop
+    /// around an inlined step kept all thirty of them as pointers, spilled to the stack.
+    @inline(never)
+    static func halfStepStride1<P: PixelCount>(_: P.Type, _ r0: UnsafeRawPointer, _ r1: UnsafeRawPointer, _ r2: UnsafeRawPointer,
+                                               _ filter: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, pixel: Int,
+                                               filterRows: Int, lower: Float, upper: Float) {
+        halfStep(stride: 1, pixels: P.value, r0, r1, r2, filter, dst, pixel: pixel, filterRows: filterRows, lower: lower, upper: upper)
+    }
+
+    /// `halfStep` at stride 2 for `P.value` pixels.
+    @inline(never)
+    static func halfStepStride2<P: PixelCount>(_: P.Type, _ r0: UnsafeRawPointer, _ r1: UnsafeRawPointer, _ r2: UnsafeRawPointer,
+                                               _ filter: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, pixel: Int,
+                                               filterRows: Int, lower: Float, upper: Float) {
+        halfStep(stride: 2, pixels: P.value, r0, r1, r2, filter, dst, pixel: pixel, filterRows: filterRows, lower: lower, upper: upper)
+    }
+
+    /// One step of `inside3x3Halves`: `pixels` (1, 4 or 8; a constant where inlined) adjacent
+    /// output pixels of 8 channels; `r0`…`r2` point at the first window's left column, `filter` at
+    /// the half's bias (its taps follow a 16-lane vector apart), `dst` at the first output.
+    @inline(always)
+    static func halfStep(stride s: Int, pixels p: Int, _ r0: UnsafeRawPointer, _ r1: UnsafeRawPointer, _ r2: UnsafeRawPointer,
+                         _ filter: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, pixel: Int, filterRows: Int,
+                         lower: Float, upper: Float) {
+        let vector = MemoryLayout<Lanes>.stride
+        let b = filter.loadUnaligned(as: Half.self)
+        var a0 = b, a1 = b, a2 = b, a3 = b, a4 = b, a5 = b, a6 = b, a7 = b
+        /// Adds `x · t` to pixel `j`'s sum.
+        @inline(always)
+        func add(_ j: Int, _ x: Half, _ t: Half) {
+            switch j {
+            case 0: a0 = a0.addingProduct(x, t)
+            case 1: a1 = a1.addingProduct(x, t)
+            case 2: a2 = a2.addingProduct(x, t)
+            case 3: a3 = a3.addingProduct(x, t)
+            case 4: a4 = a4.addingProduct(x, t)
+            case 5: a5 = a5.addingProduct(x, t)
+            case 6: a6 = a6.addingProduct(x, t)
+            default: a7 = a7.addingProduct(x, t)
+            }
+        }
+        // Filter row by filter row: the row's three taps, then its input columns left to right.
+        // The input at column `q` is tap `q − s · j` of pixel `j`, so each pixel takes its taps
+        // in order. `filterRows` (3) comes from the caller: as a loop of unknown count the rows
+        // stay apart, where unrolled the compiler loaded all nine taps at once and spilled.
+        var input = r0, next = r1, last = r2, taps = filter + vector
+        for _ in 0 ..< filterRows {
+            let t0 = taps.loadUnaligned(as: Half.self)
+            let t1 = taps.loadUnaligned(fromByteOffset: vector, as: Half.self)
+            let t2 = taps.loadUnaligned(fromByteOffset: 2 &* vector, as: Half.self)
+            /// The input at column `q`.
+            @inline(always)
+            func column(_ q: Int) -> Half { input.loadUnaligned(fromByteOffset: q &* pixel, as: Half.self) }
+            if s == 1 {
+                for q in 0 ..< p + 2 {
+                    let x = column(q)
+                    if q < p { add(q, x, t0) }
+                    if q >= 1 && q <= p { add(q - 1, x, t1) }
+                    if q >= 2 { add(q - 2, x, t2) }
+                }
+            } else {
+                // Even columns are the left tap of one pixel and the right tap of the one before;
+                // odd columns the middle tap of one. (Written per pixel: the compiler left a loop
+                // over all 17 columns of eight pixels rolled, with a jump table per tap.)
+                for j in 0 ..< p {
+                    let even = column(2 * j)
+                    if j > 0 { add(j - 1, even, t2) }
+                    add(j, even, t0)
+                    add(j, column(2 * j + 1), t1)
+                }
+                add(p - 1, column(2 * p), t2)
+            }
+            (input, next, last) = (next, last, last)
+            taps += 3 &* vector
+        }
+        dst.storeBytes(of: FloatTiles.clamp(a0, lower, upper), as: Half.self)
+        if p > 1 {
+            dst.storeBytes(of: FloatTiles.clamp(a1, lower, upper), toByteOffset: pixel, as: Half.self)
+            dst.storeBytes(of: FloatTiles.clamp(a2, lower, upper), toByteOffset: 2 &* pixel, as: Half.self)
+            dst.storeBytes(of: FloatTiles.clamp(a3, lower, upper), toByteOffset: 3 &* pixel, as: Half.self)
+        }
+        if p > 4 {
+            dst.storeBytes(of: FloatTiles.clamp(a4, lower, upper), toByteOffset: 4 &* pixel, as: Half.self)
+            dst.storeBytes(of: FloatTiles.clamp(a5, lower, upper), toByteOffset: 5 &* pixel, as: Half.self)
+            dst.storeBytes(of: FloatTiles.clamp(a6, lower, upper), toByteOffset: 6 &* pixel, as: Half.self)
+            dst.storeBytes(of: FloatTiles.clamp(a7, lower, upper), toByteOffset: 7 &* pixel, as: Half.self)
         }
     }
 

@@ -84,8 +84,9 @@ final class FloatConvolutionTests: XCTestCase {
         for channels in [1, 8, 15, 16, 17, 24, 31, 32, 40] {
             for stride in [(1, 1), (2, 2), (2, 1), (3, 3)] {
                 for padding in [Padding.same, .valid] {
-                    // 3×3 windows: widths with no inside pixels, fewer than four, and several steps of four.
-                    for size in [(3, 3), (4, 5), (7, 7), (9, 14)] {
+                    // 3×3 windows: widths with no inside pixels, fewer than four, a step of four or
+                    // eight and one moved back to end at the row's end, several steps of eight.
+                    for size in [(3, 3), (4, 5), (7, 7), (9, 14), (5, 23)] {
                         checkDepthwise(input: size, channels: channels, stride: stride, padding: padding)
                     }
                 }
