@@ -250,7 +250,14 @@ final class IntegerGEMMTests: XCTestCase {
                 for layout in IntegerGEMM.Layout.allCases {
                     let gemm = IntegerGEMM(columns: columns, depth: depth, activationZeroPoint: zeroPoint, signedActivations: signed,
                                            layout: layout, weight: { weights[$0 * depth + $1] }, bias: { bias[$0] })
-                    if kind != .wide || layout != .avx512vnni { XCTAssertEqual(gemm.layout, layout, "\(kind) weights") }
+                    // `.avx512vnni` takes spans of 256 values, `.avx2Bytes` weights that fit `Int8`
+                    // (uint8 ones with a zero point near the middle too); others pack as `.avx2`.
+                    let fitInt8 = weights.allSatisfy { (-128 ... 127).contains($0) }
+                    switch (layout, kind) {
+                    case (.avx512vnni, .wide): break
+                    case (.avx2Bytes, _): XCTAssertEqual(gemm.layout, fitInt8 ? .avx2Bytes : .avx2, "\(kind) weights")
+                    default: XCTAssertEqual(gemm.layout, layout, "\(kind) weights")
+                    }
                     let actual = a.withUnsafeBufferPointer { accumulators(gemm, $0.baseAddress!, rows: rows, rowStride: rowStride) }
                     XCTAssertEqual(actual, expected, """
                         \(gemm.layout), \(kind) weights (offset \(gemm.weightOffset)): rows \(rows), columns \(columns), \
@@ -326,15 +333,20 @@ final class IntegerGEMMTests: XCTestCase {
         #endif
     }
 
-    /// The build's preferred layout is its last (fastest); `.avx512vnni` needs no offset for
-    /// int8 weights, and one for uint8 weights.
+    /// The build's preferred layout is its last (fastest), except that `.avx2Bytes` is only
+    /// for products of few rows; `.avx512vnni` needs no offset for int8 weights, and one for
+    /// uint8 weights, which `.avx2Bytes` cannot hold.
     func testLayoutChoice() {
-        XCTAssertEqual(IntegerGEMM.Layout.preferred, IntegerGEMM.Layout.allCases.last)
+        typealias Layout = IntegerGEMM.Layout
+        XCTAssertEqual(Layout.preferred, Layout.allCases.last)
+        XCTAssertEqual(Layout.preferred(rows: Layout.bytesMaximumRows), .preferred)
+        XCTAssertEqual(Layout.preferred(rows: Layout.bytesMaximumRows + 1), Layout.preferred == .avx2Bytes ? .avx2 : .preferred)
         let int8 = IntegerGEMM(columns: 3, depth: 2, activationZeroPoint: 0, weight: { n, k in n == k ? -128 : 127 }, bias: { _ in 0 })
         XCTAssertEqual(int8.layout, .preferred)
         XCTAssertEqual(int8.weightOffset, 0)
         let uint8 = IntegerGEMM(columns: 3, depth: 2, activationZeroPoint: 0, weight: { n, k in n == k ? 200 : -50 }, bias: { _ in 0 })
-        XCTAssertEqual(uint8.layout, .preferred)
+        // Outside `Int8`: `.avx2Bytes` leaves them to `.avx2`.
+        XCTAssertEqual(uint8.layout, Layout.preferred == .avx2Bytes ? .avx2 : .preferred)
         XCTAssertEqual(uint8.weightOffset, uint8.layout == .avx512vnni ? 78 : 0)
     }
 

@@ -116,6 +116,12 @@ SWIFTLITE_INLINE swiftlite_i32x8 swiftlite_madd16(swiftlite_i32x8 a, swiftlite_i
     return (swiftlite_i32x8)_mm256_madd_epi16((__m256i)a, (__m256i)b);
 }
 
+/// The 16 signed bytes at `p` sign-extended to 16 halfwords (`vpmovsxbw` from memory): eight
+/// 32-bit lanes of two `Int16` each, as `swiftlite_madd16` takes them.
+SWIFTLITE_INLINE swiftlite_i32x8 swiftlite_widen_signed_bytes(const void *p) {
+    return (swiftlite_i32x8)_mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)p));
+}
+
 /// Lanes 0–7 (`half` 0) or 8–15 (`half` 1) of `v`, one `ymm`; and two halves joined again.
 /// (A 16-lane vector is two `ymm` on AVX2: these cost no instruction.)
 SWIFTLITE_INLINE __m256i swiftlite_half(swiftlite_i32x16 v, int half) {

@@ -65,7 +65,7 @@ struct Conv2DQuantized: TiledKernel {
         patchFlip = !g.isPointwise && encoding.isSigned ? 0x80 : 0
         patchStride = stride
         gemm = IntegerGEMM(columns: channels, depth: stride, activationZeroPoint: activationZeroPoint,
-                           signedActivations: signedRows,
+                           signedActivations: signedRows, layout: .preferred(rows: g.outputHeight * g.outputWidth),
                            weightBytes: weights, rowLength: depth, encoding: filter,
                            bias: { n in biasValues?[n] ?? 0 })
         geometry = g

@@ -71,7 +71,7 @@ struct FullyConnectedQuantized: TiledKernel {
         // int8 inputs are read in place (the product offsets them itself, as in CONV_2D), so
         // their zero point goes in as the signed value.
         gemm = IntegerGEMM(columns: units, depth: depth, activationZeroPoint: encoding.zeroPointValue,
-                           signedActivations: encoding.isSigned,
+                           signedActivations: encoding.isSigned, layout: .preferred(rows: s.batches),
                            weightBytes: weights, rowLength: depth, encoding: weightEncoding,
                            bias: { n in biasValues?[n] ?? 0 })
         shape = s

@@ -52,7 +52,7 @@ public enum KernelSelection {
             #else
             "avx512vnni (run time)"
             #endif
-        case .avx2: "avx2"
+        case .avx2, .avx2Bytes: "avx2"
         case .int16: "int16"
         }
     }

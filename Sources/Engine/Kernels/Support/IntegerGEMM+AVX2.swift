@@ -6,7 +6,8 @@
 // Weights are stored as pairs of depths per column (`panel[p][k / 2][j][k % 2]`, 64 bytes per
 // pair: two `ymm`), and the activations of a block of rows are first widened to `Int16` in a
 // scratch buffer (`Int8` ones with their sign bit flipped), so each row's pair is one
-// `vpbroadcastd` from memory. A tile is 4 rows × 16 columns: 8 accumulators in 16 `ymm`
+// `vpbroadcastd` from memory. `.avx2Bytes` panels hold the same pairs as bytes (32 per pair),
+// which the loop sign-extends as it loads them (`vpmovsxbw`, on other ports than `vpmaddwd`). A tile is 4 rows × 16 columns: 8 accumulators in 16 `ymm`
 // registers, per pair 2 weight loads, 4 broadcasts, 8 `vpmaddwd` and 8 `vpaddd`. A last panel
 // of at most 8 columns takes 4 × 8 tiles (its high half is zero padding), so a product of 24
 // columns does the work of 24 rather than 32.
@@ -44,18 +45,28 @@ extension IntegerGEMM {
     @inline(never)
     private func multiplyUnsignedAVX2<Output: IntegerGEMMOutput>(_ a: UnsafePointer<UInt8>, rows: Int, rowStride: Int,
                                                                  scratch: UnsafeMutableRawPointer, into output: Output) {
-        multiplyWidened(a, rows: rows, rowStride: rowStride, flip: 0, scratch: scratch, into: output)
+        if layout == .avx2Bytes {
+            multiplyWidened(a, rows: rows, rowStride: rowStride, flip: 0, bytes: true, scratch: scratch, into: output)
+        } else {
+            multiplyWidened(a, rows: rows, rowStride: rowStride, flip: 0, bytes: false, scratch: scratch, into: output)
+        }
     }
 
     @inline(never)
     private func multiplySignedAVX2<Output: IntegerGEMMOutput>(_ a: UnsafePointer<UInt8>, rows: Int, rowStride: Int,
                                                                scratch: UnsafeMutableRawPointer, into output: Output) {
-        multiplyWidened(a, rows: rows, rowStride: rowStride, flip: 0x80, scratch: scratch, into: output)
+        if layout == .avx2Bytes {
+            multiplyWidened(a, rows: rows, rowStride: rowStride, flip: 0x80, bytes: true, scratch: scratch, into: output)
+        } else {
+            multiplyWidened(a, rows: rows, rowStride: rowStride, flip: 0x80, bytes: false, scratch: scratch, into: output)
+        }
     }
 
+    /// The product with `flip` XORed into every activation byte and weights in `.avx2Bytes`
+    /// panels (`bytes`) or `.avx2` ones; both constants where inlined.
     @inline(always)
     private func multiplyWidened<Output: IntegerGEMMOutput>(_ a: UnsafePointer<UInt8>, rows: Int, rowStride: Int, flip: UInt8,
-                                                            scratch: UnsafeMutableRawPointer, into output: Output) {
+                                                            bytes: Bool, scratch: UnsafeMutableRawPointer, into output: Output) {
         let pairs = (depth + 1) / 2
         // Widened rows are `2 · pairs` halfwords apart, the odd depth's partner zero.
         let widenedStride = 2 * pairs
@@ -76,11 +87,11 @@ extension IntegerGEMM {
                 let halfLast = lastPanelColumns <= Self.panelWidth / 2
                 for panel in 0 ..< panelCount - (halfLast ? 1 : 0) {
                     tilesAVX2(x, stride: widenedStride * 2, rows: count, outputRow: start, panel: panel,
-                              halfWidth: false, pairs: pairs, output)
+                              halfWidth: false, bytes: bytes, pairs: pairs, output)
                 }
                 if halfLast {
                     tilesAVX2(x, stride: widenedStride * 2, rows: count, outputRow: start, panel: panelCount - 1,
-                              halfWidth: true, pairs: pairs, output)
+                              halfWidth: true, bytes: bytes, pairs: pairs, output)
                 }
                 start += count
             }
@@ -91,34 +102,40 @@ extension IntegerGEMM {
     /// `outputRow`.
     @inline(always)
     private func tilesAVX2<Output: IntegerGEMMOutput>(_ x: UnsafeRawPointer, stride: Int, rows: Int, outputRow: Int, panel: Int,
-                                                      halfWidth: Bool, pairs: Int, _ output: Output) {
+                                                      halfWidth: Bool, bytes: Bool, pairs: Int, _ output: Output) {
         var row = 0
         while row + 4 <= rows {
             tileAVX2(x, stride: stride, row: row, outputRow: outputRow + row, panel: panel,
-                     fourRows: true, halfWidth: halfWidth, pairs: pairs, output)
+                     fourRows: true, halfWidth: halfWidth, bytes: bytes, pairs: pairs, output)
             row += 4
         }
         while row < rows {
             tileAVX2(x, stride: stride, row: row, outputRow: outputRow + row, panel: panel,
-                     fourRows: false, halfWidth: halfWidth, pairs: pairs, output)
+                     fourRows: false, halfWidth: halfWidth, bytes: bytes, pairs: pairs, output)
             row += 1
         }
     }
 
     /// 4 or 1 rows × 16 columns, or × 8 (`halfWidth`: the panel's high half is padding, not
     /// computed; its lanes repeat the low half and are never stored); `x` holds the widened rows,
-    /// `stride` bytes apart.
+    /// `stride` bytes apart. `bytes`: the panel is `.avx2Bytes`, each pair's 16 columns 32 bytes.
     @inline(always)
     private func tileAVX2<Output: IntegerGEMMOutput>(_ x: UnsafeRawPointer, stride: Int, row: Int, outputRow: Int, panel: Int,
-                                                     fourRows: Bool, halfWidth: Bool, pairs: Int, _ output: Output) {
+                                                     fourRows: Bool, halfWidth: Bool, bytes: Bool, pairs: Int, _ output: Output) {
         typealias Lanes = SIMD8<Int32>
         let w = UnsafeRawPointer(panels.pointer) + panel * panelBytes
         let biasRaw = UnsafeRawPointer(bias.pointer + panel * Self.panelWidth)
         let low = biasRaw.loadUnaligned(as: Lanes.self), high = biasRaw.loadUnaligned(fromByteOffset: 32, as: Lanes.self)
         var c0l = low, c0h = high, c1l = low, c1h = high, c2l = low, c2h = high, c3l = low, c3h = high
         let x0 = x + row * stride, x1 = x0 + stride, x2 = x1 + stride, x3 = x2 + stride
+        /// Columns 0–7 (`half` 0) or 8–15 of `pair`'s weights, as `Int16` pairs.
+        @inline(always)
+        func weights(_ pair: Int, _ half: Int) -> Lanes {
+            bytes ? swiftlite_widen_signed_bytes(w + (pair &* 32 &+ half &* 16))
+                : w.loadUnaligned(fromByteOffset: pair &* 64 &+ half &* 32, as: Lanes.self)
+        }
         for pair in 0 ..< pairs {
-            let v0 = w.loadUnaligned(fromByteOffset: pair &* 64, as: Lanes.self)
+            let v0 = weights(pair, 0)
             let a0 = Lanes(repeating: x0.loadUnaligned(fromByteOffset: pair &* 4, as: Int32.self))
             c0l &+= swiftlite_madd16(a0, v0)
             if fourRows {
@@ -129,14 +146,14 @@ extension IntegerGEMM {
                 c2l &+= swiftlite_madd16(a2, v0)
                 c3l &+= swiftlite_madd16(a3, v0)
                 if !halfWidth {
-                    let v1 = w.loadUnaligned(fromByteOffset: pair &* 64 &+ 32, as: Lanes.self)
+                    let v1 = weights(pair, 1)
                     c0h &+= swiftlite_madd16(a0, v1)
                     c1h &+= swiftlite_madd16(a1, v1)
                     c2h &+= swiftlite_madd16(a2, v1)
                     c3h &+= swiftlite_madd16(a3, v1)
                 }
             } else if !halfWidth {
-                c0h &+= swiftlite_madd16(a0, w.loadUnaligned(fromByteOffset: pair &* 64 &+ 32, as: Lanes.self))
+                c0h &+= swiftlite_madd16(a0, weights(pair, 1))
             }
         }
         if halfWidth { c0h = c0l; c1h = c1l; c2h = c2l; c3h = c3l }

@@ -32,6 +32,9 @@ import Microkernels
 ///   See `IntegerGEMM+VNNI.swift` and Microkernels' `VNNIProduct.swift`.
 /// - `.avx2` (builds whose target CPU has AVX2, the portable floor): pairs of 16-bit weights and
 ///   activations, `vpmaddwd` (16 multiply-adds per instruction). See `IntegerGEMM+AVX2.swift`.
+///   `.avx2Bytes` is the same product on weights that fit `Int8` (int8 weights, zero point 0),
+///   stored as bytes and sign-extended as the kernel loads them (`vpmovsxbw`): half the bytes to
+///   pack at prepare, to clear and page in, and to read in every product.
 /// - `.int16` (builds whose target lacks AVX2: arm64, baseline x86-64): 16-bit panels and
 ///   widening multiply-adds, which LLVM turns into `pmaddwd` (SSE2) or `smlal` (NEON). See
 ///   `IntegerGEMM+Int16.swift`. An AVX2 build leaves it out: `.avx2` takes every weight it
@@ -51,16 +54,18 @@ struct IntegerGEMM: Sendable {
         /// `panel[p][k / 2][j][k % 2] = B[k, 16p + j]` as `Int16`, depth padded with a zero
         /// weight to a multiple of 2.
         case avx2
+        /// As `.avx2`, as `Int8`: for weights in −128...127 (others take `.avx2`).
+        case avx2Bytes
         /// `panel[p][k / 4][j][k % 4] = B[k, 16p + j] − s[16p + j]` as `Int8`, depth padded
         /// with zero weights to a multiple of 4.
         case avx512vnni
 
-        /// The layouts this build can run here, slowest first: `.avx2` when compiled for it,
-        /// else `.int16`; then `.avx512vnni` when compiled for it, or when its kernels (compiled
-        /// apart, see Package.swift) run on this machine.
+        /// The layouts this build can run here, slowest first: `.avx2` and `.avx2Bytes` when
+        /// compiled for them, else `.int16`; then `.avx512vnni` when compiled for it, or when its
+        /// kernels (compiled apart, see Package.swift) run on this machine.
         static var allCases: [Layout] {
             #if SWIFTLITE_AVX2
-            var layouts = [Layout.avx2]
+            var layouts = [Layout.avx2, .avx2Bytes]
             #else
             var layouts = [Layout.int16]
             #endif
@@ -70,6 +75,20 @@ struct IntegerGEMM: Sendable {
 
         /// The fastest layout of this build.
         static var preferred: Layout { allCases.last! }
+
+        /// The layout for a product of `rows` rows (per image or batch): `preferred`, except
+        /// that `.avx2Bytes` is kept for products of at most one tile's rows (4: a fully
+        /// connected layer's batch, a convolution on a 1 × 1 image), which read each weight
+        /// once, from L2 or memory (the classifier's 1280 → 1000: 2.5 MB as pairs); there
+        /// reading half the bytes pays for extending them. Where many tiles read each weight
+        /// again from L1, the pairs' plain loads leave the vector ports to the products.
+        static func preferred(rows: Int) -> Layout {
+            let layout = preferred
+            return layout == .avx2Bytes && rows > bytesMaximumRows ? .avx2 : layout
+        }
+
+        /// The most rows that `preferred(rows:)` packs as bytes for.
+        static let bytesMaximumRows = 4
     }
 
     static let panelWidth = 16
@@ -84,7 +103,7 @@ struct IntegerGEMM: Sendable {
     /// product's last panel and `columns` is not a multiple of 16.
     private(set) var lastPanelColumns: Int
     /// Bytes of one panel: `depth × 16 × 2` (`.int16`), `⌈depth / 2⌉ × 64` (`.avx2`),
-    /// `⌈depth / 4⌉ × 64` (`.avx512vnni`).
+    /// `⌈depth / 2⌉ × 32` (`.avx2Bytes`), `⌈depth / 4⌉ × 64` (`.avx512vnni`).
     let panelBytes: Int
     /// `panelCount` panels of `panelBytes`, from the first the kernels compute.
     private(set) var panels: PanelStart<UInt8>
@@ -179,8 +198,7 @@ struct IntegerGEMM: Sendable {
         for n in 0 ..< columns {
             folded.pointer[n] = bias(n) &- offsetZeroPoint &* statistics.sums[n]
         }
-        let depthsPerWord = layout == .avx512vnni ? 4 : 2
-        let panelBytes = (depth + depthsPerWord - 1) / depthsPerWord * 64
+        let panelBytes = Self.panelBytes(depth: depth, layout: layout)
         let storage = PackedBuffer<UInt8>(count: panels * panelBytes, initializedTo: 0)
         if let source = weightBytes.baseAddress, columns > 0 {
             let target = UnsafeMutableRawPointer(storage.pointer)
@@ -188,6 +206,9 @@ struct IntegerGEMM: Sendable {
                 Self.packVNNI(source, into: target, columns: columns, depth: depth, rowLength: rowLength, panelBytes: panelBytes,
                               delta: UInt8(truncatingIfNeeded: encoding.zeroPoint &+ offset),
                               padding: UInt8(truncatingIfNeeded: -offset))
+            } else if layout == .avx2Bytes {
+                Self.packBytePairs(source, into: target, columns: columns, depth: depth, rowLength: rowLength,
+                                   panelBytes: panelBytes, delta: UInt8(truncatingIfNeeded: encoding.zeroPoint))
             } else {
                 Self.packPairs(source, into: target, columns: columns, depth: depth, rowLength: rowLength, panelBytes: panelBytes,
                                encoding: encoding)
@@ -199,6 +220,49 @@ struct IntegerGEMM: Sendable {
         panelStorage = storage
         weightOffset = offset
         self.panels = PanelStart(pointer: storage.pointer)
+    }
+
+    /// Bytes of one panel of `depth` weights in `layout` (see `panelBytes`).
+    static func panelBytes(depth: Int, layout: Layout) -> Int {
+        switch layout {
+        case .int16: depth * panelWidth * MemoryLayout<Int16>.stride
+        case .avx2: (depth + 1) / 2 * 64
+        case .avx2Bytes: (depth + 1) / 2 * 32
+        case .avx512vnni: (depth + 3) / 4 * 64
+        }
+    }
+
+    /// `.avx2Bytes` panels: depths `2h`, `2h + 1` of column `n` are two bytes `w − zp` (mod 256:
+    /// the `Int8` the kernels read, every value fitting one) at byte `(n / 16) · panelBytes +
+    /// h · 32 + (n % 16) · 2`: each raw byte minus `delta` (`zp`). Depths from `rowLength` on
+    /// (a patch's padding, weight 0) stay zero.
+    private static func packBytePairs(_ source: UnsafeRawPointer, into target: UnsafeMutableRawPointer, columns: Int, depth: Int,
+                                      rowLength: Int, panelBytes: Int, delta: UInt8) {
+        let pairs = rowLength / 2
+        // Whole panels a line at a time: pair `h` of the 16 columns' rows gathered into one
+        // 32-byte line, stored once. The last, partial panel and an odd row's last depth take
+        // the column loop below.
+        let wholePanels = columns / panelWidth
+        let lineDeltas = SIMD32<UInt8>(repeating: delta)
+        for panel in 0 ..< wholePanels {
+            let rows = source + panel * panelWidth * rowLength, out = target + panel * panelBytes
+            for h in 0 ..< pairs {
+                var line = SIMD16<UInt16>()
+                let pair = rows + 2 * h
+                for c in 0 ..< panelWidth { line[c] = pair.loadUnaligned(fromByteOffset: c * rowLength, as: UInt16.self) }
+                out.storeBytes(of: unsafeBitCast(line, to: SIMD32<UInt8>.self) &- lineDeltas, toByteOffset: 32 * h,
+                               as: SIMD32<UInt8>.self)
+            }
+        }
+        for n in 0 ..< columns {
+            let row = source + n * rowLength
+            let column = target + (n / panelWidth) * panelBytes + (n % panelWidth) * 2
+            let firstDepth = n < wholePanels * panelWidth ? 2 * pairs : 0
+            for k in firstDepth ..< rowLength {
+                column.storeBytes(of: row.load(fromByteOffset: k, as: UInt8.self) &- delta, toByteOffset: (k / 2) * 32 + k % 2,
+                                  as: UInt8.self)
+            }
+        }
     }
 
     /// `.avx512vnni` panels: depths `4g ..< 4g + 4` of column `n` are one word at byte
@@ -305,7 +369,8 @@ struct IntegerGEMM: Sendable {
         let low = Int32(lowest), high = Int32(highest)
         // Bytes hold `w − offset`: every weight as it is when all fit, else from −128 up.
         let offset: Int32 = low < -128 || high > 127 ? low + 128 : 0
-        let chosen = layout == .avx512vnni && high - offset > 127 ? (Layout.allCases.contains(.avx2) ? .avx2 : .int16) : layout
+        let chosen = layout == .avx512vnni && high - offset > 127 ? (Layout.allCases.contains(.avx2) ? .avx2 : .int16)
+            : layout == .avx2Bytes && (low < -128 || high > 127) ? .avx2 : layout
         self.layout = chosen
 
         // The kernels read int8 activations offset by 128; so is their zero point here.
@@ -355,6 +420,14 @@ struct IntegerGEMM: Sendable {
                 }
             }
             return (panelBytes, storage, 0)
+        case .avx2Bytes:
+            let panelBytes = (depth + 1) / 2 * 32
+            let storage = PackedBuffer<UInt8>(count: panelCount * panelBytes, initializedTo: 0)
+            for n in 0 ..< columns {
+                let panel = storage.pointer + (n / panelWidth) * panelBytes + (n % panelWidth) * 2
+                for k in 0 ..< depth { panel[(k / 2) * 32 + k % 2] = UInt8(truncatingIfNeeded: w[n * depth + k]) }
+            }
+            return (panelBytes, storage, 0)
         case .avx512vnni:
             let panelBytes = (depth + 3) / 4 * 64
             let storage = PackedBuffer<UInt8>(count: panelCount * panelBytes, initializedTo: 0)
@@ -377,7 +450,7 @@ struct IntegerGEMM: Sendable {
         switch layout {
         case .int16:
             return 0
-        case .avx2:
+        case .avx2, .avx2Bytes:
             #if SWIFTLITE_AVX2
             return avx2ScratchBytes
             #else
@@ -440,7 +513,7 @@ struct IntegerGEMM: Sendable {
             #else
             multiplyInt16(a, rows: rows, rowStride: rowStride, into: output)
             #endif
-        case .avx2:
+        case .avx2, .avx2Bytes:
             #if SWIFTLITE_AVX2
             multiplyAVX2(a, rows: rows, rowStride: rowStride, scratch: buffer!, into: output)
             #else
@@ -667,13 +740,14 @@ struct WeightByteStatistics {
     /// The layout to pack directly from the bytes for a product asked to use `layout`: itself
     /// when it is `.avx512vnni` (and every weight fits `Int8` once offset: a byte's 256 values
     /// and the padding's 0, which is the value of the byte `zp`, always do for a valid zero
-    /// point) or `.avx2`; nil for `.int16` or weights outside −255...255, which take the
-    /// general form.
+    /// point) or `.avx2`; `.avx2Bytes` where every weight fits `Int8` as it is, else `.avx2`;
+    /// nil for `.int16` or weights outside −255...255, which take the general form.
     func directLayout(for layout: IntegerGEMM.Layout) -> IntegerGEMM.Layout? {
         guard lowest >= -255, highest <= 255 else { return nil }
         switch layout {
         case .avx512vnni: return highest - offset <= 127 ? .avx512vnni : nil
         case .avx2: return .avx2
+        case .avx2Bytes: return lowest >= -128 && highest <= 127 ? .avx2Bytes : .avx2
         case .int16: return nil
         }
     }
