@@ -6,11 +6,11 @@
 // Weights are stored as pairs of depths per column (`panel[p][k / 2][j][k % 2]`, 64 bytes per
 // pair: two `ymm`), and the activations of a block of rows are first widened to `Int16` in a
 // scratch buffer (`Int8` ones with their sign bit flipped), so each row's pair is one
-// `vpbroadcastd` from memory. `.avx2Bytes` panels hold the same pairs as bytes (32 per pair),
-// which the loop sign-extends as it loads them (`vpmovsxbw`, on other ports than `vpmaddwd`). A tile is 4 rows × 16 columns: 8 accumulators in 16 `ymm`
+// `vpbroadcastd` from memory. A tile is 4 rows × 16 columns: 8 accumulators in 16 `ymm`
 // registers, per pair 2 weight loads, 4 broadcasts, 8 `vpmaddwd` and 8 `vpaddd`. A last panel
 // of at most 8 columns takes 4 × 8 tiles (its high half is zero padding), so a product of 24
-// columns does the work of 24 rather than 32.
+// columns does the work of 24 rather than 32. `.avx2Bytes` panels hold the same pairs as bytes
+// (32 per pair), which the loop sign-extends as it loads them (`vpmovsxbw` from memory).
 //
 // That loop is at the arithmetic ceiling of AVX2: `vpmaddwd` + `vpaddd` are two vector-ALU
 // instructions per 16 multiply-adds on three vector ports (`vpmaddwd` on two of them), at best

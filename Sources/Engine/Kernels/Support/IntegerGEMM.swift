@@ -21,7 +21,8 @@ import Microkernels
 ///                            bias: { n in bias[n] })
 ///     gemm.multiply(patches, rows: 49, rowStride: 27, into: output)
 ///
-/// Three packings (`Layout`), one micro-kernel family each, chosen when the product is built:
+/// Four packings (`Layout`), chosen when the product is built, each with its micro-kernels
+/// (`.avx2Bytes` sharing `.avx2`'s):
 ///
 /// - `.avx512vnni` (machines with AVX-512 VNNI, whatever the build targets, see Package.swift): `vpdpbusd`,
 ///   64 unsigned-byte × signed-byte multiply-adds per instruction. Weights must be `Int8`, as
