@@ -398,11 +398,11 @@ struct IntegerGEMM: Sendable {
     /// offset they carry (`.avx512vnni` only: `offset`; zero padding past `columns` and `depth`).
     private static func pack(_ w: UnsafePointer<Int16>, columns: Int, depth: Int, panelCount: Int, layout: Layout,
                              offset: Int32) -> (Int, PackedBuffer<UInt8>, Int32) {
+        let panelBytes = Self.panelBytes(depth: depth, layout: layout)
+        let storage = PackedBuffer<UInt8>(count: panelCount * panelBytes, initializedTo: 0)
+        let raw = UnsafeMutableRawPointer(storage.pointer)
         switch layout {
         case .int16:
-            let panelBytes = depth * panelWidth * MemoryLayout<Int16>.stride
-            let storage = PackedBuffer<UInt8>(count: panelCount * panelBytes, initializedTo: 0)
-            let raw = UnsafeMutableRawPointer(storage.pointer)
             for n in 0 ..< columns {
                 let panel = raw + (n / panelWidth) * panelBytes + (n % panelWidth) * 2
                 for k in 0 ..< depth {
@@ -411,9 +411,6 @@ struct IntegerGEMM: Sendable {
             }
             return (panelBytes, storage, 0)
         case .avx2:
-            let panelBytes = (depth + 1) / 2 * 64
-            let storage = PackedBuffer<UInt8>(count: panelCount * panelBytes, initializedTo: 0)
-            let raw = UnsafeMutableRawPointer(storage.pointer)
             for n in 0 ..< columns {
                 let panel = raw + (n / panelWidth) * panelBytes + (n % panelWidth) * 4
                 for k in 0 ..< depth {
@@ -422,16 +419,12 @@ struct IntegerGEMM: Sendable {
             }
             return (panelBytes, storage, 0)
         case .avx2Bytes:
-            let panelBytes = (depth + 1) / 2 * 32
-            let storage = PackedBuffer<UInt8>(count: panelCount * panelBytes, initializedTo: 0)
             for n in 0 ..< columns {
                 let panel = storage.pointer + (n / panelWidth) * panelBytes + (n % panelWidth) * 2
                 for k in 0 ..< depth { panel[(k / 2) * 32 + k % 2] = UInt8(truncatingIfNeeded: w[n * depth + k]) }
             }
             return (panelBytes, storage, 0)
         case .avx512vnni:
-            let panelBytes = (depth + 3) / 4 * 64
-            let storage = PackedBuffer<UInt8>(count: panelCount * panelBytes, initializedTo: 0)
             let narrowOffset = Int16(offset)
             for n in 0 ..< columns {
                 let panel = storage.pointer + (n / panelWidth) * panelBytes + (n % panelWidth) * 4
