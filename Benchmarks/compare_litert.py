@@ -1,6 +1,6 @@
 """Latency (and peak memory) of swiftlite next to LiteRT XNNPACK on the same machine, in the same run.
 
-    python Benchmarks/compare_litert.py [--memory | --allocations | --first] [--markdown] [--avx2]
+    python Benchmarks/compare_litert.py [--memory | --allocations | --first [--young]] [--markdown] [--avx2]
                                         [--exe LABEL=PATH ...] [MODEL ...]
 
 For each model and for 1 and 2 threads: LiteRT with its default delegate (XNNPACK, num_threads=N)
@@ -37,6 +37,13 @@ of each runner, each loading and preparing the model (LiteRT: Interpreter + allo
 the ratio of the totals (load + prepare + first invoke). With several --exe binaries, each runs in
 every round after LiteRT, with its own three columns.
 
+--young (with --first): LiteRT loads in a child forked from its Python process once everything is
+imported, so that it too starts from a process a few milliseconds old (swiftlite loads about 20 ms
+after it starts, LiteRT after Python's imports, 300 ms or more). On the shared VMs two threads have
+run at one thread's speed for the first few hundred milliseconds of a process in some hours and
+not in others, in both runtimes. The child's copy-on-write faults add about a millisecond to
+LiteRT's load.
+
 --allocations: checks that `invoke` allocates nothing, for 1, 2 and 3 threads: runs
 `swiftlite bench` under an LD_PRELOAD malloc counter (compiled here with clang) for 10 and for 110
 invocations; the difference is the bench loop's own few array growths (under 20), or 100× any
@@ -67,8 +74,9 @@ THREADS = [1, 2]
 ROUNDS = int(os.environ.get("ROUNDS", "5"))
 RUNS = int(os.environ.get("RUNS", "20"))
 EXE = os.path.join(ROOT, ".build", "release", "swiftlite")
-# --avx2 (see above): set by main before anything runs.
+# --avx2 and --young (see above): set by main before anything runs.
 AVX2 = False
+YOUNG = False
 
 
 # cpuinfo's `struct cpuinfo_x86_isa` (x86-64): one bool per feature, avx2 at byte 28, then avx512f
@@ -234,6 +242,11 @@ if os.environ.get("COMPARE_AVX2"):
     sys.path.insert(0, os.environ["COMPARE_AVX2"])
     from compare_litert import limit_litert_to_avx2
     limit_litert_to_avx2()
+if os.environ.get("COMPARE_YOUNG"):
+    # Measure in a child forked now (--young); this process waits and passes on its status.
+    child = os.fork()
+    if child:
+        sys.exit(os.waitstatus_to_exitcode(os.waitpid(child, 0)[1]))
 start = time.perf_counter()
 it = Interpreter(model_path=sys.argv[1], num_threads=int(sys.argv[2]))
 it.allocate_tensors()
@@ -245,12 +258,14 @@ for d in it.get_input_details():
     it.set_tensor(d['index'], x)
 before = time.perf_counter()
 it.invoke()
-print((loaded - start) * 1e3, (time.perf_counter() - before) * 1e3)
+print((loaded - start) * 1e3, (time.perf_counter() - before) * 1e3, flush=True)
+os._exit(0)
 """
 
 
 def first_inference(models, exes, markdown):
-    print(f"{time.strftime('%Y-%m-%d')}, {cpu_name()} ({cpu_flags()}); {ROUNDS} fresh processes per runner, alternated; "
+    young = "; LiteRT in a forked child (--young)" if YOUNG else ""
+    print(f"{time.strftime('%Y-%m-%d')}, {cpu_name()} ({cpu_flags()}); {ROUNDS} fresh processes per runner, alternated{young}; "
           f"ms = median (min-max); " + ", ".join(f"{label}: {exe}" for label, exe in exes))
     columns = ["model", "threads", "LiteRT load + prepare", "LiteRT first invoke"]
     for label, _ in exes:
@@ -263,7 +278,11 @@ def first_inference(models, exes, markdown):
         for threads in THREADS:
             lite, ours = [], {label: [] for label, _ in exes}
             for _ in range(ROUNDS):
-                env = dict(os.environ, COMPARE_AVX2=os.path.dirname(os.path.abspath(__file__))) if AVX2 else None
+                env = dict(os.environ)
+                if AVX2:
+                    env["COMPARE_AVX2"] = os.path.dirname(os.path.abspath(__file__))
+                if YOUNG:
+                    env["COMPARE_YOUNG"] = "1"
                 out = subprocess.run([sys.executable, "-c", LITERT_FIRST, path, str(threads)],
                                      check=True, capture_output=True, text=True, env=env).stdout.split()
                 lite.append((float(out[0]), float(out[1])))
@@ -367,8 +386,11 @@ def main():
     args = sys.argv[1:]
     mode = next((a for a in args if a in ("--memory", "--allocations", "--first")), None)
     markdown = "--markdown" in args
-    global AVX2
+    global AVX2, YOUNG
     AVX2 = "--avx2" in args
+    YOUNG = "--young" in args
+    if YOUNG and mode != "--first":
+        sys.exit("--young applies to --first")
     if AVX2:
         if mode in ("--memory", "--allocations"):
             sys.exit("--avx2 applies to latency and --first")
@@ -381,7 +403,7 @@ def main():
             exes.append((label, path or label))
             i += 2
             continue
-        if args[i] not in ("--memory", "--allocations", "--first", "--markdown", "--avx2"):
+        if args[i] not in ("--memory", "--allocations", "--first", "--young", "--markdown", "--avx2"):
             rest.append(args[i])
         i += 1
     if os.environ.get("NO_BUILD") is None and not exes:
