@@ -258,8 +258,7 @@ for d in it.get_input_details():
     it.set_tensor(d['index'], x)
 before = time.perf_counter()
 it.invoke()
-print((loaded - start) * 1e3, (time.perf_counter() - before) * 1e3, flush=True)
-os._exit(0)
+print((loaded - start) * 1e3, (time.perf_counter() - before) * 1e3)
 """
 
 
