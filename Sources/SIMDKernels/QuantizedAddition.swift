@@ -2,15 +2,18 @@
 #if SWIFTLITE_AVX2
 import CX86Intrinsics
 
-/// The vector loop of the engine's quantized ADD and SUB on same-shape 8-bit operands, in the
-/// one-shift form of TFLite's rescalings (`swiftlite_requantize_wide`, exact where the engine
-/// built its constants). Compiled twice, like `FloatTiles`: `SIMDKernels` for the build's floor
-/// (the two-`ymm` form of each step) and `SIMDKernelsAVX512`.
+/// The vector loop of the engine's quantized ADD and SUB on same-shape 8-bit operands, the
+/// output's rescaling in the one-shift form (`swiftlite_requantize_wide`, exact where the engine
+/// built its constants). Compiled twice, like `FloatTiles`: `SIMDKernelsAVX512`, whose loop takes
+/// the operands' rescalings in the one-shift form as well, and `SIMDKernels` for the build's
+/// floor, whose loop takes them in 32-bit lanes (`swiftlite_rescale_operand_avx2`: AVX2 has no
+/// 64-bit products but `vpmuldq`'s four per `ymm`).
 public enum QuantizedAddition {
     /// One rescaling's constants: the 16 multipliers and the `WideRequantization` block after
     /// them, as `ChannelRequantization` lays them out.
     public typealias Stage = (multipliers: UnsafeRawPointer, wide: UnsafeRawPointer)
 
+    #if SWIFTLITE_AVX512VNNI
     /// `count` (a multiple of 16) elements: `z = clamp(rescale(rescale(x − xz) ± rescale(y − yz)) + zz)`.
     /// An operand whose stage is nil has the multiplier exactly ½ and is `(x − xz) << 19`, which
     /// is what the doubling high multiply of `(x − xz) << 20` by 2^30 gives for every byte.
@@ -19,7 +22,6 @@ public enum QuantizedAddition {
     public static func elementwise(signed: Bool, _ x: UnsafeRawPointer, _ y: UnsafeRawPointer, _ z: UnsafeMutablePointer<UInt8>,
                                    count: Int, zeroPoints: (lhs: Int32, rhs: Int32, output: Int32), leftShift: Int32,
                                    lhs: Stage?, rhs: Stage?, output: Stage, subtract: Bool, lower: Int32, upper: Int32) {
-        #if SWIFTLITE_AVX512VNNI
         if signed {
             elementwiseInRegisters(signed: true, x, y, z, count: count, zeroPoints: zeroPoints, leftShift: leftShift,
                                    lhs: lhs, rhs: rhs, output: output, subtract: subtract, lower: lower, upper: upper)
@@ -27,34 +29,67 @@ public enum QuantizedAddition {
             elementwiseInRegisters(signed: false, x, y, z, count: count, zeroPoints: zeroPoints, leftShift: leftShift,
                                    lhs: lhs, rhs: rhs, output: output, subtract: subtract, lower: lower, upper: upper)
         }
-        #else
-        let lhsOffset = SIMD16<Int32>(repeating: zeroPoints.lhs), rhsOffset = SIMD16<Int32>(repeating: zeroPoints.rhs)
-        let outOffset = SIMD16<Int32>(repeating: zeroPoints.output)
-        let low = SIMD16<Int32>(repeating: lower), high = SIMD16<Int32>(repeating: upper)
-        // All ones for SUB: `(v ^ negate) − negate` is then −v, else v.
-        let negate = SIMD16<Int32>(repeating: subtract ? -1 : 0)
-        @inline(always)
-        func load(_ p: UnsafeRawPointer) -> SIMD16<Int32> {
-            let bytes = swiftlite_load_widened_bytes(p, 16)
-            return signed ? (bytes &<< 24) &>> 24 : bytes
+    }
+    #else
+    /// An operand's rescaling, `MultiplyByQuantizedMultiplierSmallerThanOneExp((x − zp) · 2^20,
+    /// multiplier, −exponent)`: a multiplier in 0...Int32.max and an exponent in 0...31.
+    public typealias Operand = (multiplier: Int32, exponent: Int32)
+
+    /// `count` (a multiple of 16) elements: `z = clamp(rescale(lhs(x − xz) ± rhs(y − yz)) + zz)`,
+    /// the output's rescaling `output`, where one operand's multiplier is exactly ½ (TFLite's
+    /// `Prepare` divides each input scale by twice the larger one): that operand (the left one
+    /// where `halfIsLeft`) is `(x − xz) · 2^19` exactly, the other takes `other` in 32-bit lanes
+    /// (`swiftlite_rescale_operand_avx2`). `signed` reads the bytes as `Int8`, else `UInt8`;
+    /// `subtract` subtracts the right operand.
+    @inline(never)
+    public static func elementwise(signed: Bool, _ x: UnsafeRawPointer, _ y: UnsafeRawPointer, _ z: UnsafeMutablePointer<UInt8>,
+                                   count: Int, zeroPoints: (lhs: Int32, rhs: Int32, output: Int32), halfIsLeft: Bool,
+                                   other: Operand, output: Stage, subtract: Bool, lower: Int32, upper: Int32) {
+        // The loop adds the half operand and the other one, or subtracts the other one; `x − y`
+        // with the half on the right is `−(y − x)`, exact in integers.
+        let (half, rest) = halfIsLeft ? (x, y) : (y, x)
+        let offsets = halfIsLeft ? (zeroPoints.lhs, zeroPoints.rhs) : (zeroPoints.rhs, zeroPoints.lhs)
+        @inline(__always)
+        func run(signed: Bool, subtractOther: Bool, negateSum: Bool) {
+            loop(signed: signed, subtractOther: subtractOther, negateSum: negateSum, half, rest, z, count: count,
+                 offsets: offsets, other: other, output: output, outputOffset: zeroPoints.output, lower: lower, upper: upper)
         }
-        @inline(always)
-        func operand(_ d: SIMD16<Int32>, _ stage: Stage?) -> SIMD16<Int32> {
-            guard let stage else { return d &<< (leftShift - 1) }
-            return rescaled(d &<< leftShift, stage)
+        // Each flag a constant in its copy of the loop.
+        switch (signed, subtract, halfIsLeft) {
+        case (true, false, _): run(signed: true, subtractOther: false, negateSum: false)
+        case (true, true, true): run(signed: true, subtractOther: true, negateSum: false)
+        case (true, true, false): run(signed: true, subtractOther: true, negateSum: true)
+        case (false, false, _): run(signed: false, subtractOther: false, negateSum: false)
+        case (false, true, true): run(signed: false, subtractOther: true, negateSum: false)
+        case (false, true, false): run(signed: false, subtractOther: true, negateSum: true)
         }
+    }
+
+    /// Each lane's `MultiplyByQuantizedMultiplierSmallerThanOneExp(v · 2^20, operand)`, for
+    /// |v| < 2^11: `swiftlite_rescale_operand_avx2` with the multiplier split at bit 11.
+    @inline(__always)
+    public static func rescaled(_ v: SIMD16<Int32>, _ operand: Operand) -> SIMD16<Int32> {
+        swiftlite_rescale_operand_avx2(v, operand.multiplier >> 11, operand.multiplier & 0x7FF, CInt(operand.exponent))
+    }
+
+    /// `z = clamp(rescale(±(h · 2^19 ± other(r))) + zz)` with `h = half − offsets.0`, `r = rest − offsets.1`.
+    @inline(__always)
+    private static func loop(signed: Bool, subtractOther: Bool, negateSum: Bool, _ half: UnsafeRawPointer, _ rest: UnsafeRawPointer,
+                             _ z: UnsafeMutablePointer<UInt8>, count: Int, offsets: (Int32, Int32), other: Operand, output: Stage,
+                             outputOffset: Int32, lower: Int32, upper: Int32) {
+        let halfOffset = SIMD16<Int32>(repeating: offsets.0), restOffset = SIMD16<Int32>(repeating: offsets.1)
+        let isSigned: CInt = signed ? 1 : 0
         var i = 0
         while i < count {
-            let su = operand(load(x + i) &- lhsOffset, lhs)
-            let sv = operand(load(y + i) &- rhsOffset, rhs)
-            var q = rescaled(su &+ ((sv ^ negate) &- negate), output) &+ outOffset
-            q.replace(with: low, where: q .< low)
-            q.replace(with: high, where: q .> high)
-            storeLowBytes(q, to: z + i)
+            let h = (swiftlite_widen_16_bytes(half + i, isSigned) &- halfOffset) &<< 19
+            let r = rescaled(swiftlite_widen_16_bytes(rest + i, isSigned) &- restOffset, other)
+            let sum = subtractOther ? h &- r : h &+ r
+            let q = swiftlite_requantize_wide_avx2(negateSum ? SIMD16(repeating: 0) &- sum : sum, output.multipliers, output.wide)
+            swiftlite_store_clamped_16_bytes_avx2(z + i, q, 1 - isSigned, outputOffset, lower, upper)
             i &+= 16
         }
-        #endif
     }
+    #endif
 
     #if SWIFTLITE_AVX512VNNI
     /// `elementwise` with every rescaling's constants loaded into registers once (from memory in
@@ -120,21 +155,5 @@ public enum QuantizedAddition {
         }
     }
     #endif
-
-    /// One rescaling in the two-`ymm` form, for the loop of the modules without AVX-512 VNNI.
-    @inline(always)
-    static func rescaled(_ x: SIMD16<Int32>, _ stage: Stage) -> SIMD16<Int32> {
-        swiftlite_requantize_wide_avx2(x, stage.multipliers, stage.wide)
-    }
-
-    /// The low byte of each of the 16 lanes, stored at `p`.
-    @inline(always)
-    static func storeLowBytes(_ v: SIMD16<Int32>, to p: UnsafeMutablePointer<UInt8>) {
-        #if SWIFTLITE_AVX512
-        swiftlite_store_low_bytes(p, v, 16)
-        #else
-        UnsafeMutableRawPointer(p).storeBytes(of: swiftlite_low_bytes(v), as: SIMD16<UInt8>.self)
-        #endif
-    }
 }
 #endif

@@ -1,6 +1,9 @@
 import XCTest
 
 @testable import Engine
+#if SWIFTLITE_AVX2 && !SWIFTLITE_AVX512VNNI
+import SIMDKernels
+#endif
 
 /// The integer CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED kernels against plain scalar
 /// transcriptions of TFLite's reference loops, over edge shapes (channels below, at and above
@@ -108,6 +111,77 @@ final class QuantizedKernelTests: XCTestCase {
             checkAdditiveElementwise(Int8.self, count: 1 << 16, subtract: subtract, equalScales: equal, everyPair: true, rng: &rng)
             checkAdditiveElementwise(UInt8.self, count: 1 << 16, subtract: subtract, equalScales: equal, everyPair: true, rng: &rng)
         }
+    }
+
+    /// The vector path against the table path for every pair of operand bytes, with the one
+    /// operand's multiplier ½ (as `AdditiveQuantized.prepare` makes one of them) and the other's at
+    /// the ends of what TFLite's `QuantizeMultiplierSmallerThanOneExp` gives (0, 2^30, 2^31 − 1,
+    /// low bits set; shifting right by 0...31), on either side.
+    func testAdditiveElementwiseMatchesTablePathAtMultiplierEdges() {
+        let half = QuantizedMultiplier(multiplier: 1 << 30, shift: 0)
+        let others = [half, QuantizedMultiplier(multiplier: 0, shift: 0),
+                      QuantizedMultiplier(multiplier: .max, shift: 0), QuantizedMultiplier(multiplier: .max, shift: -31),
+                      QuantizedMultiplier(multiplier: 1 << 30, shift: -31), QuantizedMultiplier(multiplier: (1 << 30) | 0x7FF, shift: -1),
+                      QuantizedMultiplier(multiplier: 1_717_986_918, shift: -3), QuantizedMultiplier(multiplier: 1_300_000_001, shift: -12)]
+        // 2 · 0.1 / (2^20 · 0.02): a one-shift output stage, which the vector loops need.
+        let output = QuantizedMultiplier.smallerThanOneExp(2 * 0.1 / (Double(1 << 20) * 0.02))!
+        for (index, other) in others.enumerated() {
+            let (lhs, rhs) = index % 2 == 0 ? (half, other) : (other, half)
+            for subtract in [false, true] {
+                checkEveryPair(Int8.self, lhs: lhs, rhs: rhs, output: output, zeroPoints: (-128, 127, 3), subtract: subtract)
+                checkEveryPair(UInt8.self, lhs: rhs, rhs: lhs, output: output, zeroPoints: (255, 0, 128), subtract: subtract)
+            }
+        }
+    }
+
+    #if SWIFTLITE_AVX2 && !SWIFTLITE_AVX512VNNI
+    /// The AVX2 loop's rescaling of an operand in 32-bit lanes against the engine's scalar
+    /// `MultiplyByQuantizedMultiplierSmallerThanOneExp((x − zp) · 2^20, …)` for every `x − zp`
+    /// the helper takes (|v| < 2^11), every exponent 0...31 and multipliers at the ends of the
+    /// range and at random. (Through a whole ADD an error of one in an operand rarely reaches the
+    /// output byte, which the output's rescaling divides by about 2^19.)
+    func testOperandRescalingIn32BitLanesMatchesReference() {
+        var rng = KernelTestRandom(seed: 31)
+        let multipliers: [Int32] = [0, 1 << 30, (1 << 30) | 0x7FF, (1 << 30) | 0x400, .max, .max - 0x7FF]
+            + (0 ..< 24).map { _ in Int32.random(in: 1 << 30 ... .max, using: &rng) }
+        let values = (-2047 ... 2047).map(Int32.init)
+        for multiplier in multipliers {
+            for exponent in 0 ... 31 {
+                let reference = QuantizedMultiplier(multiplier: multiplier, shift: -exponent)
+                var mismatches = 0
+                for start in stride(from: 0, to: values.count, by: 16) {
+                    let lanes = SIMD16<Int32>((0 ..< 16).map { values[min(start + $0, values.count - 1)] })
+                    let result = SIMDKernels.QuantizedAddition.rescaled(lanes, (multiplier, Int32(exponent)))
+                    for lane in 0 ..< 16 where result[lane] != multiplyByQuantizedMultiplierSmallerThanOneExp(lanes[lane] << 20, reference) {
+                        mismatches += 1
+                    }
+                }
+                XCTAssertEqual(mismatches, 0, "multiplier \(multiplier), exponent \(exponent)")
+            }
+        }
+    }
+    #endif
+
+    private func checkEveryPair<T: FixedWidthInteger & Sendable>(_: T.Type, lhs: QuantizedMultiplier, rhs: QuantizedMultiplier,
+                                                                 output: QuantizedMultiplier, zeroPoints: (Int32, Int32, Int32),
+                                                                 subtract: Bool) {
+        let count = 1 << 16
+        let kernel = AdditiveQuantizedKernel<T>(lhs: 0, rhs: 1, output: 2, broadcast: Broadcast([count], [count])!,
+                                                lhsZeroPoint: zeroPoints.0, lhsMultiplier: lhs, rhsZeroPoint: zeroPoints.1,
+                                                rhsMultiplier: rhs, subtract: subtract, outputMultiplier: output,
+                                                outputZeroPoint: zeroPoints.2, range: Int32(T.min) ... Int32(T.max))
+        #if SWIFTLITE_AVX2
+        XCTAssertNotNil(kernel.outputWide, "the vector loops run only with a one-shift output stage")
+        #endif
+        let x = (0 ..< count).map { T(truncatingIfNeeded: $0 & 255) }, y = (0 ..< count).map { T(truncatingIfNeeded: $0 >> 8) }
+        var z = [T](repeating: 0, count: count)
+        x.withUnsafeBufferPointer { xs in
+            y.withUnsafeBufferPointer { ys in
+                z.withUnsafeMutableBufferPointer { zs in kernel.elementwise(xs.baseAddress!, ys.baseAddress!, zs.baseAddress!, count: count) }
+            }
+        }
+        let mismatch = (0 ..< count).first { z[$0] != kernel.combined(x[$0], y[$0]) }
+        XCTAssertNil(mismatch, "\(T.self) \(subtract ? "SUB" : "ADD") multipliers \(lhs), \(rhs): first differing pair \(mismatch.map { (x[$0], y[$0]) } as Any)")
     }
 
     /// `everyPair`: element `i` adds byte `i & 255` to byte `i >> 8` (with `count` 65 536: every

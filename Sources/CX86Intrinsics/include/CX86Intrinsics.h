@@ -216,6 +216,60 @@ SWIFTLITE_INLINE swiftlite_i32x16 swiftlite_requantize_wide_nonnegative_avx2(swi
     return swiftlite_join(halves[0], halves[1]);
 }
 
+/// The 16 bytes at `p` widened to 32-bit lanes, sign-extended (`isSigned`) or zero-extended:
+/// two `vpmovsxbd` or `vpmovzxbd` from memory.
+SWIFTLITE_INLINE swiftlite_i32x16 swiftlite_widen_16_bytes(const void *p, int isSigned) {
+    __m128i low = _mm_loadl_epi64((const __m128i *)p), high = _mm_loadl_epi64((const __m128i *)((const char *)p + 8));
+    return isSigned ? swiftlite_join(_mm256_cvtepi8_epi32(low), _mm256_cvtepi8_epi32(high))
+                    : swiftlite_join(_mm256_cvtepu8_epi32(low), _mm256_cvtepu8_epi32(high));
+}
+
+/// TFLite's rescaling of an 8-bit ADD or SUB operand, `RoundingDivideByPOT(
+/// SaturatingRoundingDoublingHighMul(v · 2^20, M), exponent)` per lane, in 32-bit arithmetic, for
+/// |v| < 2^11, a multiplier `M = high · 2^11 + low` (0 ≤ `low` < 2^11, 0 ≤ M < 2^31) and
+/// 0 ≤ `exponent` ≤ 31.
+///
+/// The doubling high product of `v · 2^20` and M is `⌊(v · M + 2^10) / 2^11⌋`: for v ≥ 0 that is
+/// TFLite's `(v · M · 2^20 + 2^30) / 2^31` with both terms divided by 2^20; for v < 0 its nudge
+/// `1 − 2^30` and the division's truncation toward zero round a half up as well. With M split,
+/// that is `v · high + ⌊(v · low + 2^10) / 2^11⌋`: |v · high| < 2^31 (`vpmulld`) and
+/// |v · low| < 2^22 (`vpmaddwd`: v fits a halfword, and `low`'s upper halfword is zero).
+/// `RoundingDivideByPOT` then adds 1 to the arithmetic shift where the remainder exceeds half the
+/// divisor, or half less one for a negative dividend (a half rounds away from zero).
+SWIFTLITE_INLINE swiftlite_i32x16 swiftlite_rescale_operand_avx2(swiftlite_i32x16 v, int32_t high, int32_t low, int exponent) {
+    const __m256i mask = _mm256_set1_epi32((int32_t)((1u << exponent) - 1u));
+    const __m256i half = _mm256_srli_epi32(mask, 1);
+    const __m256i round = _mm256_set1_epi32(1 << 10);
+    __m256i halves[2];
+    for (int h = 0; h < 2; h++) {
+        __m256i x = swiftlite_half(v, h);
+        __m256i fraction = _mm256_srai_epi32(_mm256_add_epi32(_mm256_madd_epi16(x, _mm256_set1_epi32(low)), round), 11);
+        __m256i product = _mm256_add_epi32(_mm256_mullo_epi32(x, _mm256_set1_epi32(high)), fraction);
+        __m256i threshold = _mm256_add_epi32(half, _mm256_srli_epi32(product, 31));
+        __m256i above = _mm256_cmpgt_epi32(_mm256_and_si256(product, mask), threshold);
+        halves[h] = _mm256_sub_epi32(_mm256_srai_epi32(product, exponent), above);
+    }
+    return swiftlite_join(halves[0], halves[1]);
+}
+
+/// `v + offset` clamped to `minimum ... maximum` (a range inside the byte type's), as 16 bytes at
+/// `p`: packed with saturation to halfwords (`vpackssdw`), `offset` added with saturation
+/// (`vpaddsw`), packed with saturation to bytes (`vpacksswb`, or `vpackuswb` when
+/// `unsignedBytes`), the 128-bit halves' dwords put in lane order (`vpermd`) and clamped byte by
+/// byte. Exact: each saturation is monotonic and changes no value that the clamp keeps, and
+/// |offset| ≤ 255 keeps a saturated halfword outside the byte range.
+SWIFTLITE_INLINE void swiftlite_store_clamped_16_bytes_avx2(void *p, swiftlite_i32x16 v, int unsignedBytes, int32_t offset,
+                                                           int32_t minimum, int32_t maximum) {
+    __m256i words = _mm256_adds_epi16(_mm256_packs_epi32(swiftlite_half(v, 0), swiftlite_half(v, 1)),
+                                      _mm256_set1_epi16((short)offset));
+    __m256i bytes = unsignedBytes ? _mm256_packus_epi16(words, words) : _mm256_packs_epi16(words, words);
+    // Dwords now hold lanes 0–3, 8–11, (again), 4–7, 12–15, (again).
+    __m128i ordered = _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(bytes, _mm256_setr_epi32(0, 4, 1, 5, 0, 4, 1, 5)));
+    __m128i low = _mm_set1_epi8((char)minimum), high = _mm_set1_epi8((char)maximum);
+    ordered = unsignedBytes ? _mm_min_epu8(_mm_max_epu8(ordered, low), high) : _mm_min_epi8(_mm_max_epi8(ordered, low), high);
+    _mm_storeu_si128((__m128i *)p, ordered);
+}
+
 #if !(defined(__AVX512F__) && defined(__AVX512BW__))
 /// The 16 bytes at `p`, zero-extended to 32-bit lanes (two `vpmovzxbd`); with `count` < 16
 /// only the first `count` bytes are read, the other lanes are zero. The AVX2 form of the

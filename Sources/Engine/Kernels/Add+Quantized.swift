@@ -1,5 +1,6 @@
 import Microkernels
 #if SWIFTLITE_AVX2
+import SIMDKernels
 import SIMDKernelsAVX512
 #endif
 
@@ -58,17 +59,21 @@ struct AdditiveQuantizedKernel<T: FixedWidthInteger & Sendable>: PartitionedKern
     let outputMultiplier: QuantizedMultiplier
     let outputZeroPoint: Int32
     let range: ClosedRange<Int32>
-    /// The rescalings as 16 equal channels each, for the one-shift form (`WideRequantization`,
-    /// exact for every value where the multiplier shifts right by 1...31 and is not `Int32.min`).
-    /// An operand's is nil where its multiplier is exactly ½ (`2^30`, no shift: the operand of
-    /// the larger scale), whose rescaling of `(x − zp) · 2^20` is `(x − zp) · 2^19` exactly. Nil
-    /// as a whole unless every rescaling takes one of the two.
-    let wide: (lhs: ChannelRequantization?, rhs: ChannelRequantization?, output: ChannelRequantization)?
-    /// `wide`'s constants by address (its multipliers, then its `WideRequantization` block),
-    /// into the buffers `wide` keeps: what a task reads. Binding `wide` itself copied it in every
-    /// task, retaining and releasing its buffers from all threads at once. (`unsafe`: addresses
-    /// of memory no one writes after `init`.)
-    nonisolated(unsafe) private let wideStages: (lhs: Stage?, rhs: Stage?, output: Stage)?
+    /// The output's rescaling as 16 equal channels in the one-shift form (`WideRequantization`,
+    /// exact for every value where the multiplier shifts right by 1...31 and is not `Int32.min`),
+    /// nil where that form is not exact for it; the vector loops need it.
+    let outputWide: ChannelRequantization?
+    /// The operands' rescalings in the same form, for the AVX-512 loop. An operand's is nil where
+    /// its multiplier is exactly ½ (`2^30`, no shift: the operand of the larger scale), whose
+    /// rescaling of `(x − zp) · 2^20` is `(x − zp) · 2^19` exactly. Nil as a whole unless both
+    /// take one of the two. (The AVX2 loop takes the operands' multipliers as they are.)
+    let operandsWide: (lhs: ChannelRequantization?, rhs: ChannelRequantization?)?
+    /// The constants of `outputWide` and `operandsWide` by address (multipliers, then the
+    /// `WideRequantization` block), into the buffers those keep: what a task reads. Binding
+    /// the stages themselves copied them in every task, retaining and releasing their buffers
+    /// from all threads at once. (`unsafe`: addresses of memory no one writes after `init`.)
+    nonisolated(unsafe) private let outputStage: Stage?
+    nonisolated(unsafe) private let operandStages: (lhs: Stage?, rhs: Stage?)?
     typealias Stage = (multipliers: UnsafeRawPointer, wide: UnsafeRawPointer)
 
     init(lhs: Int, rhs: Int, output: Int, broadcast: Broadcast,
@@ -93,15 +98,17 @@ struct AdditiveQuantizedKernel<T: FixedWidthInteger & Sendable>: PartitionedKern
         func operand(_ m: QuantizedMultiplier) -> ChannelRequantization?? {
             m.multiplier == 1 << 30 && m.shift == 0 ? .some(nil) : lanes(m).map { .some($0) }
         }
-        if let l = operand(lhsMultiplier), let r = operand(rhsMultiplier), let o = lanes(outputMultiplier) {
-            wide = (l, r, o)
-            func stage(_ r: ChannelRequantization) -> Stage {
-                (UnsafeRawPointer(r.multipliers.pointer), UnsafeRawPointer(r.wide.unsafelyUnwrapped.pointer))
-            }
-            wideStages = (l.map(stage), r.map(stage), stage(o))
+        func stage(_ r: ChannelRequantization) -> Stage {
+            (UnsafeRawPointer(r.multipliers.pointer), UnsafeRawPointer(r.wide.unsafelyUnwrapped.pointer))
+        }
+        outputWide = lanes(outputMultiplier)
+        outputStage = outputWide.map(stage)
+        if let l = operand(lhsMultiplier), let r = operand(rhsMultiplier) {
+            operandsWide = (l, r)
+            operandStages = (l.map(stage), r.map(stage))
         } else {
-            wide = nil
-            wideStages = nil
+            operandsWide = nil
+            operandStages = nil
         }
     }
 
@@ -118,7 +125,7 @@ struct AdditiveQuantizedKernel<T: FixedWidthInteger & Sendable>: PartitionedKern
     func eval(_ memory: TensorMemory) {
         let x = memory.input(lhs, as: T.self), y = memory.input(rhs, as: T.self), z = memory.output(output, as: T.self)
         if broadcast.isElementwise {
-            // Threads take ranges of whole 16-element vectors. An element (three rescalings) costs
+            // Threads take ranges of whole 16-element vectors. An element (its rescalings) costs
             // as much as tens of multiply-adds of a convolution: counted as 32, so that residual
             // adds of MobileNetV2's 14 × 14 × 64 size are shared out and smaller ones are not.
             let count = broadcast.outputCount
@@ -150,8 +157,9 @@ struct AdditiveQuantizedKernel<T: FixedWidthInteger & Sendable>: PartitionedKern
     /// Every lane computes what the tables hold: `(x − zp) << 20` is within ±2^28 and the sum of
     /// two rescaled operands within ±2^29, so neither product is Int32.min × Int32.min and the
     /// non-saturating `roundingDoublingHighMul` gives the saturating helper's result. Where the
-    /// AVX-512 kernels run, `wide` (when set) takes the one-shift form in `SIMDKernelsAVX512`: the
-    /// same values, a third fewer instructions.
+    /// output's rescaling has its one-shift form (`outputWide`), the tier's module takes the
+    /// vectors instead, with the same values: `SIMDKernelsAVX512` where the AVX-512 kernels run
+    /// (with `operandsWide`), else `SIMDKernels`' AVX2 loop.
     @_specialize(where T == Int8)
     @_specialize(where T == UInt8)
     func elementwise(_ x: UnsafePointer<T>, _ y: UnsafePointer<T>, _ z: UnsafeMutablePointer<T>, count: Int) {
@@ -171,13 +179,30 @@ struct AdditiveQuantizedKernel<T: FixedWidthInteger & Sendable>: PartitionedKern
         let end = count & ~15
         var i = 0
         #if SWIFTLITE_AVX2
-        // The one-shift form runs where its constants were built: only where the AVX-512 module runs.
-        if let stages = wideStages, KernelSelection.runsAVX512 {
-            SIMDKernelsAVX512.QuantizedAddition.elementwise(
-                signed: T.isSigned, a, b, out, count: end, zeroPoints: (lhsZeroPoint, rhsZeroPoint, outputZeroPoint), leftShift: shift,
-                lhs: stages.lhs, rhs: stages.rhs, output: stages.output, subtract: subtract,
-                lower: range.lowerBound, upper: range.upperBound)
-            i = end
+        if let output = outputStage {
+            if KernelSelection.runsAVX512 {
+                if let operands = operandStages {
+                    SIMDKernelsAVX512.QuantizedAddition.elementwise(
+                        signed: T.isSigned, a, b, out, count: end, zeroPoints: (lhsZeroPoint, rhsZeroPoint, outputZeroPoint),
+                        leftShift: shift, lhs: operands.lhs, rhs: operands.rhs, output: output, subtract: subtract,
+                        lower: range.lowerBound, upper: range.upperBound)
+                    i = end
+                }
+            } else {
+                #if !SWIFTLITE_AVX512VNNI
+                // One multiplier is ½ where `AdditiveQuantized.prepare` made them; the other is a
+                // `smallerThanOneExp` one: 0...Int32.max, shifting right by 0...31.
+                let half = QuantizedMultiplier(multiplier: 1 << 30, shift: 0)
+                if lhsMultiplier == half || rhsMultiplier == half {
+                    let other = lhsMultiplier == half ? rhsMultiplier : lhsMultiplier
+                    SIMDKernels.QuantizedAddition.elementwise(
+                        signed: T.isSigned, a, b, out, count: end, zeroPoints: (lhsZeroPoint, rhsZeroPoint, outputZeroPoint),
+                        halfIsLeft: lhsMultiplier == half, other: (other.multiplier, Int32(-other.shift)),
+                        output: output, subtract: subtract, lower: range.lowerBound, upper: range.upperBound)
+                    i = end
+                }
+                #endif
+            }
         }
         #endif
         while i < end {
