@@ -234,8 +234,8 @@ SWIFTLITE_INLINE swiftlite_i32x16 swiftlite_widen_16_bytes(const void *p, int is
 /// `1 − 2^30` and the division's truncation toward zero round a half up as well. With M split,
 /// that is `v · high + ⌊(v · low + 2^10) / 2^11⌋`: |v · high| < 2^31 (`vpmulld`) and
 /// |v · low| < 2^22 (`vpmaddwd`: v fits a halfword, and `low`'s upper halfword is zero).
-/// `RoundingDivideByPOT` then adds 1 to the arithmetic shift where the remainder exceeds half the
-/// divisor, or half less one for a negative dividend (a half rounds away from zero).
+/// `RoundingDivideByPOT` then adds 1 to the arithmetic shift where the remainder is at least half
+/// the divisor, or more than half for a negative dividend (a half rounds away from zero).
 SWIFTLITE_INLINE swiftlite_i32x16 swiftlite_rescale_operand_avx2(swiftlite_i32x16 v, int32_t high, int32_t low, int exponent) {
     const __m256i mask = _mm256_set1_epi32((int32_t)((1u << exponent) - 1u));
     const __m256i half = _mm256_srli_epi32(mask, 1);
