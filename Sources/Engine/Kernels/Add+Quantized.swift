@@ -75,6 +75,9 @@ struct AdditiveQuantizedKernel<T: FixedWidthInteger & Sendable>: PartitionedKern
     nonisolated(unsafe) private let outputStage: Stage?
     nonisolated(unsafe) private let operandStages: (lhs: Stage?, rhs: Stage?)?
     typealias Stage = (multipliers: UnsafeRawPointer, wide: UnsafeRawPointer)
+    /// For the AVX2 loop: which operand's multiplier is exactly ½ (one is, where
+    /// `AdditiveQuantized.prepare` made them) and the other one's multiplier, nil where neither is.
+    let halfOperand: (isLeft: Bool, other: QuantizedMultiplier)?
 
     init(lhs: Int, rhs: Int, output: Int, broadcast: Broadcast,
          lhsZeroPoint: Int32, lhsMultiplier: QuantizedMultiplier, rhsZeroPoint: Int32, rhsMultiplier: QuantizedMultiplier,
@@ -95,9 +98,11 @@ struct AdditiveQuantizedKernel<T: FixedWidthInteger & Sendable>: PartitionedKern
             return stage.wide != nil ? stage : nil
         }
         /// `.some(nil)` for a multiplier of exactly ½, `.some(stage)` for a one-shift one, nil otherwise.
+        let half = QuantizedMultiplier(multiplier: 1 << 30, shift: 0)
         func operand(_ m: QuantizedMultiplier) -> ChannelRequantization?? {
-            m.multiplier == 1 << 30 && m.shift == 0 ? .some(nil) : lanes(m).map { .some($0) }
+            m == half ? .some(nil) : lanes(m).map { .some($0) }
         }
+        halfOperand = lhsMultiplier == half ? (true, rhsMultiplier) : rhsMultiplier == half ? (false, lhsMultiplier) : nil
         func stage(_ r: ChannelRequantization) -> Stage {
             (UnsafeRawPointer(r.multipliers.pointer), UnsafeRawPointer(r.wide.unsafelyUnwrapped.pointer))
         }
@@ -190,14 +195,11 @@ struct AdditiveQuantizedKernel<T: FixedWidthInteger & Sendable>: PartitionedKern
                 }
             } else {
                 #if !SWIFTLITE_AVX512VNNI
-                // One multiplier is ½ where `AdditiveQuantized.prepare` made them; the other is a
-                // `smallerThanOneExp` one: 0...Int32.max, shifting right by 0...31.
-                let half = QuantizedMultiplier(multiplier: 1 << 30, shift: 0)
-                if lhsMultiplier == half || rhsMultiplier == half {
-                    let other = lhsMultiplier == half ? rhsMultiplier : lhsMultiplier
+                // The other multiplier is a `smallerThanOneExp` one: 0...Int32.max, shifting right by 0...31.
+                if let (isLeft, other) = halfOperand {
                     SIMDKernels.QuantizedAddition.elementwise(
                         signed: T.isSigned, a, b, out, count: end, zeroPoints: (lhsZeroPoint, rhsZeroPoint, outputZeroPoint),
-                        halfIsLeft: lhsMultiplier == half, other: (other.multiplier, Int32(-other.shift)),
+                        halfIsLeft: isLeft, other: (other.multiplier, Int32(-other.shift)),
                         output: output, subtract: subtract, lower: range.lowerBound, upper: range.upperBound)
                     i = end
                 }

@@ -367,26 +367,23 @@ struct DepthwiseConv2DTapRows: TiledKernel {
             let count = min(channels - c, 16)
             // The pixel loop with the stage's form as constants (see `stageForm`).
             @inline(always)
-            func pixels(wide: Bool, nonnegative: Bool = false, saturating: Bool, packs: Bool = false) {
+            func pixels(wide: Bool, nonnegative: Bool = false, saturating: Bool) {
                 var offset = swiftlite_tap_row_offset(0, c, g.outputWidth, 1)
                 var dst = out + c
                 for _ in 0 ..< g.outputWidth {
                     var acc = swiftlite_dpbusd_pairs(b, r0.loadUnaligned(fromByteOffset: offset, as: SIMD16<Int32>.self), e0, o0)
                     acc = swiftlite_dpbusd_pairs(acc, r1.loadUnaligned(fromByteOffset: offset, as: SIMD16<Int32>.self), e1, o1)
                     acc = swiftlite_dpbusd_pairs(acc, r2.loadUnaligned(fromByteOffset: offset, as: SIMD16<Int32>.self), e2, o2)
-                    store(acc, channel: c, stage, to: dst, count: count, wide: wide, nonnegative: nonnegative, saturating: saturating,
-                          packs: packs)
+                    store(acc, channel: c, stage, to: dst, count: count, wide: wide, nonnegative: nonnegative, saturating: saturating)
                     offset &+= 64
                     dst += channels
                 }
             }
             let (wide, saturating) = stageForm(stage)
             if wide && requantization.clampsBelowZeroPoint {
-                if count == 16 { pixels(wide: true, nonnegative: true, saturating: false, packs: true) }
-                else { pixels(wide: true, nonnegative: true, saturating: false) }
+                pixels(wide: true, nonnegative: true, saturating: false)
             } else if wide {
-                if count == 16 { pixels(wide: true, saturating: false, packs: true) }
-                else { pixels(wide: true, saturating: false) }
+                pixels(wide: true, saturating: false)
             } else if saturating {
                 pixels(wide: false, saturating: true)
             } else {
@@ -415,7 +412,7 @@ struct DepthwiseConv2DTapRows: TiledKernel {
             let count = min(channels - c, 16)
             // The pixel loop with the stage's form as constants (see `stageForm`).
             @inline(always)
-            func pixels(wide: Bool, nonnegative: Bool = false, saturating: Bool, packs: Bool = false) {
+            func pixels(wide: Bool, nonnegative: Bool = false, saturating: Bool) {
                 var offset = swiftlite_tap_row_offset(0, c, g.outputWidth, 2)
                 var dst = out + c
                 for _ in 0 ..< g.outputWidth {
@@ -428,19 +425,16 @@ struct DepthwiseConv2DTapRows: TiledKernel {
                     }
                     let acc = filterRow(filterRow(filterRow(filterRow(filterRow(b, taps.0, 0), taps.1, 1), taps.2, 2), taps.3, 3),
                                         taps.4, 4)
-                    store(acc, channel: c, stage, to: dst, count: count, wide: wide, nonnegative: nonnegative, saturating: saturating,
-                          packs: packs)
+                    store(acc, channel: c, stage, to: dst, count: count, wide: wide, nonnegative: nonnegative, saturating: saturating)
                     offset &+= 128
                     dst += channels
                 }
             }
             let (wide, saturating) = stageForm(stage)
             if wide && requantization.clampsBelowZeroPoint {
-                if count == 16 { pixels(wide: true, nonnegative: true, saturating: false, packs: true) }
-                else { pixels(wide: true, nonnegative: true, saturating: false) }
+                pixels(wide: true, nonnegative: true, saturating: false)
             } else if wide {
-                if count == 16 { pixels(wide: true, saturating: false, packs: true) }
-                else { pixels(wide: true, saturating: false) }
+                pixels(wide: true, saturating: false)
             } else if saturating {
                 pixels(wide: false, saturating: true)
             } else {
@@ -459,30 +453,17 @@ struct DepthwiseConv2DTapRows: TiledKernel {
     }
 
     /// Channels `channel ..< channel + count` of one pixel requantized in the form `stageForm`
-    /// chose and stored at `destination`. `packs` (the one-shift form, all 16 channels): the zero
-    /// point added and the clamp taken on saturated words and bytes
-    /// (`swiftlite_store_clamped_16_bytes_avx2`, the same bytes in fewer instructions).
+    /// chose and stored at `destination`.
     @inline(always)
     private func store(_ acc: SIMD16<Int32>, channel: Int, _ stage: RequantizationBlock, to destination: UnsafeMutablePointer<UInt8>,
-                       count: Int, wide: Bool, nonnegative: Bool, saturating: Bool, packs: Bool) {
-        if packs {
-            // The output has the input's type: uint8 where the tap rows flip no bit.
+                       count: Int, wide: Bool, nonnegative: Bool, saturating: Bool) {
+        if wide {
             let r = requantization
-            swiftlite_store_clamped_16_bytes_avx2(destination, r.applyWide(acc, channel: channel, nonnegative: nonnegative).unsafelyUnwrapped,
-                                                  flip == 0 ? 1 : 0, r.zeroPoint, r.minimum, r.maximum)
+            storeClampedBytes(r.applyWide(acc, channel: channel, nonnegative: nonnegative).unsafelyUnwrapped, offset: r.zeroPoint,
+                              minimum: r.minimum, maximum: r.maximum, to: destination, count: count)
         } else {
-            storeLowBytes(requantized(acc, channel: channel, stage, wide: wide, nonnegative: nonnegative, saturating: saturating),
-                          to: destination, count: count)
+            storeLowBytes(stage.apply(acc, saturating: saturating, shiftingLeft: true), to: destination, count: count)
         }
-    }
-
-    /// Channels `channel ..< channel + 16` of one pixel requantized in the form `stageForm` chose.
-    @inline(always)
-    private func requantized(_ acc: SIMD16<Int32>, channel: Int, _ stage: RequantizationBlock, wide: Bool, nonnegative: Bool,
-                             saturating: Bool) -> SIMD16<Int32> {
-        wide ? clamped(requantization.applyWide(acc, channel: channel, nonnegative: nonnegative).unsafelyUnwrapped &+ stage.zeroPoint,
-                       stage.minimum, stage.maximum)
-             : stage.apply(acc, saturating: saturating, shiftingLeft: true)
     }
     #endif
 }

@@ -1,4 +1,4 @@
-#if SWIFTLITE_AVX2
+#if SWIFTLITE_AVX512
 import CX86Intrinsics
 #endif
 import Microkernels
@@ -649,16 +649,8 @@ extension RequantizedGEMMOutput: IntegerGEMMOutput {
         if let wide, let product = ChannelRequantization.applyWide(
             values, multipliers: multipliers + offset, constants: wide + (column >> 4) &* (WideRequantization.valuesPerBlock &* 8),
             nonnegative: minimum >= zeroPoint) {
-            #if SWIFTLITE_AVX2 && !SWIFTLITE_AVX512
-            if columns &- column >= 16 {
-                // Packed with saturation and clamped as bytes (AVX-512 builds keep their masked
-                // stores). A negative minimum is int8's; a range inside 0...255 packs as uint8
-                // whatever the type (inside 0...127 both packs give the same bytes).
-                return swiftlite_store_clamped_16_bytes_avx2(destination, product, minimum >= 0 ? 1 : 0, zeroPoint, minimum, maximum)
-            }
-            #endif
-            return storeLowBytes(clamped(product &+ SIMD16(repeating: zeroPoint), minimum, maximum), to: destination,
-                                 count: columns - column)
+            return storeClampedBytes(product, offset: zeroPoint, minimum: minimum, maximum: maximum, to: destination,
+                                     count: columns - column)
         }
         // The left shifts are loaded only when some channel has one (most convolutions: none).
         let block = RequantizationBlock(

@@ -7,6 +7,7 @@
 #if SWIFTLITE_AVX2
 import CX86Intrinsics
 #endif
+import Microkernels
 
 /// Sign-extends sixteen `Int16` lanes.
 @inline(always)
@@ -30,6 +31,22 @@ func widened(_ v: SIMD16<UInt8>) -> SIMD16<Int32> {
     var result = SIMD16<Int32>()
     for lane in 0 ..< 16 { result[lane] = Int32(v[lane]) }
     return result
+}
+
+/// `v + offset` clamped to `minimum ... maximum` (a range inside the 8-bit type's), the first
+/// `count` lanes stored as bytes: an output stage's last step. On AVX2 a whole 16 lanes take
+/// saturated words and bytes (`swiftlite_store_clamped_16_bytes_avx2`: the same bytes in 8
+/// instructions instead of 14). That store does not need the type: a negative minimum is int8's,
+/// and a range inside 0...255 packs as uint8 whatever the type (inside 0...127 both packs agree).
+@inline(always)
+func storeClampedBytes(_ v: SIMD16<Int32>, offset: Int32, minimum: Int32, maximum: Int32,
+                       to destination: UnsafeMutablePointer<UInt8>, count: Int) {
+    #if SWIFTLITE_AVX2 && !SWIFTLITE_AVX512
+    if count >= 16 {
+        return swiftlite_store_clamped_16_bytes_avx2(destination, v, minimum >= 0 ? 1 : 0, offset, minimum, maximum)
+    }
+    #endif
+    storeLowBytes(clamped(v &+ SIMD16(repeating: offset), minimum, maximum), to: destination, count: count)
 }
 
 /// Stores the low byte of the first `count` lanes: on AVX-512 one `vpmovdb` (masked when fewer than 16); on AVX2
