@@ -95,6 +95,36 @@ public enum FloatTiles {
         }
     }
 
+    /// Up to 6 rows × 24 columns in `Half` (`ymm`) vectors, for AVX2's last 16-column block and
+    /// the 8-column block after it (`packed8`: their layouts as packed, `[k][16]` and `[k][8]`;
+    /// `bias` their 24 adjacent values): bands of 3 rows (2 + 2 for 4, 3 + 2 for 5), nine
+    /// accumulators and three weight vectors each. Run apart, the 8-column block's tile does one
+    /// broadcast per FMA and keeps the FMA pipes about three quarters busy; here each broadcast
+    /// feeds three FMAs, as in the 6 × 16 bands' two.
+    @inline(never)
+    public static func tile6x24(rows: Int, runCount: Int, runLength: Int, runStride: Int, a: UnsafePointer<Float>, lda: Int,
+                                packed: UnsafeRawPointer, packed8: UnsafeRawPointer, bias: UnsafeRawPointer, lower: Float,
+                                upper: Float, c: UnsafeMutablePointer<Float>, ldc: Int, resume: Bool, finish: Bool) {
+        let runs = Runs(count: runCount, length: runLength, stride: runStride)
+        var row = 0
+        while row < rows {
+            let count = rows - row == 4 ? 2 : min(3, rows - row)
+            let a = a + row * lda, c = c + row * ldc
+            switch count {
+            case 3:
+                band24(3, runs: runs, a: a, lda: lda, packed: packed, packed8: packed8, bias: bias, lower: lower,
+                       upper: upper, c: c, ldc: ldc, resume: resume, finish: finish)
+            case 2:
+                band24(2, runs: runs, a: a, lda: lda, packed: packed, packed8: packed8, bias: bias, lower: lower,
+                       upper: upper, c: c, ldc: ldc, resume: resume, finish: finish)
+            default:
+                band24(1, runs: runs, a: a, lda: lda, packed: packed, packed8: packed8, bias: bias, lower: lower,
+                       upper: upper, c: c, ldc: ldc, resume: resume, finish: finish)
+            }
+            row += count
+        }
+    }
+
     /// The 7 × 8 tile (`SIMD8`, half-width registers), for an 8-column block.
     @inline(never)
     public static func tile7x8(rows: Int, runCount: Int, runLength: Int, runStride: Int, a: UnsafePointer<Float>, lda: Int,
@@ -233,6 +263,62 @@ public enum FloatTiles {
         UnsafeMutableRawPointer(r4).storeBytes(of: final(c4, lower, upper, finish), as: Half.self)
         UnsafeMutableRawPointer(r5).storeBytes(of: final(c5, lower, upper, finish), as: Half.self)
         UnsafeMutableRawPointer(r6).storeBytes(of: final(c6, lower, upper, finish), as: Half.self)
+    }
+
+    /// `count` (1, 2 or 3, a constant where inlined) rows × 24 columns in `Half` vectors: the
+    /// first 16 columns from `packed` (`[k][16]`), the last 8 from `packed8` (`[k][8]`). Per `p`,
+    /// 3 weight loads and `count` broadcasts feed `3 · count` FMAs; at most 13 registers.
+    @inline(always)
+    static func band24(_ count: Int, runs: Runs, a: UnsafePointer<Float>, lda: Int, packed: UnsafeRawPointer,
+                       packed8: UnsafeRawPointer, bias: UnsafeRawPointer, lower: Float, upper: Float,
+                       c: UnsafeMutablePointer<Float>, ldc: Int, resume: Bool, finish: Bool) {
+        let (a0, a1, a2, _, _, _, _) = rowPointers(a, stride: lda, count: count)
+        let (r0, r1, r2, _, _, _, _) = rowPointers(c, stride: ldc, count: count)
+        let bias0 = bias.loadUnaligned(as: Half.self), bias1 = bias.loadUnaligned(fromByteOffset: 32, as: Half.self)
+        let bias2 = bias.loadUnaligned(fromByteOffset: 64, as: Half.self)
+        var c00 = initial(bias0, r0, resume), c01 = initial(bias1, r0 + 8, resume), c02 = initial(bias2, r0 + 16, resume)
+        var c10 = count > 1 ? initial(bias0, r1, resume) : bias0, c11 = count > 1 ? initial(bias1, r1 + 8, resume) : bias1
+        var c12 = count > 1 ? initial(bias2, r1 + 16, resume) : bias2
+        var c20 = count > 2 ? initial(bias0, r2, resume) : bias0, c21 = count > 2 ? initial(bias1, r2 + 8, resume) : bias1
+        var c22 = count > 2 ? initial(bias2, r2 + 16, resume) : bias2
+        var w = packed, w8 = packed8
+        @inline(always)
+        func accumulate(_ start: Int, _ end: Int) {
+            for p in start ..< end {
+                let w0 = w.loadUnaligned(as: Half.self), w1 = w.loadUnaligned(fromByteOffset: 32, as: Half.self)
+                let w2 = w8.loadUnaligned(as: Half.self)
+                w += 64
+                w8 += 32
+                let x0 = Half(repeating: a0[p])
+                c00 = c00.addingProduct(x0, w0); c01 = c01.addingProduct(x0, w1); c02 = c02.addingProduct(x0, w2)
+                if count > 1 {
+                    let x1 = Half(repeating: a1[p])
+                    c10 = c10.addingProduct(x1, w0); c11 = c11.addingProduct(x1, w1); c12 = c12.addingProduct(x1, w2)
+                }
+                if count > 2 {
+                    let x2 = Half(repeating: a2[p])
+                    c20 = c20.addingProduct(x2, w0); c21 = c21.addingProduct(x2, w1); c22 = c22.addingProduct(x2, w2)
+                }
+            }
+        }
+        if runs.count == 1 {
+            accumulate(0, runs.length)
+        } else {
+            for run in 0 ..< runs.count { accumulate(run * runs.stride, run * runs.stride + runs.length) }
+        }
+        UnsafeMutableRawPointer(r0).storeBytes(of: final(c00, lower, upper, finish), as: Half.self)
+        UnsafeMutableRawPointer(r0 + 8).storeBytes(of: final(c01, lower, upper, finish), as: Half.self)
+        UnsafeMutableRawPointer(r0 + 16).storeBytes(of: final(c02, lower, upper, finish), as: Half.self)
+        if count > 1 {
+            UnsafeMutableRawPointer(r1).storeBytes(of: final(c10, lower, upper, finish), as: Half.self)
+            UnsafeMutableRawPointer(r1 + 8).storeBytes(of: final(c11, lower, upper, finish), as: Half.self)
+            UnsafeMutableRawPointer(r1 + 16).storeBytes(of: final(c12, lower, upper, finish), as: Half.self)
+        }
+        if count > 2 {
+            UnsafeMutableRawPointer(r2).storeBytes(of: final(c20, lower, upper, finish), as: Half.self)
+            UnsafeMutableRawPointer(r2 + 8).storeBytes(of: final(c21, lower, upper, finish), as: Half.self)
+            UnsafeMutableRawPointer(r2 + 16).storeBytes(of: final(c22, lower, upper, finish), as: Half.self)
+        }
     }
 
     /// `count` (4, 5 or 6, a constant where inlined) rows × 16 columns in `Half` (`ymm`) vectors:

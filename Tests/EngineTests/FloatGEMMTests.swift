@@ -68,12 +68,14 @@ final class FloatGEMMTests: XCTestCase {
 
     /// Depths of more than two `depthSlice`s go in slices, the partial sums kept in C: every value
     /// must still be the bias then one fused multiply-add per `p` in order, bit for bit, for
-    /// blocks of each width, blocks that overhang `n` (not sliced), and column parts.
+    /// blocks of each width (AVX2's joined 24-column tiles among them), blocks that overhang `n`
+    /// (not sliced), and column parts.
     func testSlicedDepthIsTheSameChainOfMultiplyAdds() {
         var values = Values(state: 3)
         let slice = FloatGEMM.depthSlice
         for (m, n, k) in [(1, 32, 2 * slice + 1), (7, 8, 2 * slice + 5), (13, 16, 3 * slice), (49, 64, 12 * slice),
-                          (50, 100, 5 * slice + 7), (9, 40, 2 * slice), (20, 200, 3 * slice + 1)] {
+                          (50, 100, 5 * slice + 7), (9, 40, 2 * slice), (20, 200, 3 * slice + 1),
+                          (13, 24, 3 * slice), (10, 56, 2 * slice + 9), (4, 24, 2 * slice + 2), (5, 21, 2 * slice + 3)] {
             let lda = k + 1, ldc = n + 3
             let a = values.array(m * lda), w = values.array(n * k), bias = values.array(n)
             let packed = w.withUnsafeBufferPointer { w in

@@ -24,7 +24,8 @@ import SIMDKernelsAVX512
 ///   every accumulator in a register, no calls or spills. The tile is clamped with `vmaxps`/`vminps`
 ///   and stored once. 7 × 16 (7 accumulators) and 7 × 8 (`SIMD8`, `ymm`) kernels take the last blocks.
 ///   AVX2 without AVX-512 (16 `ymm`) has 16-column blocks only and computes them in 6 × 16 tiles
-///   (`tile6x16`, 12 accumulators), so there `tileRows` is 6.
+///   (`tile6x16`, 12 accumulators), so there `tileRows` is 6; a last 16-column block and the
+///   8-column one after it go together through 3 × 24 bands (`tile6x24`, `joinsLastBlocks`).
 /// - **Edges.** A tile with fewer than 7 rows points its missing rows at its last row, so they
 ///   recompute and store identical values. A block that overhangs `n` (the last one, when `n` is
 ///   not a multiple of 8 or ends 17–24 columns past a multiple of 32) is computed into a small
@@ -81,6 +82,18 @@ enum FloatGEMM {
         if !leavesShortBand(r - 6) { return 6 }
         return leavesShortBand(r - 5) ? 4 : 5
     }
+
+    /// Whether the last 16-column block and an 8-column block after it (`n` 8 or fewer past a
+    /// multiple of 16, at least 24: MobileNetV2's and EfficientNet's 24- and 40-channel
+    /// projections) run as one 24-column tile (`FloatTiles.tile6x24`) where a product covers
+    /// both: AVX2 without AVX-512, whose 8-column tile does a broadcast per FMA.
+    static let joinsLastBlocks: Bool = {
+        #if SWIFTLITE_AVX2
+        !wide
+        #else
+        false
+        #endif
+    }()
 
     /// Target size of one chunk of `A`'s rows.
     static let chunkBytes = 128 * 1024
@@ -205,7 +218,7 @@ enum FloatGEMM {
         let chunkRows = aBytes <= 2 * chunkBytes || (aBytes <= weightBytes && aBytes <= maximumChunkBytes)
             ? max(1, m) : max(tileRows, chunkBytes / rowBytes / tileRows * tileRows)
         let sliced = runs.count == 1 && k > 2 * depthSlice
-        let tileRows = tileRows, wideTiles = wide
+        let tileRows = tileRows, wideTiles = wide, joinsLastBlocks = joinsLastBlocks
         let lower = range.lowerBound, upper = range.upperBound
         withUnsafeTemporaryAllocation(of: Float.self, capacity: tileRows * 32) { edge in
             var chunkStart = 0
@@ -213,7 +226,12 @@ enum FloatGEMM {
                 let chunkEnd = min(m, chunkStart + chunkRows)
                 var column = columns.lowerBound
                 while column < columns.upperBound {
-                    let width = blockWidth(remaining: n - column), blockColumns = min(width, n - column)
+                    let packedWidth = blockWidth(remaining: n - column)
+                    // The last 16-column block and the 8-column one after it, both in `columns`, go
+                    // through one 24-column tile (`joinsLastBlocks`).
+                    let joined = joinsLastBlocks && packedWidth == 16 && column + 16 < columns.upperBound
+                        && blockWidth(remaining: n - column - 16) == 8
+                    let width = joined ? 24 : packedWidth, blockColumns = min(width, n - column)
                     let packed = UnsafeRawPointer(weights.blocks.pointer + column * k)
                     let bias = UnsafeRawPointer(weights.bias.pointer + column)
                     // A block too large for L1 goes in slices of `depthSlice` steps, each over every
@@ -230,7 +248,7 @@ enum FloatGEMM {
                     while depth < k {
                         let depthEnd = min(k, depth + slice)
                         let sliceRuns = slice == k ? runs : Runs.contiguous(depthEnd - depth)
-                        let slicePacked = packed + depth * width * MemoryLayout<Float>.stride
+                        let slicePacked = packed + depth * packedWidth * MemoryLayout<Float>.stride
                         let resume = depth > 0, finish = depthEnd == k
                         var row = chunkStart
                         while row < chunkEnd {
@@ -247,6 +265,15 @@ enum FloatGEMM {
                             let targetStride = blockColumns == width ? ldc : width
                             let (runCount, runLength, runStride) = (sliceRuns.count, sliceRuns.length, sliceRuns.stride)
                             switch (width, wideTiles) {
+                            case (24, _):
+                                #if SWIFTLITE_AVX2
+                                SIMDKernels.FloatTiles.tile6x24(
+                                    rows: rows, runCount: runCount, runLength: runLength, runStride: runStride, a: a, lda: lda,
+                                    packed: slicePacked, packed8: packed + (16 * k + depth * 8) * MemoryLayout<Float>.stride, bias: bias,
+                                    lower: lower, upper: upper, c: target, ldc: targetStride, resume: resume, finish: finish)
+                                #else
+                                preconditionFailure("24-column tiles are AVX2's")
+                                #endif
                             case (32, _):
                                 SIMDKernelsAVX512.FloatTiles.tile7x32(
                                     rows: rows, runCount: runCount, runLength: runLength, runStride: runStride, a: a, lda: lda,
