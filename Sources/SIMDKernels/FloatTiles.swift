@@ -1,3 +1,7 @@
+#if SWIFTLITE_AVX2 && !SWIFTLITE_AVX512
+import CX86Intrinsics
+#endif
+
 /// The float GEMM's micro-kernels (see `FloatGEMM` in the engine for the layout they read).
 ///
 /// This file is compiled twice (see Package.swift): as `SIMDKernels` for the build's floor (AVX2
@@ -18,20 +22,31 @@ public enum FloatTiles {
     /// `x` limited to `lower...upper`. (`SIMD.clamped` compiles to per-lane scalar code; masked
     /// replacement against broadcast bounds becomes `vmaxps`/`vminps`.) Inlinable: the engine's
     /// float kernels clamp with it too, and `SIMDKernels` is compiled for the engine's own CPU.
+    /// On AVX2 without AVX-512, each `ymm` half through `swiftlite_clamp_f32x8`, the same values;
+    /// a module that inlines it must then be compiled for AVX2 as well (the engine is), or the
+    /// intrinsics header declares no such function for it.
     @inlinable @inline(always)
     public static func clamp(_ x: Lanes, _ lower: Float, _ upper: Float) -> Lanes {
+        #if SWIFTLITE_AVX2 && !SWIFTLITE_AVX512
+        return Lanes(lowHalf: clamp(x.lowHalf, lower, upper), highHalf: clamp(x.highHalf, lower, upper))
+        #else
         var x = x
         x.replace(with: Lanes(repeating: lower), where: x .< Lanes(repeating: lower))
         x.replace(with: Lanes(repeating: upper), where: x .> Lanes(repeating: upper))
         return x
+        #endif
     }
 
     @inlinable @inline(always)
     public static func clamp(_ x: Half, _ lower: Float, _ upper: Float) -> Half {
+        #if SWIFTLITE_AVX2 && !SWIFTLITE_AVX512
+        return swiftlite_clamp_f32x8(x, lower, upper)
+        #else
         var x = x
         x.replace(with: Half(repeating: lower), where: x .< Half(repeating: lower))
         x.replace(with: Half(repeating: upper), where: x .> Half(repeating: upper))
         return x
+        #endif
     }
 
     /// A tile's accumulator at the start of a pass: the bias, or (`resume`) the partial sum the

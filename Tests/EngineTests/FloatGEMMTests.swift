@@ -101,4 +101,20 @@ final class FloatGEMMTests: XCTestCase {
             XCTAssertEqual(parts.map(\.bitPattern), expected.map(\.bitPattern), "m \(m) n \(n) k \(k), columns cut at \(cut)")
         }
     }
+    /// The kernels' clamp (`FloatGEMM.clamp`, the engine's copy of `SIMDKernels.FloatTiles.clamp`), lane for lane: `lower` where `x < lower`, `upper` where `x > upper`,
+    /// `x` itself otherwise — a NaN stays NaN, and a zero keeps its sign against a zero bound.
+    func testClampKeepsNaNAndSignedZeros() {
+        let specials: [Float] = [.nan, -.nan, .infinity, -.infinity, 0, -0, 6, 6.0000005, 5.9999995, -1, 1e-45, -1e-45,
+                                 .greatestFiniteMagnitude, -.greatestFiniteMagnitude, 3, 0.5]
+        for (lower, upper) in [(Float(0), Float(6)), (-0.0, 6), (-Float.infinity, Float.infinity), (-1, 1), (0, 0)] {
+            let x = SIMD16<Float>(specials)
+            let lanes = FloatGEMM.clamp(x, lower, upper)
+            let low = FloatGEMM.clamp(x.lowHalf, lower, upper), high = FloatGEMM.clamp(x.highHalf, lower, upper)
+            for i in 0 ..< 16 {
+                let v = specials[i], expected = v < lower ? lower : v > upper ? upper : v
+                XCTAssertEqual(lanes[i].bitPattern, expected.bitPattern, "\(v) in \(lower)...\(upper), 16 lanes")
+                XCTAssertEqual((i < 8 ? low[i] : high[i - 8]).bitPattern, expected.bitPattern, "\(v) in \(lower)...\(upper), 8 lanes")
+            }
+        }
+    }
 }
