@@ -19,12 +19,14 @@ public enum FloatTiles {
         var count: Int, length: Int, stride: Int
     }
 
-    /// `x` limited to `lower...upper`. (`SIMD.clamped` compiles to per-lane scalar code; masked
-    /// replacement against broadcast bounds becomes `vmaxps`/`vminps`.) Inlinable: the engine's
-    /// float kernels clamp with it too, and `SIMDKernels` is compiled for the engine's own CPU.
-    /// On AVX2 without AVX-512, each `ymm` half through `swiftlite_clamp_f32x8`, the same values;
-    /// a module that inlines it must then be compiled for AVX2 as well (the engine is), or the
-    /// intrinsics header declares no such function for it.
+    /// `x` limited to `lower...upper`: `lower` where `x < lower`, `upper` where `x > upper`, else
+    /// `x` (a NaN lane stays NaN). (`SIMD.clamped` compiles to per-lane scalar code.) With
+    /// AVX-512, masked replacement against broadcast bounds becomes `vmaxps`/`vminps`; on AVX2
+    /// alone the optimiser made half of a tile's clamps compares and blends, so there each `ymm`
+    /// half goes through `swiftlite_clamp_f32x8`. Inlinable: the engine's float kernels clamp with
+    /// it too, and `SIMDKernels` is compiled for the engine's own CPU; a module that inlines the
+    /// AVX2 form must itself be compiled for AVX2 (the engine is), or the intrinsics header
+    /// declares no such function for it.
     @inlinable @inline(always)
     public static func clamp(_ x: Lanes, _ lower: Float, _ upper: Float) -> Lanes {
         #if SWIFTLITE_AVX2 && !SWIFTLITE_AVX512
@@ -113,9 +115,9 @@ public enum FloatTiles {
     /// Up to 6 rows × 24 columns in `Half` (`ymm`) vectors, for AVX2's last 16-column block and
     /// the 8-column block after it (`packed8`: their layouts as packed, `[k][16]` and `[k][8]`;
     /// `bias` their 24 adjacent values): bands of 3 rows (2 + 2 for 4, 3 + 2 for 5), nine
-    /// accumulators and three weight vectors each. Run apart, the 8-column block's tile does one
-    /// broadcast per FMA and keeps the FMA pipes about three quarters busy; here each broadcast
-    /// feeds three FMAs, as in the 6 × 16 bands' two.
+    /// accumulators and three weight vectors each, every row computed once. The 8-column
+    /// block's own tile does one broadcast per FMA; here each broadcast feeds three (the 6 × 16
+    /// bands' feed two).
     @inline(never)
     public static func tile6x24(rows: Int, runCount: Int, runLength: Int, runStride: Int, a: UnsafePointer<Float>, lda: Int,
                                 packed: UnsafeRawPointer, packed8: UnsafeRawPointer, bias: UnsafeRawPointer, lower: Float,

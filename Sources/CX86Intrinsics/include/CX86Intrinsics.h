@@ -84,10 +84,8 @@ typedef float swiftlite_f32x8 __attribute__((vector_size(32)));
 
 /// `x` limited to `lower...upper`: `vmaxps` with the bound first, then `vminps` likewise. Each
 /// returns its second operand unless the bound is strictly beyond it, so a lane is `lower` only
-/// where `x < lower` and `upper` only where it is `> upper`, and a NaN lane stays NaN: Swift's
-/// `replace(with:where:)` clamp lane for lane. (The optimiser compiles that Swift clamp to these
-/// two instructions for some accumulators of a tile, and for others to a compare, two 128-bit
-/// blends and three moves between halves.)
+/// where `x < lower` and `upper` only where it is `> upper`, and a NaN lane stays NaN: the lanes
+/// of `FloatTiles.clamp`'s `replace(with:where:)` form.
 SWIFTLITE_INLINE swiftlite_f32x8 swiftlite_clamp_f32x8(swiftlite_f32x8 x, float lower, float upper) {
     __m256 low = _mm256_max_ps(_mm256_set1_ps(lower), (__m256)x);
     return (swiftlite_f32x8)_mm256_min_ps(_mm256_set1_ps(upper), low);
