@@ -17,6 +17,16 @@ public enum FloatTiles {
     /// Where the `k` values of one row of `A` lie: `count` runs of `length` adjacent floats.
     struct Runs {
         var count: Int, length: Int, stride: Int
+
+        /// Calls `body(start, end)` with each run's steps of `p`, in order (one call for one run).
+        @inline(always)
+        func forEachSpan(_ body: (Int, Int) -> Void) {
+            if count == 1 {
+                body(0, length)
+            } else {
+                for run in 0 ..< count { body(run * stride, run * stride + length) }
+            }
+        }
     }
 
     /// `x` limited to `lower...upper`: `lower` where `x < lower`, `upper` where `x > upper`, else
@@ -181,11 +191,7 @@ public enum FloatTiles {
                 c60 = c60.addingProduct(Lanes(repeating: a6[p]), w0); c61 = c61.addingProduct(Lanes(repeating: a6[p]), w1)
             }
         }
-        if runs.count == 1 {
-            accumulate(0, runs.length)
-        } else {
-            for run in 0 ..< runs.count { accumulate(run * runs.stride, run * runs.stride + runs.length) }
-        }
+        runs.forEachSpan(accumulate)
         UnsafeMutableRawPointer(r0).storeBytes(of: final(c00, lower, upper, finish), as: Lanes.self)
         UnsafeMutableRawPointer(r0 + 16).storeBytes(of: final(c01, lower, upper, finish), as: Lanes.self)
         UnsafeMutableRawPointer(r1).storeBytes(of: final(c10, lower, upper, finish), as: Lanes.self)
@@ -228,11 +234,7 @@ public enum FloatTiles {
                 c6 = c6.addingProduct(Lanes(repeating: a6[p]), w0)
             }
         }
-        if runs.count == 1 {
-            accumulate(0, runs.length)
-        } else {
-            for run in 0 ..< runs.count { accumulate(run * runs.stride, run * runs.stride + runs.length) }
-        }
+        runs.forEachSpan(accumulate)
         UnsafeMutableRawPointer(r0).storeBytes(of: final(c0, lower, upper, finish), as: Lanes.self)
         UnsafeMutableRawPointer(r1).storeBytes(of: final(c1, lower, upper, finish), as: Lanes.self)
         UnsafeMutableRawPointer(r2).storeBytes(of: final(c2, lower, upper, finish), as: Lanes.self)
@@ -268,11 +270,7 @@ public enum FloatTiles {
                 c6 = c6.addingProduct(Half(repeating: a6[p]), w0)
             }
         }
-        if runs.count == 1 {
-            accumulate(0, runs.length)
-        } else {
-            for run in 0 ..< runs.count { accumulate(run * runs.stride, run * runs.stride + runs.length) }
-        }
+        runs.forEachSpan(accumulate)
         UnsafeMutableRawPointer(r0).storeBytes(of: final(c0, lower, upper, finish), as: Half.self)
         UnsafeMutableRawPointer(r1).storeBytes(of: final(c1, lower, upper, finish), as: Half.self)
         UnsafeMutableRawPointer(r2).storeBytes(of: final(c2, lower, upper, finish), as: Half.self)
@@ -318,11 +316,7 @@ public enum FloatTiles {
                 }
             }
         }
-        if runs.count == 1 {
-            accumulate(0, runs.length)
-        } else {
-            for run in 0 ..< runs.count { accumulate(run * runs.stride, run * runs.stride + runs.length) }
-        }
+        runs.forEachSpan(accumulate)
         UnsafeMutableRawPointer(r0).storeBytes(of: final(c00, lower, upper, finish), as: Half.self)
         UnsafeMutableRawPointer(r0 + 8).storeBytes(of: final(c01, lower, upper, finish), as: Half.self)
         UnsafeMutableRawPointer(r0 + 16).storeBytes(of: final(c02, lower, upper, finish), as: Half.self)
@@ -378,11 +372,7 @@ public enum FloatTiles {
                 }
             }
         }
-        if runs.count == 1 {
-            accumulate(0, runs.length)
-        } else {
-            for run in 0 ..< runs.count { accumulate(run * runs.stride, run * runs.stride + runs.length) }
-        }
+        runs.forEachSpan(accumulate)
         UnsafeMutableRawPointer(r0).storeBytes(of: final(c00, lower, upper, finish), as: Half.self)
         UnsafeMutableRawPointer(r0 + 8).storeBytes(of: final(c01, lower, upper, finish), as: Half.self)
         UnsafeMutableRawPointer(r1).storeBytes(of: final(c10, lower, upper, finish), as: Half.self)
