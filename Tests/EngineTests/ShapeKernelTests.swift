@@ -78,6 +78,34 @@ final class ShapeKernelTests: XCTestCase {
         }
     }
 
+    /// `spans` over any cut of `units` into consecutive ranges visits the output `apply` writes,
+    /// run by run, with the operand offsets `apply` reads.
+    func testBroadcastSpansCoverWhatApplyWrites() throws {
+        var rng = SystemRandomNumberGenerator()
+        for _ in 0 ..< 300 {
+            let rank = Int.random(in: 0 ... 6, using: &rng)
+            let output = (0 ..< rank).map { _ in Int.random(in: 1 ... 4, using: &rng) }
+            func operand() -> [Int] { output.map { Bool.random(using: &rng) ? $0 : 1 } }
+            let lhs = operand(), rhs = operand()
+            let plan = try XCTUnwrap(Broadcast(lhs, rhs))
+            let a = (0 ..< lhs.reduce(1, *)).map { Float($0) }, b = (0 ..< rhs.reduce(1, *)).map { Float($0 * 1000) }
+            var expected = [Float](repeating: -1, count: plan.outputCount)
+            expected.withUnsafeMutableBufferPointer { out in plan.apply(a, b, out.baseAddress!) { $0 + $1 } }
+            var result = [Float](repeating: -1, count: plan.outputCount)
+            let (la, rb) = plan.innerStrides
+            XCTAssert([0, 1].contains(la) && [0, 1].contains(rb), "inner strides \(la), \(rb)")
+            var start = 0
+            while start < plan.units {
+                let end = min(plan.units, start + Int.random(in: 1 ... 5, using: &rng))
+                plan.spans(start ..< end) { l, r, o, count in
+                    for i in 0 ..< count { result[o + i] = a[l + i * la] + b[r + i * rb] }
+                }
+                start = end
+            }
+            XCTAssertEqual(result, expected, "\(lhs) ⊕ \(rhs)")
+        }
+    }
+
     // MARK: Strided slice
 
     private func slice(_ shape: [Int], _ begin: [Int], _ end: [Int], _ strides: [Int],

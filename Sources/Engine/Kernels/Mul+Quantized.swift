@@ -1,3 +1,5 @@
+import Microkernels
+
 extension Mul {
     /// Quantized MUL (uint8, int8), as TFLite's reference kernels:
     /// `zpOut + m((x − zpX)(y − zpY))`, with `m` the multiplier of `scaleX · scaleY / scaleOut`
@@ -16,26 +18,113 @@ extension Mul {
     }
 }
 
-struct MulQuantized<T: FixedWidthInteger & Sendable>: Kernel {
+/// 8-bit MUL: sixteen elements a step in 32-bit lanes (lane by lane the scalar
+/// `multiplyByQuantizedMultiplier`), the rest of each run one by one (`multiplied`, the reference
+/// the vector lanes are tested against). Threads take ranges of the broadcast's runs
+/// (`Broadcast.spans`): of the elements for same-shape operands, of the rows for broadcast ones
+/// (a squeeze-and-excitation block's `[1, h, w, c] · [1, 1, 1, c]`: rows of `c`).
+struct MulQuantized<T: FixedWidthInteger & Sendable>: PartitionedKernel {
     let lhs: Int, rhs: Int, output: Int
     let broadcast: Broadcast
     let lhsZeroPoint: Int32, rhsZeroPoint: Int32
     let multiplier: QuantizedMultiplier
     let outputZeroPoint: Int32
     let range: ClosedRange<Int32>
+    /// The output stage as sixteen equal channels, for its one-shift form (`applyWide`) where
+    /// that is exact for the multiplier (a right shift, no saturation).
+    let stage: ChannelRequantization
+    /// `stage`'s multipliers and one-shift constants by address, into the buffers it keeps: what
+    /// a task reads, without retaining them from every thread. (`unsafe`: memory no one writes
+    /// after `init`.)
+    nonisolated(unsafe) private let wideStage: (multipliers: UnsafeRawPointer, constants: UnsafeRawPointer)?
+
+    init(lhs: Int, rhs: Int, output: Int, broadcast: Broadcast, lhsZeroPoint: Int32, rhsZeroPoint: Int32,
+         multiplier: QuantizedMultiplier, outputZeroPoint: Int32, range: ClosedRange<Int32>) {
+        (self.lhs, self.rhs, self.output, self.broadcast) = (lhs, rhs, output, broadcast)
+        (self.lhsZeroPoint, self.rhsZeroPoint, self.multiplier) = (lhsZeroPoint, rhsZeroPoint, multiplier)
+        (self.outputZeroPoint, self.range) = (outputZeroPoint, range)
+        let stage = ChannelRequantization(Array(repeating: multiplier, count: 16), zeroPoint: outputZeroPoint,
+                                          range: (range.lowerBound, range.upperBound))
+        self.stage = stage
+        wideStage = stage.wide.map { (UnsafeRawPointer(stage.multipliers.pointer), UnsafeRawPointer($0.pointer)) }
+    }
+
+    /// The work of one element in the units `TensorMemory.parallelize` counts (a convolution's
+    /// multiply-adds): a product and an output stage per 16 lanes, as a byte table look-up.
+    static var elementWork: Int { ByteLookupKernel.lookupWork }
+
+    func eval(_ memory: TensorMemory) {
+        memory.parallelize(self, count: broadcast.units, granularity: broadcast.extents.count == 1 ? 16 : 1,
+                           work: broadcast.outputCount * Self.elementWork)
+    }
 
     // Kernels run behind `any Kernel`, whose witness would be the unspecialised generic code;
     // these make it jump to the 8-bit specialisations.
     @_specialize(where T == Int8)
     @_specialize(where T == UInt8)
-    func eval(_ memory: TensorMemory) {
-        let zx = lhsZeroPoint, zy = rhsZeroPoint, zOut = outputZeroPoint, m = multiplier
-        let lower = range.lowerBound, upper = range.upperBound
-        broadcast.apply(memory.input(lhs, as: T.self), memory.input(rhs, as: T.self), memory.output(output, as: T.self)) { x, y in
-            // Zero points lie in the type's range, so |product| ≤ 255².
-            let product = (Int32(x) - zx) * (Int32(y) - zy)
-            let value = zOut &+ multiplyByQuantizedMultiplier(product, m)
-            return T(truncatingIfNeeded: min(max(value, lower), upper))
+    func evalPart(_ units: Range<Int>, step: Int, worker: Int, memory: TensorMemory) {
+        let x = memory.input(lhs, as: T.self), y = memory.input(rhs, as: T.self), z = memory.output(output, as: T.self)
+        let (xStep, yStep) = broadcast.innerStrides
+        broadcast.spans(units) { l, r, o, count in
+            multiply(x + l, repeatingLeft: xStep == 0, y + r, repeatingRight: yStep == 0, z + o, count: count)
+        }
+    }
+
+    /// One element: the reference arithmetic.
+    @inline(__always)
+    func multiplied(_ x: T, _ y: T) -> T {
+        // Zero points lie in the type's range, so |product| ≤ 255².
+        let product = (Int32(x) - lhsZeroPoint) * (Int32(y) - rhsZeroPoint)
+        let value = outputZeroPoint &+ multiplyByQuantizedMultiplier(product, multiplier)
+        return T(truncatingIfNeeded: min(max(value, range.lowerBound), range.upperBound))
+    }
+
+    /// `count` outputs from `x` and `y`, each stepping by one element or repeating its first.
+    /// The lanes take TFLite's `MultiplyByQuantizedMultiplier` in the one-shift form where it is
+    /// exact and the build has it (AVX2), else as written without its saturation step, exact for
+    /// every multiplier but `Int32.min` (which no scale ratio gives, `QuantizedMultiplier`'s being
+    /// below 2^31; such a kernel takes the reference arithmetic throughout).
+    @_specialize(where T == Int8)
+    @_specialize(where T == UInt8)
+    func multiply(_ x: UnsafePointer<T>, repeatingLeft: Bool, _ y: UnsafePointer<T>, repeatingRight: Bool,
+                  _ z: UnsafeMutablePointer<T>, count: Int) {
+        let shift = multiplier.shift
+        let m = SIMD16<Int32>(repeating: multiplier.multiplier)
+        let left = SIMD16<Int32>(repeating: Int32(max(shift, 0))), right = SIMD16<Int32>(repeating: Int32(max(-shift, 0)))
+        let xOffset = SIMD16<Int32>(repeating: lhsZeroPoint), yOffset = SIMD16<Int32>(repeating: rhsZeroPoint)
+        let zOffset = SIMD16<Int32>(repeating: outputZeroPoint)
+        let out = UnsafeMutableRawPointer(z).assumingMemoryBound(to: UInt8.self)
+        @inline(__always)
+        func lanes(_ p: UnsafePointer<T>, at i: Int, repeating: Bool) -> SIMD16<Int32> {
+            if repeating { return SIMD16(repeating: Int32(p[0])) }
+            let raw = UnsafeRawPointer(p + i)
+            return T.isSigned ? widened(raw.loadUnaligned(as: SIMD16<Int8>.self)) : widened(raw.loadUnaligned(as: SIMD16<UInt8>.self))
+        }
+        let end = multiplier.multiplier == Int32.min ? 0 : count - count % 16
+        var i = 0
+        #if SWIFTLITE_AVX2
+        if let wide = wideStage {
+            let nonnegative = stage.clampsBelowZeroPoint
+            while i < end {
+                let product = (lanes(x, at: i, repeating: repeatingLeft) &- xOffset) &* (lanes(y, at: i, repeating: repeatingRight) &- yOffset)
+                let scaled = ChannelRequantization.applyWide(product, multipliers: wide.multipliers, constants: wide.constants,
+                                                             nonnegative: nonnegative)!
+                storeClampedBytes(scaled, offset: outputZeroPoint, minimum: range.lowerBound, maximum: range.upperBound,
+                                  to: out + i, count: 16)
+                i &+= 16
+            }
+        }
+        #endif
+        while i < end {
+            let product = (lanes(x, at: i, repeating: repeatingLeft) &- xOffset) &* (lanes(y, at: i, repeating: repeatingRight) &- yOffset)
+            // A shift left by 0 where the multiplier shifts right: one instruction either way.
+            let scaled = roundingDivideByPOT(roundingDoublingHighMul(product &<< left, m), right) &+ zOffset
+            storeLowBytes(clamped(scaled, range.lowerBound, range.upperBound), to: out + i, count: 16)
+            i &+= 16
+        }
+        while i < count {
+            z[i] = multiplied(x[repeatingLeft ? 0 : i], y[repeatingRight ? 0 : i])
+            i += 1
         }
     }
 }

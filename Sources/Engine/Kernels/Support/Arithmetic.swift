@@ -57,10 +57,19 @@ enum Arithmetic {
     }
 }
 
+/// Float ADD, SUB, MUL, DIV. Threads take ranges of the broadcast's runs (`Broadcast.spans`):
+/// of whole cache lines of the elements for same-shape operands, of the rows for broadcast ones
+/// (a squeeze-and-excitation block's `[1, h, w, c] · [1, 1, 1, c]`: rows of `c`). The same
+/// expression per element either way.
 struct ArithmeticFloat32<Op: ArithmeticOperation>: PartitionedKernel {
     let lhs: Int, rhs: Int, output: Int
     let broadcast: Broadcast
     let lower: Float, upper: Float
+
+    func eval(_ memory: TensorMemory) {
+        memory.parallelize(self, count: broadcast.units, granularity: broadcast.extents.count == 1 ? 16 : 1,
+                           work: broadcast.outputCount * 4)
+    }
 
     // Kernels run behind `any Kernel`, whose witness would be the unspecialised generic code;
     // these make it jump to the specialisation for each operation.
@@ -68,27 +77,21 @@ struct ArithmeticFloat32<Op: ArithmeticOperation>: PartitionedKernel {
     @_specialize(where Op == Subtraction)
     @_specialize(where Op == Multiplication)
     @_specialize(where Op == Division)
-    func eval(_ memory: TensorMemory) {
+    func evalPart(_ units: Range<Int>, step: Int, worker: Int, memory: TensorMemory) {
         let lower = lower, upper = upper
         let x = memory.input(lhs, as: Float.self), y = memory.input(rhs, as: Float.self), z = memory.output(output, as: Float.self)
-        guard broadcast.isElementwise else {
-            // Always clamped, as TFLite does: with no activation that still maps ±inf to ±max.
-            broadcast.apply(x, y, z) { a, b in min(max(Op.apply(a, b), lower), upper) }
-            return
+        // Always clamped, as TFLite does: with no activation that still maps ±inf to ±max.
+        @inline(__always) func f(_ a: Float, _ b: Float) -> Float { min(max(Op.apply(a, b), lower), upper) }
+        let (xStep, yStep) = broadcast.innerStrides
+        broadcast.spans(units) { l, r, o, count in
+            let a = x + l, b = y + r, c = z + o
+            switch (xStep, yStep) {
+            case (1, 1): for i in 0 ..< count { c[i] = f(a[i], b[i]) }
+            case (0, 1): for i in 0 ..< count { c[i] = f(a[0], b[i]) }
+            case (1, 0): for i in 0 ..< count { c[i] = f(a[i], b[0]) }
+            default: for i in 0 ..< count { c[i] = f(a[0], b[0]) }
+            }
         }
-        // Same shapes: threads take ranges of whole cache lines; the same expression per element.
-        let count = broadcast.outputCount
-        memory.parallelize(self, count: count, granularity: 16, work: count * 4)
-    }
-
-    /// Same-shape elements `range`.
-    @_specialize(where Op == Addition)
-    @_specialize(where Op == Subtraction)
-    @_specialize(where Op == Multiplication)
-    func evalPart(_ range: Range<Int>, step: Int, worker: Int, memory: TensorMemory) {
-        let lower = lower, upper = upper
-        let x = memory.input(lhs, as: Float.self), y = memory.input(rhs, as: Float.self), z = memory.output(output, as: Float.self)
-        for i in range { z[i] = min(max(Op.apply(x[i], y[i]), lower), upper) }
     }
 }
 

@@ -78,6 +78,53 @@ struct Broadcast: Sendable, Equatable {
     /// True when both operands have the output's shape (up to leading 1s): one flat loop.
     var isElementwise: Bool { extents.count == 1 && lhsStrides[0] == 1 && rhsStrides[0] == 1 }
 
+    /// What a kernel shares out over threads (`spans`): with one loop level, its elements; with
+    /// more, the rows of the innermost level (`extents.last` elements each).
+    var units: Int { extents.count == 1 ? outputCount : outputCount / extents[extents.count - 1] }
+
+    /// The operands' strides along the innermost level: each 0 (repeated) or 1 (contiguous).
+    var innerStrides: (lhs: Int, rhs: Int) { (lhsStrides[lhsStrides.count - 1], rhsStrides[rhsStrides.count - 1]) }
+
+    /// Calls `body(lhsOffset, rhsOffset, outputOffset, count)` for the contiguous runs of output
+    /// that `units` (a range of `units`) covers, in order: output elements
+    /// `outputOffset ..< outputOffset + count`, whose operands start at element `lhsOffset` and
+    /// `rhsOffset` and step by `innerStrides`. One run of the units' elements with one loop level,
+    /// one run per row with more; rows are followed like an odometer, one division per level at
+    /// the first.
+    @inline(__always)
+    func spans(_ units: Range<Int>, _ body: (_ lhs: Int, _ rhs: Int, _ output: Int, _ count: Int) -> Void) {
+        guard !units.isEmpty else { return }
+        let (la, rb) = innerStrides
+        guard extents.count > 1 else {
+            body(units.lowerBound * la, units.lowerBound * rb, units.lowerBound, units.count)
+            return
+        }
+        let outer = extents.count - 1, n = extents[outer]
+        withUnsafeTemporaryAllocation(of: Int.self, capacity: outer) { index in
+            var lhs = 0, rhs = 0, rest = units.lowerBound
+            for level in (0 ..< outer).reversed() {
+                index[level] = rest % extents[level]
+                rest /= extents[level]
+                lhs += index[level] * lhsStrides[level]
+                rhs += index[level] * rhsStrides[level]
+            }
+            for row in units {
+                body(lhs, rhs, row * n, n)
+                var level = outer - 1
+                while level >= 0 {
+                    index[level] += 1
+                    lhs += lhsStrides[level]
+                    rhs += rhsStrides[level]
+                    if index[level] < extents[level] { break }
+                    lhs -= extents[level] * lhsStrides[level]
+                    rhs -= extents[level] * rhsStrides[level]
+                    index[level] = 0
+                    level -= 1
+                }
+            }
+        }
+    }
+
     /// Computes `output[i] = op(lhs[…], rhs[…])` over the broadcast output, in row-major order.
     ///
     /// `op` is inlined into the loops; the innermost loop is specialised for contiguous and
