@@ -92,6 +92,22 @@ final class FloatConvolutionTests: XCTestCase {
                 }
             }
         }
+        // 1, 2, 4 and 8 channels at stride 1 across (`insideNarrow`): rows of 4 to 64 pixels, so
+        // that steps of 32 and 8 floats and a last few pixels all occur, clamped and not.
+        for channels in [1, 2, 4, 8] {
+            for stride in [(1, 1), (2, 1)] {
+                for size in [(4, 6), (5, 23), (6, 41), (3, 66)] {
+                    checkDepthwise(input: size, channels: channels, stride: stride, padding: .same)
+                    checkDepthwise(input: size, channels: channels, stride: stride, padding: .valid, range: -100 ... 100)
+                }
+            }
+            let g = DepthwiseConv2D.Geometry.oneImage(input: (5, 23), channels: channels, filter: (3, 3), stride: (1, 1),
+                                                      dilation: (1, 1), padding: .same)
+            let kernel = [Float](repeating: 1, count: 9 * channels).withUnsafeBufferPointer {
+                DepthwiseConv2DFloat32(geometry: g, filter: $0, bias: nil, range: -1 ... 1)
+            }
+            XCTAssertNotNil(kernel.narrowTaps, "\(channels) channels at stride 1 take insideNarrow")
+        }
         // Shapes the 3×3 fast path leaves to the general one.
         checkDepthwise(input: (8, 9), channels: 24, filter: (3, 3), stride: (1, 1), dilation: (2, 2), padding: .same)
         checkDepthwise(input: (6, 10), channels: 17, filter: (1, 3), stride: (1, 2), padding: .valid)

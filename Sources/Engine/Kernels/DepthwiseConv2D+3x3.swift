@@ -126,6 +126,76 @@ extension DepthwiseConv2DFloat32 {
         }
     }
 
+    /// All the channels of the output pixels `pixels`, whose windows lie inside the input across,
+    /// where there are 1, 2, 4 or 8 channels and the stride across is 1 (`narrowTaps`): the row's
+    /// pixels side by side as one run of floats, 8 lanes a vector covering `8 / channels` pixels.
+    /// Lane `l` of the vector at float `j` of the run (`j` a multiple of 8) is channel `l % channels`
+    /// of its pixel, and the window's tap `kx` of every lane lies `kx · channels` floats further in
+    /// the input row, so each vector is the bias and nine FMAs over three input rows. Four vectors
+    /// a step (32 floats), for four independent chains, then one, then the last pixels (fewer
+    /// than 8 floats) one float at a time; every sum the bias, then the taps row by row, left to
+    /// right, each one fused multiply-add, as in the other 3×3 paths.
+    func insideNarrow(_ rows: Rows, _ dst: UnsafeMutablePointer<Float>, pixels: Range<Int>) {
+        let g = geometry, c = g.outputChannels
+        let size = MemoryLayout<Float>.stride, lanes = Half.scalarCount
+        let taps = UnsafeRawPointer(narrowTaps!.pointer)
+        func tap(_ k: Int) -> Half { taps.loadUnaligned(fromByteOffset: k * lanes * size, as: Half.self) }
+        let b = tap(0), w1 = tap(1), w2 = tap(2), w3 = tap(3), w4 = tap(4), w5 = tap(5), w6 = tap(6), w7 = tap(7), w8 = tap(8)
+        let w9 = tap(9)
+        // Byte offset of the first pixel's left tap column; the taps across are `c` floats apart.
+        let start = (pixels.lowerBound - g.padLeft) * c * size, column = c * size
+        let r0 = UnsafeRawPointer(rows.0) + start, r1 = UnsafeRawPointer(rows.1) + start, r2 = UnsafeRawPointer(rows.2) + start
+        let out = UnsafeMutableRawPointer(dst + pixels.lowerBound * c)
+        let count = pixels.count * c
+        /// The window sum of the 8 outputs from float `j` of the run.
+        @inline(__always)
+        func sum(_ j: Int) -> Half {
+            let at = j &* size
+            var acc = b
+            acc = acc.addingProduct(r0.loadUnaligned(fromByteOffset: at, as: Half.self), w1)
+            acc = acc.addingProduct(r0.loadUnaligned(fromByteOffset: at &+ column, as: Half.self), w2)
+            acc = acc.addingProduct(r0.loadUnaligned(fromByteOffset: at &+ 2 &* column, as: Half.self), w3)
+            acc = acc.addingProduct(r1.loadUnaligned(fromByteOffset: at, as: Half.self), w4)
+            acc = acc.addingProduct(r1.loadUnaligned(fromByteOffset: at &+ column, as: Half.self), w5)
+            acc = acc.addingProduct(r1.loadUnaligned(fromByteOffset: at &+ 2 &* column, as: Half.self), w6)
+            acc = acc.addingProduct(r2.loadUnaligned(fromByteOffset: at, as: Half.self), w7)
+            acc = acc.addingProduct(r2.loadUnaligned(fromByteOffset: at &+ column, as: Half.self), w8)
+            acc = acc.addingProduct(r2.loadUnaligned(fromByteOffset: at &+ 2 &* column, as: Half.self), w9)
+            return FloatGEMM.clamp(acc, range.lowerBound, range.upperBound)
+        }
+        var j = 0
+        while j &+ 4 &* lanes <= count {
+            let s0 = sum(j), s1 = sum(j &+ lanes), s2 = sum(j &+ 2 &* lanes), s3 = sum(j &+ 3 &* lanes)
+            out.storeBytes(of: s0, toByteOffset: j &* size, as: Half.self)
+            out.storeBytes(of: s1, toByteOffset: (j &+ lanes) &* size, as: Half.self)
+            out.storeBytes(of: s2, toByteOffset: (j &+ 2 &* lanes) &* size, as: Half.self)
+            out.storeBytes(of: s3, toByteOffset: (j &+ 3 &* lanes) &* size, as: Half.self)
+            j &+= 4 &* lanes
+        }
+        while j &+ lanes <= count {
+            out.storeBytes(of: sum(j), toByteOffset: j &* size, as: Half.self)
+            j &+= lanes
+        }
+        // The last pixels: lane `j % 8` of the vectors, one float at a time.
+        let r = (r0.assumingMemoryBound(to: Float.self), r1.assumingMemoryBound(to: Float.self), r2.assumingMemoryBound(to: Float.self))
+        let o = out.assumingMemoryBound(to: Float.self)
+        while j < count {
+            let l = j % lanes
+            var acc = b[l]
+            acc = acc.addingProduct(r.0[j], w1[l])
+            acc = acc.addingProduct(r.0[j + c], w2[l])
+            acc = acc.addingProduct(r.0[j + 2 * c], w3[l])
+            acc = acc.addingProduct(r.1[j], w4[l])
+            acc = acc.addingProduct(r.1[j + c], w5[l])
+            acc = acc.addingProduct(r.1[j + 2 * c], w6[l])
+            acc = acc.addingProduct(r.2[j], w7[l])
+            acc = acc.addingProduct(r.2[j + c], w8[l])
+            acc = acc.addingProduct(r.2[j + 2 * c], w9[l])
+            o[j] = min(max(acc, range.lowerBound), range.upperBound)
+            j += 1
+        }
+    }
+
     /// The channels past the last whole group of 16 (and past the 8 of `hasTail8`, where there
     /// are) of one output pixel, scalar, clipped across.
     func scalarTail(_ rows: Rows, xOrigin: Int, _ dst: UnsafeMutablePointer<Float>) {

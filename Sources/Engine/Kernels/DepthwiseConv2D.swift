@@ -81,6 +81,9 @@ struct DepthwiseConv2DFloat32: TiledKernel {
     let packedTaps: PackedBuffer<Float>?
     /// One input row of zeros, for the 3×3 fast path's rows and taps outside the input.
     let zeroRow: PackedBuffer<Float>?
+    /// For the 3×3 fast path with 1, 2, 4 or 8 channels at stride 1 across (`insideNarrow`): the
+    /// bias then the nine taps as 8-lane vectors, lane `l` holding channel `l % channels`.
+    let narrowTaps: PackedBuffer<Float>?
     /// The ring of `convolvePlanes`, for the windows it takes.
     let planes: Planes?
 
@@ -114,9 +117,20 @@ struct DepthwiseConv2DFloat32: TiledKernel {
         self.bias = bias.map { PackedBuffer($0) } ?? PackedBuffer(count: g.outputChannels, initializedTo: 0)
         self.range = range
         let c = g.outputChannels, groups = c / Lanes.scalarCount
-        let fast3x3 = g.filterHeight == 3 && g.filterWidth == 3 && g.dilationHeight == 1 && g.dilationWidth == 1
-            && (g.strideWidth == 1 || g.strideWidth == 2) && groups > 0
+        let window3x3 = g.filterHeight == 3 && g.filterWidth == 3 && g.dilationHeight == 1 && g.dilationWidth == 1
+        let narrow = window3x3 && g.strideWidth == 1 && c < Lanes.scalarCount && Half.scalarCount % c == 0
+        let fast3x3 = window3x3 && (g.strideWidth == 1 || g.strideWidth == 2) && groups > 0 || narrow
         planes = Planes(g)
+        if narrow {
+            let taps = PackedBuffer<Float>(count: 10 * Half.scalarCount, initializedTo: 0)
+            for lane in 0 ..< Half.scalarCount {
+                taps.pointer[lane] = self.bias.pointer[lane % c]
+                for tap in 0 ..< 9 { taps.pointer[(tap + 1) * Half.scalarCount + lane] = filter[tap * c + lane % c] }
+            }
+            narrowTaps = taps
+        } else {
+            narrowTaps = nil
+        }
         guard fast3x3 || planes != nil else {
             packedTaps = nil
             zeroRow = nil
@@ -248,7 +262,9 @@ struct DepthwiseConv2DFloat32: TiledKernel {
                     inside3x3Stride2(start, first, count: lastInside - firstInside, groups: groups, firstGroup: channels.lowerBound / Lanes.scalarCount)
                 }
             }
-            if hasTail {
+            if narrowTaps != nil {
+                insideNarrow(rows, dst, pixels: firstInside ..< lastInside)
+            } else if hasTail {
                 if hasTail8 { insideTail8(rows, dst, pixels: firstInside ..< lastInside) }
                 if c % Half.scalarCount != 0 {
                     for ox in firstInside ..< lastInside { scalarTail(rows, xOrigin: ox * g.strideWidth - g.padLeft, dst + ox * c) }
