@@ -207,6 +207,38 @@ final class NewOperatorShapeTests: XCTestCase {
                        [2, 1, 1, 2, 3, 3])
     }
 
+    /// PAD against numpy's rule (each output element the input element it lands on, else 0) over
+    /// random shapes of rank 1 to 5 with empty dimensions, unpadded runs of dimensions (which the
+    /// kernel copies as one) and padded ones, one or both sides.
+    func testPadMatchesTheIndexRule() throws {
+        var rng = KernelTestRandom(seed: 41)
+        for _ in 0 ..< 200 {
+            let rank = Int.random(in: 1 ... 5, using: &rng)
+            let shape = (0 ..< rank).map { _ in Int.random(in: 0 ... 4, using: &rng) }
+            let pairs = (0 ..< 2 * rank).map { _ in Bool.random(using: &rng) ? 0 : Int.random(in: 0 ... 3, using: &rng) }
+            let count = shape.reduce(1, *)
+            let x = (0 ..< count).map { Int32($0 + 1) }
+            let output = try run(.pad, .none, [.int32s(shape, x), .int32s([rank, 2], pairs.map(Int32.init), constant: true)],
+                                 output: .int32, Pad.prepare)
+            var outShape = shape
+            for d in 0 ..< rank { outShape[d] += pairs[2 * d] + pairs[2 * d + 1] }
+            var expected = [Int32]()
+            for flat in 0 ..< outShape.reduce(1, *) {
+                var rest = flat, offset = 0, inside = true, place = 1
+                var index = [Int](repeating: 0, count: rank)
+                for d in (0 ..< rank).reversed() { index[d] = rest % outShape[d]; rest /= outShape[d] }
+                for d in (0 ..< rank).reversed() {
+                    let i = index[d] - pairs[2 * d]
+                    if i < 0 || i >= shape[d] { inside = false }
+                    offset += i * place
+                    place *= shape[d]
+                }
+                expected.append(inside ? x[offset] : 0)
+            }
+            XCTAssertEqual(values(output, as: Int32.self), expected, "PAD \(shape) by \(pairs)")
+        }
+    }
+
     /// A runtime GATHER index outside the axis gives a slice of zeros (TFLite fails the run).
     func testGatherRuntimeIndexOutOfRangeGivesZeros() throws {
         let params = Operand.floats([3, 2], [1, 2, 3, 4, 5, 6]), indices = Operand.int32s([3], [2, 7, -1])

@@ -49,10 +49,26 @@ enum Pad {
             guard range.contains(zeroPoint) else { throw context.invalid("output zero point \(zeroPoint) is outside \(input.dataType)") }
             fill = .bits(UInt64(truncatingIfNeeded: zeroPoint))
         }
-        var strides = [Int](repeating: size, count: rank)
-        for d in (0 ..< rank).dropLast().reversed() { strides[d] = strides[d + 1] * shape[d + 1] }
+        // A dimension without padding merges into the one outside it (its rows are contiguous in
+        // the input and the output alike): an image padded across height and width is copied in
+        // rows of width × channels elements, not one pixel at a time.
+        var blocks = [(extent: Int, before: Int, after: Int)]()
+        for d in 0 ..< rank {
+            let (extent, after) = (input.shape[d], pairs[2 * d + 1])
+            if let outer = blocks.last, before[d] == 0, after == 0 {
+                blocks[blocks.count - 1] = (outer.extent * extent, outer.before * extent, outer.after * extent)
+            } else {
+                blocks.append((extent, before[d], after))
+            }
+        }
+        var strides = [Int](repeating: size, count: blocks.count)
+        for d in blocks.indices.dropLast().reversed() {
+            let inner = blocks[d + 1]
+            strides[d] = strides[d + 1] * (inner.before + inner.extent + inner.after)
+        }
         return PadKernel(input: context.node.inputs[Self.input], output: context.node.outputs[Self.output], elementSize: size,
-                         inputShape: input.shape, outputCount: shape.reduce(1, *), before: before, outputStrides: strides, fill: fill)
+                         inputShape: blocks.map(\.extent), before: blocks.map(\.before), after: blocks.map(\.after),
+                         outputStrides: strides, fill: fill)
     }
 
     enum Fill: Sendable {
@@ -63,52 +79,60 @@ enum Pad {
     }
 }
 
-/// Fills the output with the pad value, then copies each innermost input row into place.
+/// Writes each output byte once: per dimension (after merging those without padding into the
+/// one outside), the pad value before the input's block, the block (its rows copied whole at the
+/// innermost dimension), then the pad value after it.
 struct PadKernel: Kernel {
     let input: Int, output: Int
     let elementSize: Int
-    let inputShape: [Int], outputCount: Int
-    /// Padding before the input, in elements, and the output's strides in bytes, per dimension.
-    let before: [Int], outputStrides: [Int]
+    /// The merged dimensions' input extents, and the padding before and after each, in elements.
+    let inputShape: [Int], before: [Int], after: [Int]
+    /// The output's strides in bytes, per merged dimension.
+    let outputStrides: [Int]
     let fill: Pad.Fill
 
     func eval(_ memory: TensorMemory) {
         let out = memory.raw(output)
-        let count = outputCount
         var bits: UInt64 = 0
         switch fill {
         case .bits(let b): bits = b
         case .tensor(let t):
             withUnsafeMutableBytes(of: &bits) { $0.copyMemory(from: UnsafeRawBufferPointer(start: memory.raw(t), count: elementSize)) }
         }
-        switch elementSize {
-        case 1: out.assumingMemoryBound(to: UInt8.self).update(repeating: UInt8(truncatingIfNeeded: bits), count: count)
-        case 2: out.assumingMemoryBound(to: UInt16.self).update(repeating: UInt16(truncatingIfNeeded: bits), count: count)
-        case 4: out.assumingMemoryBound(to: UInt32.self).update(repeating: UInt32(truncatingIfNeeded: bits), count: count)
-        default: out.assumingMemoryBound(to: UInt64.self).update(repeating: bits, count: count)
-        }
-        if inputShape.contains(0) { return }
         if inputShape.isEmpty {
             out.copyMemory(from: memory.raw(input), byteCount: elementSize)
             return
         }
         var source = UnsafeRawPointer(memory.raw(input))
-        copy(dimension: 0, from: &source, to: out)
+        copy(dimension: 0, from: &source, to: out, pattern: bits)
     }
 
-    /// Copies the input block of `dimension` (all of it, in order) to `destination`, the output
-    /// position of the block's first element.
-    private func copy(dimension d: Int, from source: inout UnsafeRawPointer, to destination: UnsafeMutableRawPointer) {
-        let outputStride = outputStrides[d]
-        let start = destination + before[d] * outputStride
+    /// The output block of `dimension` at `destination`: its padding and the input block (all of
+    /// it, in order, from `source`).
+    private func copy(dimension d: Int, from source: inout UnsafeRawPointer, to destination: UnsafeMutableRawPointer,
+                      pattern: UInt64) {
+        let stride = outputStrides[d]
+        fill(destination, bytes: before[d] * stride, pattern: pattern)
+        let start = destination + before[d] * stride
         if d == inputShape.count - 1 {
             let n = inputShape[d] * elementSize
             start.copyMemory(from: source, byteCount: n)
             source += n
-            return
+        } else {
+            for i in 0 ..< inputShape[d] { copy(dimension: d + 1, from: &source, to: start + i * stride, pattern: pattern) }
         }
-        for i in 0 ..< inputShape[d] {
-            copy(dimension: d + 1, from: &source, to: start + i * outputStride)
+        fill(start + inputShape[d] * stride, bytes: after[d] * stride, pattern: pattern)
+    }
+
+    /// `bytes` (a multiple of the element size) of the pad value from `destination`.
+    private func fill(_ destination: UnsafeMutableRawPointer, bytes: Int, pattern: UInt64) {
+        guard bytes > 0 else { return }
+        let count = bytes / elementSize
+        switch elementSize {
+        case 1: destination.assumingMemoryBound(to: UInt8.self).update(repeating: UInt8(truncatingIfNeeded: pattern), count: count)
+        case 2: destination.assumingMemoryBound(to: UInt16.self).update(repeating: UInt16(truncatingIfNeeded: pattern), count: count)
+        case 4: destination.assumingMemoryBound(to: UInt32.self).update(repeating: UInt32(truncatingIfNeeded: pattern), count: count)
+        default: destination.assumingMemoryBound(to: UInt64.self).update(repeating: pattern, count: count)
         }
     }
 }
