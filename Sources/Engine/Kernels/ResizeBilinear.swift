@@ -98,37 +98,42 @@ extension UInt8: FloatInterpolated {
 }
 
 /// Bilinear resizing in float arithmetic (float32, and uint8 as the reference kernel does it).
-struct ResizeBilinearFloatPath<T: FloatInterpolated>: Kernel {
+/// Threads take ranges of the output rows (of all batches, in order).
+struct ResizeBilinearFloatPath<T: FloatInterpolated>: PartitionedKernel {
     let input: Int, output: Int
     let inputShape: [Int]
     let rows: [ResizeBilinear.Sample], columns: [ResizeBilinear.Sample]
 
+    func eval(_ memory: TensorMemory) {
+        // Four products and three sums per element: counted as 8 of a convolution's multiply-adds.
+        let outputRows = inputShape[0] * rows.count
+        memory.parallelize(self, count: outputRows, work: outputRows * columns.count * inputShape[3] * 8)
+    }
+
     // Kernels run behind `any Kernel`; these make the witness jump to the specialisations.
     @_specialize(where T == Float)
     @_specialize(where T == UInt8)
-    func eval(_ memory: TensorMemory) {
-        let (batches, height, width, channels) = (inputShape[0], inputShape[1], inputShape[2], inputShape[3])
+    func evalPart(_ units: Range<Int>, step: Int, worker: Int, memory: TensorMemory) {
+        let (height, width, channels) = (inputShape[1], inputShape[2], inputShape[3])
         let source = memory.input(input, as: T.self)
-        var out = memory.output(output, as: T.self)
-        for b in 0 ..< batches {
-            let image = source + b * height * width * channels
-            for row in rows {
-                let dy = row.position - Float(row.lower)
-                let top = image + row.lower * width * channels, bottom = image + row.upper * width * channels
-                for column in columns {
-                    let dx = column.position - Float(column.lower)
-                    let p00 = top + column.lower * channels, p01 = top + column.upper * channels
-                    let p10 = bottom + column.lower * channels, p11 = bottom + column.upper * channels
-                    // The reference kernel's expression, term by term and left to right.
-                    for c in 0 ..< channels {
-                        let a = p00[c].interpolationValue * (1 - dy) * (1 - dx)
-                        let b = p10[c].interpolationValue * dy * (1 - dx)
-                        let d = p01[c].interpolationValue * (1 - dy) * dx
-                        let e = p11[c].interpolationValue * dy * dx
-                        out[c] = T.fromInterpolated(a + b + d + e)
-                    }
-                    out += channels
+        var out = memory.output(output, as: T.self) + units.lowerBound * columns.count * channels
+        for unit in units {
+            let image = source + unit / rows.count * height * width * channels, row = rows[unit % rows.count]
+            let dy = row.position - Float(row.lower)
+            let top = image + row.lower * width * channels, bottom = image + row.upper * width * channels
+            for column in columns {
+                let dx = column.position - Float(column.lower)
+                let p00 = top + column.lower * channels, p01 = top + column.upper * channels
+                let p10 = bottom + column.lower * channels, p11 = bottom + column.upper * channels
+                // The reference kernel's expression, term by term and left to right.
+                for c in 0 ..< channels {
+                    let a = p00[c].interpolationValue * (1 - dy) * (1 - dx)
+                    let b = p10[c].interpolationValue * dy * (1 - dx)
+                    let d = p01[c].interpolationValue * (1 - dy) * dx
+                    let e = p11[c].interpolationValue * dy * dx
+                    out[c] = T.fromInterpolated(a + b + d + e)
                 }
+                out += channels
             }
         }
     }
