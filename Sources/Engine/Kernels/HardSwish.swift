@@ -8,13 +8,18 @@ enum HardSwish {
     }
 }
 
-struct HardSwishFloat32: Kernel {
+/// Threads take ranges of whole cache lines (`ReluFloat32`).
+struct HardSwishFloat32: PartitionedKernel {
     let count: Int
     let input: Int, output: Int
 
     func eval(_ memory: TensorMemory) {
+        memory.parallelize(self, count: count, granularity: 16, work: count * ReluFloat32.elementWork)
+    }
+
+    func evalPart(_ range: Range<Int>, step: Int, worker: Int, memory: TensorMemory) {
         let x = memory.input(input, as: Float.self), y = memory.output(output, as: Float.self)
-        for i in 0 ..< count {
+        for i in range {
             let v = x[i]
             // Dividing by 6 (not multiplying by 1/6) keeps the result bit-identical to the reference.
             y[i] = v * min(6, max(0, v + 3)) / 6

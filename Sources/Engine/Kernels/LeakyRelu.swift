@@ -12,14 +12,19 @@ enum LeakyRelu {
     }
 }
 
-struct LeakyReluFloat32: Kernel {
+/// Threads take ranges of whole cache lines (`ReluFloat32`).
+struct LeakyReluFloat32: PartitionedKernel {
     let count: Int
     let alpha: Float
     let input: Int, output: Int
 
     func eval(_ memory: TensorMemory) {
+        memory.parallelize(self, count: count, granularity: 16, work: count * ReluFloat32.elementWork)
+    }
+
+    func evalPart(_ range: Range<Int>, step: Int, worker: Int, memory: TensorMemory) {
         let x = memory.input(input, as: Float.self), y = memory.output(output, as: Float.self)
         let alpha = alpha
-        for i in 0 ..< count { y[i] = x[i] > 0 ? x[i] : x[i] * alpha }
+        for i in range { y[i] = x[i] > 0 ? x[i] : x[i] * alpha }
     }
 }

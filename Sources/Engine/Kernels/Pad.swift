@@ -81,8 +81,9 @@ enum Pad {
 
 /// Writes each output byte once: per dimension (after merging those without padding into the
 /// one outside), the pad value before the input's block, the block (its rows copied whole at the
-/// innermost dimension), then the pad value after it.
-struct PadKernel: Kernel {
+/// innermost dimension), then the pad value after it. Threads take ranges of the outermost
+/// dimension's output blocks (an image's rows, for a batch of one padded across height and width).
+struct PadKernel: PartitionedKernel {
     let input: Int, output: Int
     let elementSize: Int
     /// The merged dimensions' input extents, and the padding before and after each, in elements.
@@ -93,18 +94,45 @@ struct PadKernel: Kernel {
 
     func eval(_ memory: TensorMemory) {
         let out = memory.raw(output)
+        let bits = pattern(memory)
+        if inputShape.isEmpty {
+            out.copyMemory(from: memory.raw(input), byteCount: elementSize)
+            return
+        }
+        guard inputShape.count > 1 else {
+            var source = UnsafeRawPointer(memory.raw(input))
+            copy(dimension: 0, from: &source, to: out, pattern: bits)
+            return
+        }
+        let blocks = before[0] + inputShape[0] + after[0]
+        memory.parallelize(self, count: blocks, work: blocks * outputStrides[0] / elementSize * ReluFloat32.elementWork)
+    }
+
+    /// Output blocks `units` of the outermost dimension (of two or more).
+    func evalPart(_ units: Range<Int>, step: Int, worker: Int, memory: TensorMemory) {
+        let out = memory.raw(output), input = UnsafeRawPointer(memory.raw(input))
+        let pattern = self.pattern(memory)
+        let stride = outputStrides[0], inputBlock = inputShape.dropFirst().reduce(elementSize, *)
+        for block in units {
+            let i = block - before[0]
+            if i < 0 || i >= inputShape[0] {
+                fill(out + block * stride, bytes: stride, pattern: pattern)
+            } else {
+                var source = input + i * inputBlock
+                copy(dimension: 1, from: &source, to: out + block * stride, pattern: pattern)
+            }
+        }
+    }
+
+    /// The pad value's bits (the low `elementSize` bytes).
+    private func pattern(_ memory: TensorMemory) -> UInt64 {
         var bits: UInt64 = 0
         switch fill {
         case .bits(let b): bits = b
         case .tensor(let t):
             withUnsafeMutableBytes(of: &bits) { $0.copyMemory(from: UnsafeRawBufferPointer(start: memory.raw(t), count: elementSize)) }
         }
-        if inputShape.isEmpty {
-            out.copyMemory(from: memory.raw(input), byteCount: elementSize)
-            return
-        }
-        var source = UnsafeRawPointer(memory.raw(input))
-        copy(dimension: 0, from: &source, to: out, pattern: bits)
+        return bits
     }
 
     /// The output block of `dimension` at `destination`: its padding and the input block (all of

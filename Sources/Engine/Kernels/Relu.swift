@@ -19,14 +19,25 @@ enum Relu {
     }
 }
 
-struct ReluFloat32: Kernel {
+/// Threads take ranges of whole cache lines, as they do in the operators around it (the same
+/// rows of an image stay with the same thread).
+struct ReluFloat32: PartitionedKernel {
     let count: Int
     let lower: Float, upper: Float
     let input: Int, output: Int
 
     func eval(_ memory: TensorMemory) {
+        memory.parallelize(self, count: count, granularity: 16, work: count * Self.elementWork)
+    }
+
+    func evalPart(_ range: Range<Int>, step: Int, worker: Int, memory: TensorMemory) {
         let x = memory.input(input, as: Float.self), y = memory.output(output, as: Float.self)
         let lower = lower, upper = upper
-        for i in 0 ..< count { y[i] = min(max(x[i], lower), upper) }
+        for i in range { y[i] = min(max(x[i], lower), upper) }
     }
+
+    /// The work of one element in the units `TensorMemory.parallelize` counts (a convolution's
+    /// multiply-adds), as float ADD counts it: a load, a store and an operation or two, where a
+    /// convolution's vector step does 16 multiply-adds.
+    static let elementWork = 4
 }

@@ -10,12 +10,17 @@ enum Tanh {
     }
 }
 
-struct TanhFloat32: Kernel {
+/// Threads take ranges of whole cache lines (`ReluFloat32`); one C library call per element.
+struct TanhFloat32: PartitionedKernel {
     let count: Int
     let input: Int, output: Int
 
     func eval(_ memory: TensorMemory) {
+        memory.parallelize(self, count: count, granularity: 16, work: count * LogisticFloat32.elementWork)
+    }
+
+    func evalPart(_ range: Range<Int>, step: Int, worker: Int, memory: TensorMemory) {
         let x = memory.input(input, as: Float.self), y = memory.output(output, as: Float.self)
-        for i in 0 ..< count { y[i] = tanh(x[i]) }
+        for i in range { y[i] = tanh(x[i]) }
     }
 }
