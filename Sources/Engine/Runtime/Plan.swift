@@ -152,7 +152,8 @@ public final class Plan: Sendable {
 
     /// Fuses each float CONV_2D with the 3×3 DEPTHWISE_CONV_2D right after it that alone reads
     /// its output, and that with the pointwise CONV_2D right after it that alone reads its output
-    /// (`PointwiseDepthwiseFloat32`, which says when). Only without `preserveAllTensors`: the
+    /// (`PointwiseDepthwiseFloat32`, which says when); and each swish, an activation with the MUL
+    /// of its input and output right after it (`Swish`). Only without `preserveAllTensors`: the
     /// tensors between them are then never written. `readers`: per tensor, the operators that
     /// read it, plus one for a graph output.
     private static func fuse(_ steps: inout [Step], readers: [Int], workerScratch: inout Int) {
@@ -171,6 +172,9 @@ public final class Plan: Sendable {
                 workerScratch = max(workerScratch, kernel.workerScratchBytes)
                 fused.append(Step(node: steps[i].node, kernel: kernel, fused: after))
                 i += 1 + after.count
+            } else if i + 1 < steps.count, let swish = Swish.fused(steps[i].kernel, steps[i + 1].kernel, readers: readers) {
+                fused.append(Step(node: steps[i].node, kernel: swish, fused: [(steps[i + 1].node, steps[i].kernel)]))
+                i += 2
             } else {
                 fused.append(steps[i])
                 i += 1
