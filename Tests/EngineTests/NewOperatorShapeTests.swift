@@ -239,6 +239,25 @@ final class NewOperatorShapeTests: XCTestCase {
         }
     }
 
+    /// Float PRELU in vector lanes and one by one: per-channel alphas (rows of 19 channels: a
+    /// vector and a tail per row), one shared alpha, and same-shape alphas, with NaN, ±0 and ±∞.
+    func testPreluLanesMatchTheDefinition() throws {
+        var rng = KernelTestRandom(seed: 42)
+        var x = (0 ..< 5 * 7 * 19).map { _ in Float(Double.random(in: -4 ... 4, using: &rng)) }
+        x[0 ..< 6] = [.nan, -0, 0, .infinity, -.infinity, -1e-40]
+        for alphaShape in [[1, 1, 19], [1], [1, 5, 7, 19]] {
+            let alpha = (0 ..< alphaShape.reduce(1, *)).map { _ in Float(Double.random(in: -2 ... 2, using: &rng)) }
+            let output = values(try run(.prelu, .none, [.floats([1, 5, 7, 19], x), .floats(alphaShape, alpha, constant: true)],
+                                        output: .float32, Prelu.prepare), as: Float.self)
+            for i in x.indices {
+                let a = alpha[alphaShape.count == 4 ? i : alpha.count == 1 ? 0 : i % 19]
+                let expected = x[i] >= 0 ? x[i] : x[i] * a
+                XCTAssert(output[i].bitPattern == expected.bitPattern || (output[i].isNaN && expected.isNaN),
+                          "alpha \(alphaShape): element \(i) (\(x[i])) gives \(output[i]), expected \(expected)")
+            }
+        }
+    }
+
     /// A runtime GATHER index outside the axis gives a slice of zeros (TFLite fails the run).
     func testGatherRuntimeIndexOutOfRangeGivesZeros() throws {
         let params = Operand.floats([3, 2], [1, 2, 3, 4, 5, 6]), indices = Operand.int32s([3], [2, 7, -1])

@@ -23,12 +23,51 @@ enum Prelu {
     }
 }
 
-struct PreluFloat32: Kernel {
+/// Threads take ranges of the broadcast's runs (`Broadcast.spans`): rows of channels, for an
+/// image with one alpha per channel.
+struct PreluFloat32: PartitionedKernel {
     let input: Int, alpha: Int, output: Int
     let broadcast: Broadcast
 
     func eval(_ memory: TensorMemory) {
-        broadcast.apply(memory.input(input, as: Float.self), memory.input(alpha, as: Float.self),
-                        memory.output(output, as: Float.self)) { x, a in x >= 0 ? x : x * a }
+        memory.parallelize(self, count: broadcast.units, granularity: broadcast.extents.count == 1 ? 16 : 1,
+                           work: broadcast.outputCount * ReluFloat32.elementWork)
+    }
+
+    func evalPart(_ units: Range<Int>, step: Int, worker: Int, memory: TensorMemory) {
+        let x = memory.input(input, as: Float.self), a = memory.input(alpha, as: Float.self)
+        let y = memory.output(output, as: Float.self)
+        let (xStep, aStep) = broadcast.innerStrides
+        broadcast.spans(units) { l, r, o, count in
+            if xStep == 1 {
+                Self.prelu(x + l, a + r, repeatingAlpha: aStep == 0, y + o, count: count)
+            } else {
+                for i in 0 ..< count { y[o + i] = Self.prelu(x[l + i * xStep], a[r + i * aStep]) }
+            }
+        }
+    }
+
+    @inline(__always)
+    static func prelu(_ x: Float, _ alpha: Float) -> Float { x >= 0 ? x : x * alpha }
+
+    /// `count` outputs from contiguous inputs and contiguous (or one repeated) alphas: sixteen
+    /// lanes a step, each `x ≥ 0 ? x : x · alpha` as `prelu` (NaN lanes take the product).
+    static func prelu(_ x: UnsafePointer<Float>, _ alpha: UnsafePointer<Float>, repeatingAlpha: Bool,
+                      _ y: UnsafeMutablePointer<Float>, count: Int) {
+        typealias Lanes = SIMD16<Float>
+        let source = UnsafeRawPointer(x), alphas = UnsafeRawPointer(alpha), destination = UnsafeMutableRawPointer(y)
+        let stride = MemoryLayout<Float>.stride, repeated = Lanes(repeating: alpha[0])
+        let end = count - count % Lanes.scalarCount
+        var i = 0
+        while i < end {
+            let v = source.loadUnaligned(fromByteOffset: i &* stride, as: Lanes.self)
+            let w = repeatingAlpha ? repeated : alphas.loadUnaligned(fromByteOffset: i &* stride, as: Lanes.self)
+            destination.storeBytes(of: (v * w).replacing(with: v, where: v .>= Lanes()), toByteOffset: i &* stride, as: Lanes.self)
+            i &+= Lanes.scalarCount
+        }
+        while i < count {
+            y[i] = prelu(x[i], alpha[repeatingAlpha ? 0 : i])
+            i += 1
+        }
     }
 }
