@@ -70,9 +70,9 @@ NETWORKS = {
 }
 
 
-def build(name, size=None):
+def build(name, size=None, classes=10):
     """The network with random, healthy weights, and its input shape (without the batch);
-    `size` overrides the network's input height and width."""
+    `size` overrides the network's input height and width, `classes` sets the top's width."""
     import tf_keras
 
     constructor, side = NETWORKS[name]
@@ -80,7 +80,7 @@ def build(name, size=None):
     shape = (side, side, 3)
     tf_keras.utils.set_random_seed(0)
     options = {"include_preprocessing": False} if name == "MobileNetV3Large" else {}
-    model = getattr(tf_keras.applications, constructor)(input_shape=shape, weights=None, classes=10, **options)
+    model = getattr(tf_keras.applications, constructor)(input_shape=shape, weights=None, classes=classes, **options)
     rng = np.random.default_rng(7)
     norms = [layer for layer in model.layers if isinstance(layer, tf_keras.layers.BatchNormalization)]
     for layer in norms:
