@@ -56,8 +56,6 @@ final class MulQuantizedTests: XCTestCase {
         let shapes: [([Int], [Int])] = [([1, 9, 7, 35], [1, 1, 1, 35]), ([1, 1, 1, 35], [1, 9, 7, 35]), ([300], [300]),
                                         ([2, 1, 5], [1, 3, 1]), ([4, 40], []), ([], [77]), ([3, 1, 20], [3, 5, 1])]
         for threads in [1, 3] {
-            let pool = WorkerPool(threadCount: threads, minimumWork: 0)
-            defer { pool.shutdown() }
             for (lhsShape, rhsShape) in shapes {
                 let broadcast = Broadcast(lhsShape, rhsShape)!
                 let mul = kernel(Int8.self, broadcast: broadcast, multiplier: multipliers[0], rangeKind: 1, rng: &rng)
@@ -65,21 +63,11 @@ final class MulQuantizedTests: XCTestCase {
                 let y = (0 ..< rhsShape.reduce(1, *)).map { _ in Int8.random(in: .min ... .max, using: &rng) }
                 var expected = [Int8](repeating: 0, count: broadcast.outputCount)
                 expected.withUnsafeMutableBufferPointer { broadcast.apply(x, y, $0.baseAddress!) { mul.multiplied($0, $1) } }
-                var output = [Int8](repeating: 0x5A, count: broadcast.outputCount + 1)
-                x.withUnsafeBytes { xs in
-                    y.withUnsafeBytes { ys in
-                        output.withUnsafeMutableBytes { zs in
-                            let addresses = [UnsafeMutableRawPointer(mutating: xs.baseAddress!), UnsafeMutableRawPointer(mutating: ys.baseAddress!),
-                                             zs.baseAddress!]
-                            addresses.withUnsafeBufferPointer { pointers in
-                                let scratch = UnsafeMutableRawPointer.allocate(byteCount: 64, alignment: 64)
-                                defer { scratch.deallocate() }
-                                mul.eval(TensorMemory(addresses: pointers.baseAddress!, scratch: scratch, workerScratch: scratch,
-                                                      workerScratchStride: 0, pool: pool))
-                            }
-                        }
-                    }
-                }
+                // One guard byte past the output.
+                var tensors = [x.map { UInt8(bitPattern: $0) }, y.map { UInt8(bitPattern: $0) },
+                               [UInt8](repeating: 0x5A, count: broadcast.outputCount + 1)]
+                evaluate([mul], on: &tensors, threads: threads)
+                let output = tensors[2].map { Int8(bitPattern: $0) }
                 XCTAssertEqual(Array(output.prefix(broadcast.outputCount)), expected, "\(lhsShape) · \(rhsShape) on \(threads) threads")
                 XCTAssertEqual(output.last, 0x5A, "\(lhsShape) · \(rhsShape): wrote past the output")
             }

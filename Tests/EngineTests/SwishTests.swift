@@ -5,27 +5,6 @@ import XCTest
 /// MUL run one after the other, for float and for 8-bit tables, whichever operand order the MUL
 /// has; and pairs that are not a swish stay unfused.
 final class SwishTests: XCTestCase {
-    /// Runs `kernels` in order over `tensors` (buffers of bytes, indexed as the kernels' tensor
-    /// indices) on a pool of `threads` threads that cuts every operator into parts.
-    private func run(_ kernels: [any Kernel], _ tensors: inout [[UInt8]], threads: Int) {
-        let pool = WorkerPool(threadCount: threads, minimumWork: 0)
-        defer { pool.shutdown() }
-        let buffers = tensors.map { bytes -> UnsafeMutableRawPointer in
-            let p = UnsafeMutableRawPointer.allocate(byteCount: max(bytes.count, 1), alignment: 64)
-            bytes.withUnsafeBytes { p.copyMemory(from: $0.baseAddress!, byteCount: bytes.count) }
-            return p
-        }
-        defer { buffers.forEach { $0.deallocate() } }
-        let scratch = UnsafeMutableRawPointer.allocate(byteCount: 64, alignment: 64)
-        defer { scratch.deallocate() }
-        buffers.withUnsafeBufferPointer { addresses in
-            let memory = TensorMemory(addresses: addresses.baseAddress!, scratch: scratch, workerScratch: scratch,
-                                      workerScratchStride: 0, pool: pool)
-            for kernel in kernels { kernel.eval(memory) }
-        }
-        for i in tensors.indices { tensors[i] = Array(UnsafeRawBufferPointer(start: buffers[i], count: tensors[i].count)) }
-    }
-
     func testFloatSwishIsTheTwoKernelsBitForBit() throws {
         var rng = KernelTestRandom(seed: 51)
         let count = 1000  // a tail of 8 past the last 16
@@ -39,10 +18,10 @@ final class SwishTests: XCTestCase {
                                                            lower: range.lowerBound, upper: range.upperBound)
                 let swish = try XCTUnwrap(Swish.fused(logistic, mul, readers: [2, 1, 1]) as? SwishFloat32)
                 var separate = [bytes, [UInt8](repeating: 0, count: 4 * count), [UInt8](repeating: 0, count: 4 * count)]
-                run([logistic, mul], &separate, threads: 1)
+                evaluate([logistic, mul], on: &separate, threads: 1)
                 for threads in [1, 3] {
                     var fused = [bytes, [UInt8](repeating: 0xEE, count: 4 * count), [UInt8](repeating: 0, count: 4 * count)]
-                    run([swish], &fused, threads: threads)
+                    evaluate([swish], on: &fused, threads: threads)
                     XCTAssertEqual(fused[2], separate[2], "operands \(lhs), \(rhs), range \(range), \(threads) threads")
                     XCTAssertEqual(fused[1], [UInt8](repeating: 0xEE, count: 4 * count), "the logistic's output is not written")
                 }
@@ -64,9 +43,9 @@ final class SwishTests: XCTestCase {
                                       multiplier: QuantizedMultiplier(0.0173), outputZeroPoint: 5, range: Int32(T.min) ... Int32(T.max))
             let swish = try XCTUnwrap(Swish.fused(activation, mul, readers: [2, 1, 1]) as? ByteLookupKernel)
             var separate = [x, [UInt8](repeating: 0, count: count), [UInt8](repeating: 0, count: count)]
-            run([activation, mul], &separate, threads: 1)
+            evaluate([activation, mul], on: &separate, threads: 1)
             var fused = [x, [UInt8](repeating: 0xEE, count: count), [UInt8](repeating: 0, count: count)]
-            run([swish], &fused, threads: 2)
+            evaluate([swish], on: &fused, threads: 2)
             XCTAssertEqual(fused[2], separate[2], "\(T.self) operands \(lhs), \(rhs)")
         }
     }

@@ -110,20 +110,30 @@ extension DepthwiseConv2DFloat32 {
         let start = ((pixels.lowerBound * g.strideWidth - g.padLeft) * c + first) * MemoryLayout<Float>.stride
         let r0 = UnsafeRawPointer(rows.0) + start, r1 = UnsafeRawPointer(rows.1) + start, r2 = UnsafeRawPointer(rows.2) + start
         let out = UnsafeMutableRawPointer(dst + pixels.lowerBound * c + first)
+        let taps = (w1, w2, w3, w4, w5, w6, w7, w8, w9)
         for i in 0 ..< pixels.count {
-            let at = i &* step
-            var acc = b
-            acc = acc.addingProduct(r0.loadUnaligned(fromByteOffset: at, as: Half.self), w1)
-            acc = acc.addingProduct(r0.loadUnaligned(fromByteOffset: at &+ pixel, as: Half.self), w2)
-            acc = acc.addingProduct(r0.loadUnaligned(fromByteOffset: at &+ 2 &* pixel, as: Half.self), w3)
-            acc = acc.addingProduct(r1.loadUnaligned(fromByteOffset: at, as: Half.self), w4)
-            acc = acc.addingProduct(r1.loadUnaligned(fromByteOffset: at &+ pixel, as: Half.self), w5)
-            acc = acc.addingProduct(r1.loadUnaligned(fromByteOffset: at &+ 2 &* pixel, as: Half.self), w6)
-            acc = acc.addingProduct(r2.loadUnaligned(fromByteOffset: at, as: Half.self), w7)
-            acc = acc.addingProduct(r2.loadUnaligned(fromByteOffset: at &+ pixel, as: Half.self), w8)
-            acc = acc.addingProduct(r2.loadUnaligned(fromByteOffset: at &+ 2 &* pixel, as: Half.self), w9)
+            let acc = Self.windowSum((r0, r1, r2), at: i &* step, column: pixel, bias: b, taps: taps)
             out.storeBytes(of: FloatGEMM.clamp(acc, lower, upper), toByteOffset: i &* pixel, as: Half.self)
         }
+    }
+
+    /// One 3 × 3 window's sum in 8 lanes: `bias`, then the nine taps row by row, left to right,
+    /// each one fused multiply-add: filter row `k` reads `rows.k` at byte offset `at`, the taps
+    /// across `column` bytes apart.
+    @inline(__always)
+    static func windowSum(_ rows: (UnsafeRawPointer, UnsafeRawPointer, UnsafeRawPointer), at: Int, column: Int, bias: Half,
+                          taps w: (Half, Half, Half, Half, Half, Half, Half, Half, Half)) -> Half {
+        var acc = bias
+        acc = acc.addingProduct(rows.0.loadUnaligned(fromByteOffset: at, as: Half.self), w.0)
+        acc = acc.addingProduct(rows.0.loadUnaligned(fromByteOffset: at &+ column, as: Half.self), w.1)
+        acc = acc.addingProduct(rows.0.loadUnaligned(fromByteOffset: at &+ 2 &* column, as: Half.self), w.2)
+        acc = acc.addingProduct(rows.1.loadUnaligned(fromByteOffset: at, as: Half.self), w.3)
+        acc = acc.addingProduct(rows.1.loadUnaligned(fromByteOffset: at &+ column, as: Half.self), w.4)
+        acc = acc.addingProduct(rows.1.loadUnaligned(fromByteOffset: at &+ 2 &* column, as: Half.self), w.5)
+        acc = acc.addingProduct(rows.2.loadUnaligned(fromByteOffset: at, as: Half.self), w.6)
+        acc = acc.addingProduct(rows.2.loadUnaligned(fromByteOffset: at &+ column, as: Half.self), w.7)
+        acc = acc.addingProduct(rows.2.loadUnaligned(fromByteOffset: at &+ 2 &* column, as: Half.self), w.8)
+        return acc
     }
 
     /// All the channels of the output pixels `pixels`, whose windows lie inside the input across,
@@ -147,21 +157,12 @@ extension DepthwiseConv2DFloat32 {
         let r0 = UnsafeRawPointer(rows.0) + start, r1 = UnsafeRawPointer(rows.1) + start, r2 = UnsafeRawPointer(rows.2) + start
         let out = UnsafeMutableRawPointer(dst + pixels.lowerBound * c)
         let count = pixels.count * c
-        /// The window sum of the 8 outputs from float `j` of the run.
+        let weights = (w1, w2, w3, w4, w5, w6, w7, w8, w9)
+        /// The clamped window sums of the 8 outputs from float `j` of the run.
         @inline(__always)
         func sum(_ j: Int) -> Half {
-            let at = j &* size
-            var acc = b
-            acc = acc.addingProduct(r0.loadUnaligned(fromByteOffset: at, as: Half.self), w1)
-            acc = acc.addingProduct(r0.loadUnaligned(fromByteOffset: at &+ column, as: Half.self), w2)
-            acc = acc.addingProduct(r0.loadUnaligned(fromByteOffset: at &+ 2 &* column, as: Half.self), w3)
-            acc = acc.addingProduct(r1.loadUnaligned(fromByteOffset: at, as: Half.self), w4)
-            acc = acc.addingProduct(r1.loadUnaligned(fromByteOffset: at &+ column, as: Half.self), w5)
-            acc = acc.addingProduct(r1.loadUnaligned(fromByteOffset: at &+ 2 &* column, as: Half.self), w6)
-            acc = acc.addingProduct(r2.loadUnaligned(fromByteOffset: at, as: Half.self), w7)
-            acc = acc.addingProduct(r2.loadUnaligned(fromByteOffset: at &+ column, as: Half.self), w8)
-            acc = acc.addingProduct(r2.loadUnaligned(fromByteOffset: at &+ 2 &* column, as: Half.self), w9)
-            return FloatGEMM.clamp(acc, range.lowerBound, range.upperBound)
+            FloatGEMM.clamp(Self.windowSum((r0, r1, r2), at: j &* size, column: column, bias: b, taps: weights),
+                            range.lowerBound, range.upperBound)
         }
         var j = 0
         while j &+ 4 &* lanes <= count {
