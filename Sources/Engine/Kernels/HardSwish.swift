@@ -8,13 +8,13 @@ enum HardSwish {
     }
 }
 
-/// Threads take ranges of whole cache lines (`ReluFloat32`).
+/// Threads take ranges of whole cache lines, as in `ReluFloat32`.
 struct HardSwishFloat32: PartitionedKernel {
     let count: Int
     let input: Int, output: Int
 
     func eval(_ memory: TensorMemory) {
-        memory.parallelize(self, count: count, granularity: 16, work: count * ReluFloat32.elementWork)
+        memory.parallelize(self, count: count, granularity: 16, work: count * TensorMemory.elementWork)
     }
 
     func evalPart(_ range: Range<Int>, step: Int, worker: Int, memory: TensorMemory) {

@@ -33,28 +33,14 @@ struct LogisticFloat32: PartitionedKernel {
                       count: range.count)
     }
 
-    /// `y[i] = logistic(x[i])` for `count` elements; the last `count % 16` through a vector read
-    /// from a zero-padded copy.
+    /// `y[i] = logistic(x[i])` for `count` elements (`mapLanes`).
     static func logistic(_ x: UnsafePointer<Float>, _ y: UnsafeMutablePointer<Float>, count: Int) {
-        let source = UnsafeRawPointer(x), destination = UnsafeMutableRawPointer(y)
-        let stride = MemoryLayout<Float>.stride
-        let end = count - count % Lanes.scalarCount
-        var i = 0
-        while i < end {
-            destination.storeBytes(of: logistic(source.loadUnaligned(fromByteOffset: i &* stride, as: Lanes.self)),
-                                   toByteOffset: i &* stride, as: Lanes.self)
-            i &+= Lanes.scalarCount
-        }
-        guard end < count else { return }
-        var tail = Lanes()
-        for lane in 0 ..< count - end { tail[lane] = x[end + lane] }
-        let result = logistic(tail)
-        for lane in 0 ..< count - end { y[end + lane] = result[lane] }
+        mapLanes(x, y, count: count) { logistic($0) }
     }
 
     /// The reference's value lane by lane: 1 above the upper cut-off, `exp(v)` below the lower
     /// one, `1 / (1 + exp(−v))` between (and for NaN, which stays NaN).
-    @inline(__always)
+    @inline(always)
     static func logistic(_ v: Lanes) -> Lanes {
         let below = v .< Lanes(repeating: lowerCutoff)
         let e = VectorExponential.exp((-v).replacing(with: v, where: below))

@@ -18,7 +18,7 @@ extension Mul {
     }
 }
 
-/// 8-bit MUL: sixteen elements a step in 32-bit lanes (lane by lane the scalar
+/// 8-bit MUL: sixteen elements a step in 32-bit lanes (`stage`, lane by lane the scalar
 /// `multiplyByQuantizedMultiplier`), the rest of each run one by one (`multiplied`, the reference
 /// the vector lanes are tested against). Threads take ranges of the broadcast's runs
 /// (`Broadcast.spans`): of the elements for same-shape operands, of the rows for broadcast ones
@@ -54,7 +54,7 @@ struct MulQuantized<T: FixedWidthInteger & Sendable>: PartitionedKernel {
     static var elementWork: Int { ByteLookupKernel.lookupWork }
 
     func eval(_ memory: TensorMemory) {
-        memory.parallelize(self, count: broadcast.units, granularity: broadcast.extents.count == 1 ? 16 : 1,
+        memory.parallelize(self, count: broadcast.units, granularity: broadcast.unitGranularity,
                            work: broadcast.outputCount * Self.elementWork)
     }
 
@@ -81,18 +81,14 @@ struct MulQuantized<T: FixedWidthInteger & Sendable>: PartitionedKernel {
 
     /// `count` outputs from `x` and `y`, each stepping by one element or repeating its first.
     /// The lanes take TFLite's `MultiplyByQuantizedMultiplier` in the one-shift form where it is
-    /// exact and the build has it (AVX2), else as written without its saturation step, exact for
-    /// every multiplier but `Int32.min` (which no scale ratio gives, `QuantizedMultiplier`'s being
+    /// exact and the build has it (AVX2), else `stage`'s block without its saturation step, exact
+    /// for every multiplier but `Int32.min` (which no scale ratio gives, `QuantizedMultiplier`'s being
     /// below 2^31; such a kernel takes the reference arithmetic throughout).
     @_specialize(where T == Int8)
     @_specialize(where T == UInt8)
     func multiply(_ x: UnsafePointer<T>, repeatingLeft: Bool, _ y: UnsafePointer<T>, repeatingRight: Bool,
                   _ z: UnsafeMutablePointer<T>, count: Int) {
-        let shift = multiplier.shift
-        let m = SIMD16<Int32>(repeating: multiplier.multiplier)
-        let left = SIMD16<Int32>(repeating: Int32(max(shift, 0))), right = SIMD16<Int32>(repeating: Int32(max(-shift, 0)))
         let xOffset = SIMD16<Int32>(repeating: lhsZeroPoint), yOffset = SIMD16<Int32>(repeating: rhsZeroPoint)
-        let zOffset = SIMD16<Int32>(repeating: outputZeroPoint)
         let out = UnsafeMutableRawPointer(z).assumingMemoryBound(to: UInt8.self)
         @inline(__always)
         func lanes(_ p: UnsafePointer<T>, at i: Int, repeating: Bool) -> SIMD16<Int32> {
@@ -115,11 +111,11 @@ struct MulQuantized<T: FixedWidthInteger & Sendable>: PartitionedKernel {
             }
         }
         #endif
+        let block = stage.block(at: 0)
         while i < end {
             let product = (lanes(x, at: i, repeating: repeatingLeft) &- xOffset) &* (lanes(y, at: i, repeating: repeatingRight) &- yOffset)
             // A shift left by 0 where the multiplier shifts right: one instruction either way.
-            let scaled = roundingDivideByPOT(roundingDoublingHighMul(product &<< left, m), right) &+ zOffset
-            storeLowBytes(clamped(scaled, range.lowerBound, range.upperBound), to: out + i, count: 16)
+            storeLowBytes(block.apply(product, saturating: false, shiftingLeft: true), to: out + i, count: 16)
             i &+= 16
         }
         while i < count {

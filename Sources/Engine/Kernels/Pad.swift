@@ -68,7 +68,7 @@ enum Pad {
         }
         return PadKernel(input: context.node.inputs[Self.input], output: context.node.outputs[Self.output], elementSize: size,
                          inputShape: blocks.map(\.extent), before: blocks.map(\.before), after: blocks.map(\.after),
-                         outputStrides: strides, fill: fill)
+                         outputStrides: strides, inputBlockBytes: blocks.dropFirst().reduce(size) { $0 * $1.extent }, fill: fill)
     }
 
     enum Fill: Sendable {
@@ -90,6 +90,8 @@ struct PadKernel: PartitionedKernel {
     let inputShape: [Int], before: [Int], after: [Int]
     /// The output's strides in bytes, per merged dimension.
     let outputStrides: [Int]
+    /// Bytes of the input under one index of the outermost merged dimension.
+    let inputBlockBytes: Int
     let fill: Pad.Fill
 
     func eval(_ memory: TensorMemory) {
@@ -105,20 +107,20 @@ struct PadKernel: PartitionedKernel {
             return
         }
         let blocks = before[0] + inputShape[0] + after[0]
-        memory.parallelize(self, count: blocks, work: blocks * outputStrides[0] / elementSize * ReluFloat32.elementWork)
+        memory.parallelize(self, count: blocks, work: blocks * outputStrides[0] / elementSize * TensorMemory.elementWork)
     }
 
     /// Output blocks `units` of the outermost dimension (of two or more).
     func evalPart(_ units: Range<Int>, step: Int, worker: Int, memory: TensorMemory) {
         let out = memory.raw(output), input = UnsafeRawPointer(memory.raw(input))
         let pattern = self.pattern(memory)
-        let stride = outputStrides[0], inputBlock = inputShape.dropFirst().reduce(elementSize, *)
+        let stride = outputStrides[0]
         for block in units {
             let i = block - before[0]
             if i < 0 || i >= inputShape[0] {
                 fill(out + block * stride, bytes: stride, pattern: pattern)
             } else {
-                var source = input + i * inputBlock
+                var source = input + i * inputBlockBytes
                 copy(dimension: 1, from: &source, to: out + block * stride, pattern: pattern)
             }
         }

@@ -30,8 +30,8 @@ struct PreluFloat32: PartitionedKernel {
     let broadcast: Broadcast
 
     func eval(_ memory: TensorMemory) {
-        memory.parallelize(self, count: broadcast.units, granularity: broadcast.extents.count == 1 ? 16 : 1,
-                           work: broadcast.outputCount * ReluFloat32.elementWork)
+        memory.parallelize(self, count: broadcast.units, granularity: broadcast.unitGranularity,
+                           work: broadcast.outputCount * TensorMemory.elementWork)
     }
 
     func evalPart(_ units: Range<Int>, step: Int, worker: Int, memory: TensorMemory) {

@@ -27,7 +27,7 @@ struct ReluFloat32: PartitionedKernel {
     let input: Int, output: Int
 
     func eval(_ memory: TensorMemory) {
-        memory.parallelize(self, count: count, granularity: 16, work: count * Self.elementWork)
+        memory.parallelize(self, count: count, granularity: 16, work: count * TensorMemory.elementWork)
     }
 
     func evalPart(_ range: Range<Int>, step: Int, worker: Int, memory: TensorMemory) {
@@ -35,9 +35,4 @@ struct ReluFloat32: PartitionedKernel {
         let lower = lower, upper = upper
         for i in range { y[i] = min(max(x[i], lower), upper) }
     }
-
-    /// The work of one element in the units `TensorMemory.parallelize` counts (a convolution's
-    /// multiply-adds), as float ADD counts it: a load, a store and an operation or two, where a
-    /// convolution's vector step does 16 multiply-adds.
-    static let elementWork = 4
 }

@@ -44,7 +44,7 @@ struct SwishFloat32: PartitionedKernel {
 
     func eval(_ memory: TensorMemory) {
         memory.parallelize(self, count: count, granularity: Lanes.scalarCount,
-                           work: count * (LogisticFloat32.elementWork + ReluFloat32.elementWork))
+                           work: count * (LogisticFloat32.elementWork + TensorMemory.elementWork))
     }
 
     func evalPart(_ range: Range<Int>, step: Int, worker: Int, memory: TensorMemory) {
@@ -52,21 +52,10 @@ struct SwishFloat32: PartitionedKernel {
               count: range.count)
     }
 
-    /// `y[i] = swish(x[i])` for `count` elements; the last `count % 16` through a zero-padded vector.
+    /// `y[i] = swish(x[i])` for `count` elements (`mapLanes`).
     func swish(_ x: UnsafePointer<Float>, _ y: UnsafeMutablePointer<Float>, count: Int) {
-        let source = UnsafeRawPointer(x), destination = UnsafeMutableRawPointer(y)
-        let stride = MemoryLayout<Float>.stride
-        let end = count - count % Lanes.scalarCount
-        var i = 0
-        while i < end {
-            let v = source.loadUnaligned(fromByteOffset: i &* stride, as: Lanes.self)
-            destination.storeBytes(of: FloatGEMM.clamp(v * LogisticFloat32.logistic(v), lower, upper), toByteOffset: i &* stride, as: Lanes.self)
-            i &+= Lanes.scalarCount
-        }
-        guard end < count else { return }
-        var tail = Lanes()
-        for lane in 0 ..< count - end { tail[lane] = x[end + lane] }
-        let result = FloatGEMM.clamp(tail * LogisticFloat32.logistic(tail), lower, upper)
-        for lane in 0 ..< count - end { y[end + lane] = result[lane] }
+        let lower = lower, upper = upper
+        @inline(always) func swished(_ v: Lanes) -> Lanes { FloatGEMM.clamp(v * LogisticFloat32.logistic(v), lower, upper) }
+        mapLanes(x, y, count: count, swished)
     }
 }

@@ -250,6 +250,10 @@ struct TensorMemory {
     /// operator would not win back. `SWIFTLITE_PARALLEL_THRESHOLD=N` overrides it for a session
     /// (the tests set 0 to push every operator through the threads).
     static let minimumParallelWork = 150_000
+    /// The work of one element of a float elementwise operator (a load, a store and an operation
+    /// or two) in the units `parallelize` counts, a convolution's multiply-adds, of which one
+    /// vector step does sixteen.
+    static let elementWork = 4
     /// Tasks per thread: more than one lets a thread that was preempted (the machine is shared)
     /// be covered by the others.
     static let partsPerThread = 4

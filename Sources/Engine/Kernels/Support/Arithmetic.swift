@@ -67,8 +67,8 @@ struct ArithmeticFloat32<Op: ArithmeticOperation>: PartitionedKernel {
     let lower: Float, upper: Float
 
     func eval(_ memory: TensorMemory) {
-        memory.parallelize(self, count: broadcast.units, granularity: broadcast.extents.count == 1 ? 16 : 1,
-                           work: broadcast.outputCount * 4)
+        memory.parallelize(self, count: broadcast.units, granularity: broadcast.unitGranularity,
+                           work: broadcast.outputCount * TensorMemory.elementWork)
     }
 
     // Kernels run behind `any Kernel`, whose witness would be the unspecialised generic code;

@@ -82,6 +82,10 @@ struct Broadcast: Sendable, Equatable {
     /// more, the rows of the innermost level (`extents.last` elements each).
     var units: Int { extents.count == 1 ? outputCount : outputCount / extents[extents.count - 1] }
 
+    /// The granularity to cut `units` at: whole cache lines of floats (16 elements) with one loop
+    /// level, single rows with more.
+    var unitGranularity: Int { extents.count == 1 ? 16 : 1 }
+
     /// The operands' strides along the innermost level: each 0 (repeated) or 1 (contiguous).
     var innerStrides: (lhs: Int, rhs: Int) { (lhsStrides[lhsStrides.count - 1], rhsStrides[rhsStrides.count - 1]) }
 

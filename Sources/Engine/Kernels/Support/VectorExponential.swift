@@ -14,7 +14,7 @@ enum VectorExponential {
     typealias Lanes = SIMD16<Float>
 
     /// `exp(x)` lane by lane.
-    @inline(__always)
+    @inline(always)
     static func exp(_ x: Lanes) -> Lanes {
         // Past these the result is +∞ (e^89 > Float.greatestFiniteMagnitude) or 0 (e^−104 is
         // under half the smallest denormal, 2^−150); clamping keeps `n` in −150 ... 129.
