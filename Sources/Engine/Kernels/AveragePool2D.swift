@@ -47,7 +47,7 @@ struct AveragePool2DFloat32: PartitionedKernel {
                 }
                 // Divide (not multiply by a reciprocal) to round exactly as the reference does.
                 let count = Float(rows.count * cols.count)
-                for ch in 0 ..< c { dst[ch] = min(max(dst[ch] / count, lower), upper) }
+                for ch in 0 ..< c { dst[ch] = FloatGEMM.clamp(dst[ch] / count, lower, upper) }
                 dst += c
             }
         }

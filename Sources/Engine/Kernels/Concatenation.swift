@@ -81,7 +81,7 @@ struct ConcatenationCopy: Kernel {
         }
         if let (lower, upper, count) = clamp {
             let out = memory.output(output, as: Float.self)
-            for i in 0 ..< count { out[i] = min(max(out[i], lower), upper) }
+            for i in 0 ..< count { out[i] = FloatGEMM.clamp(out[i], lower, upper) }
         }
     }
 }

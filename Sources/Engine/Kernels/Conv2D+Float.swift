@@ -309,7 +309,7 @@ struct Conv2DFloat32: PartitionedKernel, TiledKernel {
                                 }
                             }
                         }
-                        out[((b * g.outputHeight + oy) * g.outputWidth + ox) * g.outputChannels + o] = min(max(sum, range.lowerBound), range.upperBound)
+                        out[((b * g.outputHeight + oy) * g.outputWidth + ox) * g.outputChannels + o] = FloatGEMM.clamp(sum, range.lowerBound, range.upperBound)
                     }
                 }
             }

@@ -71,7 +71,7 @@ struct GroupedConv2DFloat32: Kernel {
                     for ic in 0 ..< depth { total += pixel[ic] * taps[ic] }
                 }
                 let value = total + (bias?.pointer[oc] ?? 0)
-                y[outputOffset + oc] = min(max(value, lower), upper)
+                y[outputOffset + oc] = FloatGEMM.clamp(value, lower, upper)
             }
         }
     }

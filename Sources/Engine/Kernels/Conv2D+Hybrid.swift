@@ -60,7 +60,7 @@ struct Conv2DHybrid: Kernel {
                             for ic in 0 ..< g.inputChannels { acc &+= Int32(taps[ic]) * (Int32(pixel[ic]) - zeroPoint) }
                         }
                         let scaled = perChannel ? Float(acc) * scales[oc] * rowScale : Float(acc) * tensorScale
-                        out[oc] = min(max(scaled + (bias?.pointer[oc] ?? 0), lower), upper)
+                        out[oc] = FloatGEMM.clamp(scaled + (bias?.pointer[oc] ?? 0), lower, upper)
                     }
                 }
             }

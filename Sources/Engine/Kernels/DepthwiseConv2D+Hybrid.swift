@@ -56,7 +56,7 @@ struct DepthwiseConv2DHybrid: Kernel {
                                 }
                             }
                             let scaled = Float(acc) * (scales[oc] * rowScale)
-                            out[oc] = min(max(scaled + (bias?.pointer[oc] ?? 0), lower), upper)
+                            out[oc] = FloatGEMM.clamp(scaled + (bias?.pointer[oc] ?? 0), lower, upper)
                         }
                     }
                 }

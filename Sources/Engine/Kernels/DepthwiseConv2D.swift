@@ -326,7 +326,7 @@ struct DepthwiseConv2DFloat32: TiledKernel {
                     acc += source[(iy * g.inputWidth + ix) * c + ch] * weights.pointer[(ky * g.filterWidth + kx) * c + ch]
                 }
             }
-            dst[ch] = min(max(acc, lower), upper)
+            dst[ch] = FloatGEMM.clamp(acc, lower, upper)
             ch += 1
         }
     }
@@ -348,7 +348,7 @@ struct DepthwiseConv2DFloat32: TiledKernel {
                             acc += source[(iy * g.inputWidth + ix) * c + ch] * weights.pointer[(ky * g.filterWidth + kx) * c + ch]
                         }
                     }
-                    out[(oy * g.outputWidth + ox) * c + ch] = min(max(acc, range.lowerBound), range.upperBound)
+                    out[(oy * g.outputWidth + ox) * c + ch] = FloatGEMM.clamp(acc, range.lowerBound, range.upperBound)
                 }
             }
         }

@@ -55,7 +55,7 @@ struct FullyConnectedHybrid: Kernel {
                 for d in 0 ..< depth { dot &+= Int32(weightsRow[d]) * Int32(row[d]) }
                 dot &-= rowSums.pointer[u] &* zeroPoint
                 let value = (bias?.pointer[u] ?? 0) + Float(dot) * (rowScale * scales[u])
-                y[b * shape.units + u] = min(max(value, lower), upper)
+                y[b * shape.units + u] = FloatGEMM.clamp(value, lower, upper)
             }
         }
     }

@@ -152,7 +152,7 @@ struct FullyConnectedFloat32: TiledKernel {
                 let row = x + b * s.inputDepth, y = out + b * s.units
                 for u in units {
                     let sum = FloatGEMV.dot(row, w + u * s.inputDepth, count: s.inputDepth) + (bias?[u] ?? 0)
-                    y[u] = min(max(sum, lower), upper)
+                    y[u] = FloatGEMM.clamp(sum, lower, upper)
                 }
             }
         }

@@ -45,7 +45,7 @@ struct MaxPool2DFloat32: PartitionedKernel {
                         for ch in 0 ..< c { dst[ch] = dst[ch] < src[ch] ? src[ch] : dst[ch] }
                     }
                 }
-                for ch in 0 ..< c { dst[ch] = min(max(dst[ch], lower), upper) }
+                for ch in 0 ..< c { dst[ch] = FloatGEMM.clamp(dst[ch], lower, upper) }
                 dst += c
             }
         }

@@ -33,6 +33,6 @@ struct ReluFloat32: PartitionedKernel {
     func evalPart(_ range: Range<Int>, step: Int, worker: Int, memory: TensorMemory) {
         let x = memory.input(input, as: Float.self), y = memory.output(output, as: Float.self)
         let lower = lower, upper = upper
-        for i in range { y[i] = min(max(x[i], lower), upper) }
+        for i in range { y[i] = FloatGEMM.clamp(x[i], lower, upper) }
     }
 }

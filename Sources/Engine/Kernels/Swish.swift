@@ -34,7 +34,7 @@ enum Swish {
 }
 
 /// Float swish: per element the LOGISTIC kernel's lanes, then the MUL kernel's product and clamp
-/// (`min(max(x · s, lower), upper)`); threads take ranges of whole cache lines.
+/// (`FloatGEMM.clamp(x · s, lower, upper)`); threads take ranges of whole cache lines.
 struct SwishFloat32: PartitionedKernel {
     typealias Lanes = LogisticFloat32.Lanes
     let input: Int, output: Int

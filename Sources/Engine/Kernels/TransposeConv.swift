@@ -107,7 +107,7 @@ struct TransposeConvFloat32: Kernel {
         }
         for i in 0 ..< outputCount {
             let sum = y[i] + (bias?.pointer[i % g.outputChannels] ?? 0)
-            y[i] = min(max(sum, lower), upper)
+            y[i] = FloatGEMM.clamp(sum, lower, upper)
         }
     }
 }

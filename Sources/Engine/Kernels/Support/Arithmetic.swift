@@ -81,7 +81,7 @@ struct ArithmeticFloat32<Op: ArithmeticOperation>: PartitionedKernel {
         let lower = lower, upper = upper
         let x = memory.input(lhs, as: Float.self), y = memory.input(rhs, as: Float.self), z = memory.output(output, as: Float.self)
         // Always clamped, as TFLite does: with no activation that still maps ±inf to ±max.
-        @inline(__always) func f(_ a: Float, _ b: Float) -> Float { min(max(Op.apply(a, b), lower), upper) }
+        @inline(__always) func f(_ a: Float, _ b: Float) -> Float { FloatGEMM.clamp(Op.apply(a, b), lower, upper) }
         let (xStep, yStep) = broadcast.innerStrides
         broadcast.spans(units) { l, r, o, count in
             let a = x + l, b = y + r, c = z + o

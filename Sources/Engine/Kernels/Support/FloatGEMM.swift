@@ -329,6 +329,16 @@ enum FloatGEMM {
     @inline(always)
     static func clamp(_ x: Half, _ lower: Float, _ upper: Float) -> Half { SIMDKernels.FloatTiles.clamp(x, lower, upper) }
 
+    /// `x` limited to `lower...upper` as TFLite's reference kernels limit it
+    /// (`std::min(std::max(x, lower), upper)`) and the lane forms above do: `lower` only where
+    /// `x < lower`, `upper` only where `x > upper`, so −0 and NaN stay as they are. (Swift's
+    /// `max(x, 0)` turns −0 into +0.)
+    @inline(always)
+    static func clamp(_ x: Float, _ lower: Float, _ upper: Float) -> Float {
+        let y = x < lower ? lower : x
+        return y > upper ? upper : y
+    }
+
     /// Plain scalar `C = clamp(A · Wᵀ + bias, range)` on the unpacked filter: the oracle for `multiply`.
     static func reference(m: Int, n: Int, k: Int, a: UnsafePointer<Float>, lda: Int, weights: UnsafePointer<Float>,
                           bias: UnsafePointer<Float>?, range: ClosedRange<Float>, c: UnsafeMutablePointer<Float>, ldc: Int) {
@@ -336,7 +346,7 @@ enum FloatGEMM {
             for j in 0 ..< n {
                 var sum = bias?[j] ?? 0
                 for p in 0 ..< k { sum += a[i * lda + p] * weights[j * k + p] }
-                c[i * ldc + j] = min(max(sum, range.lowerBound), range.upperBound)
+                c[i * ldc + j] = clamp(sum, range.lowerBound, range.upperBound)
             }
         }
     }
