@@ -159,54 +159,9 @@ final class PointwiseDepthwiseTests: XCTestCase {
                       Fixtures.repositoryRoot.appendingPathComponent("Models/efficientnet_lite0_f32.tflite")]
         for url in models {
             let graph = try Graph(contentsOf: url.path)
-            let fused = try Plan(graph: graph), unfused = try Plan(graph: graph, preserveAllTensors: true)
-            XCTAssertFalse(fused.fusedOperators.isEmpty, "\(url.lastPathComponent) has expansions into 3×3 depthwise layers")
-            XCTAssertTrue(unfused.fusedOperators.isEmpty)
-            // A tensor between fused operators is written only by a run that stops there, so
-            // its bytes are reused by tensors written after its run.
-            let between = Set(fused.fusedOperators.map { $0 - 1 })
-            for stop in between.sorted() {
-                var runEnd = stop + 1
-                while between.contains(runEnd) { runEnd += 1 }
-                let t = graph.nodes[stop].outputs[0]
-                let offset = try XCTUnwrap(fused.arenaOffsets[t])
-                let bytes = offset ..< offset + fused.tensors[t].byteCount
-                let reused = graph.nodes[(runEnd + 1)...].contains { node in
-                    node.outputs.contains { u in
-                        fused.arenaOffsets[u].map { bytes.overlaps($0 ..< $0 + fused.tensors[u].byteCount) } ?? false
-                    }
-                }
-                XCTAssertTrue(reused, "\(url.lastPathComponent): tensor \(t) between fused operators keeps its bytes to itself")
-            }
-            let reference = try Session(plan: unfused, threadCount: 1)
-            var values = SeededFloats(state: 5)
-            for t in graph.inputs {
-                let input = values.array(unfused.tensors[t].elementCount)
-                try input.withUnsafeBytes { try reference.copy($0, toTensor: t) }
-            }
-            reference.invoke()
-            for threads in [1, 2, 3] {
-                let session = try Session(plan: fused, threadCount: threads)
-                // Twice: a worker's ring state from the first run must not carry into the second.
-                for _ in 0 ..< 2 {
-                    for t in graph.inputs { try session.copy(reference.bytes(ofTensor: t), toTensor: t) }
-                    session.invoke()
-                }
-                for t in graph.outputs {
-                    XCTAssertEqual(differences(session.bytes(ofTensor: t), reference.bytes(ofTensor: t)), 0,
-                                   "\(url.lastPathComponent) output \(t), \(threads) threads: bytes that differ")
-                }
-                // Stop before each fused operator (after an expansion, or between a depthwise
-                // layer and its projection; the first few only on more threads): the output of
-                // the one before is written. (The inputs again: their memory is reused once read.)
-                for stop in fused.fusedOperators.prefix(threads == 1 ? Int.max : 4).map({ $0 - 1 }) {
-                    let written = graph.nodes[stop].outputs[0]
-                    for t in graph.inputs { try session.copy(reference.bytes(ofTensor: t), toTensor: t) }
-                    session.invoke(stopAfter: stop)
-                    XCTAssertEqual(differences(session.bytes(ofTensor: written), reference.bytes(ofTensor: written)), 0,
-                                   "\(url.lastPathComponent) stopped after operator \(stop): bytes that differ")
-                }
-            }
+            let plan = try Plan(graph: graph)
+            XCTAssertFalse(plan.fusedOperators.isEmpty, "\(url.lastPathComponent) has expansions into 3×3 depthwise layers")
+            try assertFusedPlanMatchesUnfused(graph, plan: plan, name: url.lastPathComponent)
         }
     }
 }

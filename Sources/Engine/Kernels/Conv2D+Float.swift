@@ -6,9 +6,16 @@
 ///   `filterWidth · i` adjacent input values starting `strideWidth · i` after patch `x − 1`'s
 ///   (`FloatGEMM.Runs`); with padding, from a zero-padded copy of the input in scratch;
 /// - **im2col** otherwise: patches are copied out a chunk of pixels at a time into scratch.
+///
+/// Fused with the element-wise operators after it (`followed(by:output:)`), the kernel writes
+/// their output instead of its own, each tile going through them as it is stored (`FloatEpilogue`).
 struct Conv2DFloat32: PartitionedKernel, TiledKernel {
     let geometry: Conv2D.Geometry
-    let input: Int, output: Int
+    let input: Int
+    /// The tensor written: the convolution's output, or the last fused operator's.
+    private(set) var output: Int
+    /// The operators fused after the convolution, if any.
+    private(set) var epilogue: FloatEpilogue?
     let weights: FloatGEMM.PackedWeights
     let range: ClosedRange<Float>
     let layout: Layout
@@ -77,6 +84,14 @@ struct Conv2DFloat32: PartitionedKernel, TiledKernel {
         }
     }
 
+    /// This convolution followed by the operators of `epilogue`, writing `output` (theirs).
+    func followed(by epilogue: FloatEpilogue, output: Int) -> Conv2DFloat32 {
+        var fused = self
+        fused.epilogue = epilogue
+        fused.output = output
+        return fused
+    }
+
     /// Whether output rows are shorter than the float tiles (`FloatGEMM.tileRows`) and there are
     /// several: in place, each output row is a product of its own, so a row of 5 pixels fills 5 of
     /// a tile's 7 rows (3: 3 of 7), where im2col's patches run on across rows (25 pixels: 25 of 28).
@@ -89,10 +104,11 @@ struct Conv2DFloat32: PartitionedKernel, TiledKernel {
         convolve(memory.input(input, as: Float.self), memory.output(output, as: Float.self), memory: memory)
     }
 
-    /// All batches; `scratch` holds `scratchBytes` (one thread).
+    /// All batches; `scratch` holds `scratchBytes` (one thread). Without the epilogue, which reads
+    /// tensors of a session.
     func convolve(_ source: UnsafePointer<Float>, _ out: UnsafeMutablePointer<Float>, scratch: UnsafeMutablePointer<Float>) {
         convolve(source, out, rows: 0 ..< geometry.batches * geometry.outputHeight * geometry.outputWidth,
-                 columns: 0 ..< geometry.outputChannels, scratch: scratch, prepared: false)
+                 columns: 0 ..< geometry.outputChannels, scratch: scratch, prepared: false, epilogue: nil)
     }
 
     /// All batches, the output split across the session's threads into a grid of tiles: whole rows
@@ -109,7 +125,8 @@ struct Conv2DFloat32: PartitionedKernel, TiledKernel {
             memory.parallelize(self, step: Self.padding, count: padded.height, work: padded.height * padded.width * g.inputChannels)
             memory.parallelize(self, step: Self.paddedRows, grid: memory.grid { grid(memory, step: Self.paddedRows) })
         case .inPlace(padded: .some):
-            convolve(source, out, rows: 0 ..< pixels, columns: 0 ..< g.outputChannels, scratch: memory.scratch(as: Float.self), prepared: false)
+            convolve(source, out, rows: 0 ..< pixels, columns: 0 ..< g.outputChannels, scratch: memory.scratch(as: Float.self), prepared: false,
+                     epilogue: epilogue?.bound(memory: memory))
         case .inPlace(padded: nil):
             memory.parallelize(self, step: Self.imageRows, grid: memory.grid { grid(memory, step: Self.imageRows) })
         case .pointwise, .im2col:
@@ -151,27 +168,30 @@ struct Conv2DFloat32: PartitionedKernel, TiledKernel {
     func evalTile(rows: Range<Int>, columns: Range<Int>, step: Int, worker: Int, memory: TensorMemory) {
         let g = geometry
         let source = memory.input(input, as: Float.self), out = memory.output(output, as: Float.self)
+        let epilogue = epilogue?.bound(memory: memory)
         switch step {
         case Self.paddedRows, Self.imageRows:
             convolve(source, out, rows: rows.lowerBound * g.outputWidth ..< rows.upperBound * g.outputWidth, columns: columns,
-                     scratch: memory.scratch(as: Float.self), prepared: step == Self.paddedRows)
+                     scratch: memory.scratch(as: Float.self), prepared: step == Self.paddedRows, epilogue: epilogue)
         default:
-            convolve(source, out, rows: rows, columns: columns, scratch: memory.scratch(as: Float.self, worker: worker), prepared: false)
+            convolve(source, out, rows: rows, columns: columns, scratch: memory.scratch(as: Float.self, worker: worker), prepared: false,
+                     epilogue: epilogue)
         }
     }
 
     /// Output pixels `rows` (counted over all batches; whole output rows for the in-place layout),
     /// output channels `columns` (bounds at multiples of `FloatGEMM.columnGranularity`).
     /// `prepared`: the in-place layout's padded frame of the (single) image is already in `scratch`.
+    /// `epilogue`: bound for `C` at `out`.
     private func convolve(_ source: UnsafePointer<Float>, _ out: UnsafeMutablePointer<Float>, rows: Range<Int>, columns: Range<Int>,
-                          scratch: UnsafeMutablePointer<Float>, prepared: Bool) {
+                          scratch: UnsafeMutablePointer<Float>, prepared: Bool, epilogue: FloatEpilogue.Bound?) {
         let g = geometry
         let pixels = g.outputHeight * g.outputWidth
         let c = g.inputChannels, n = g.outputChannels
         switch layout {
         case .pointwise:
             FloatGEMM.multiply(m: rows.count, a: source + rows.lowerBound * c, lda: c, weights: weights, columns: columns,
-                               range: range, c: out + rows.lowerBound * n, ldc: n)
+                               range: range, c: out + rows.lowerBound * n, ldc: n, epilogue: epilogue?.advanced(by: rows.lowerBound * n))
         case .inPlace:
             // The rows of one image at a time, from its padded frame where the layout pads.
             var row = rows.lowerBound / g.outputWidth
@@ -183,7 +203,8 @@ struct Conv2DFloat32: PartitionedKernel, TiledKernel {
                     if !prepared { padFrame(image, into: scratch, rows: 0 ..< frameHeight) }
                     image = UnsafePointer(scratch)
                 }
-                outputRows(image, rows: oy ..< oy + count, columns: columns, c: out + (b * pixels + oy * g.outputWidth) * n, ldc: n)
+                let first = (b * pixels + oy * g.outputWidth) * n
+                outputRows(image, rows: oy ..< oy + count, columns: columns, c: out + first, ldc: n, epilogue: epilogue?.advanced(by: first))
                 row += count
             }
         case .im2col(let chunkPixels):
@@ -194,7 +215,7 @@ struct Conv2DFloat32: PartitionedKernel, TiledKernel {
                 let count = min(chunkPixels, pixels - start, rows.upperBound - first)
                 im2col(source + b * g.inputHeight * g.inputWidth * c, pixels: start ..< start + count, into: scratch)
                 FloatGEMM.multiply(m: count, a: scratch, lda: g.patchSize, weights: weights, columns: columns, range: range,
-                                   c: out + first * n, ldc: n)
+                                   c: out + first * n, ldc: n, epilogue: epilogue?.advanced(by: first * n))
                 first += count
             }
         }
@@ -214,20 +235,24 @@ struct Conv2DFloat32: PartitionedKernel, TiledKernel {
     /// `FloatGEMM.columnGranularity`), to `c`: pixel `x` of row `rows.lowerBound + r` at
     /// `c + (r · outputWidth + x) · ldc` — the same sums as `convolve` (`computesRows` layouts
     /// only). `image` is the image itself, or its frame (`padFrame`) where the layout pads.
-    func outputRows(_ image: UnsafePointer<Float>, rows: Range<Int>, columns: Range<Int>, c: UnsafeMutablePointer<Float>, ldc: Int) {
+    /// `epilogue`: bound for `C` at `c` (none from the fused depthwise kernels, which take
+    /// convolutions without one).
+    func outputRows(_ image: UnsafePointer<Float>, rows: Range<Int>, columns: Range<Int>, c: UnsafeMutablePointer<Float>, ldc: Int,
+                    epilogue: FloatEpilogue.Bound? = nil) {
         let g = geometry
         let channels = g.inputChannels
         switch layout {
         case .pointwise:
             FloatGEMM.multiply(m: rows.count * g.outputWidth, a: image + rows.lowerBound * g.inputWidth * channels, lda: channels,
-                               weights: weights, columns: columns, range: range, c: c, ldc: ldc)
+                               weights: weights, columns: columns, range: range, c: c, ldc: ldc, epilogue: epilogue)
         case .inPlace(let padded):
             let width = padded?.width ?? g.inputWidth
             let runs = FloatGEMM.Runs(count: g.filterHeight, length: g.filterWidth * channels, stride: g.dilationHeight * width * channels)
             for oy in rows {
+                let first = (oy - rows.lowerBound) * g.outputWidth * ldc
                 FloatGEMM.multiply(m: g.outputWidth, a: image + oy * g.strideHeight * width * channels, lda: g.strideWidth * channels,
                                    runs: runs, weights: weights, columns: columns, range: range,
-                                   c: c + (oy - rows.lowerBound) * g.outputWidth * ldc, ldc: ldc)
+                                   c: c + first, ldc: ldc, epilogue: epilogue?.advanced(by: first))
             }
         case .im2col:
             preconditionFailure("outputRows needs the pointwise or in-place layout")

@@ -35,8 +35,9 @@ public final class Plan: Sendable {
     /// Operators run as one with the operator before them (by index): a float CONV_2D and the
     /// 3×3 DEPTHWISE_CONV_2D that alone reads its output, and the pointwise CONV_2D that alone
     /// reads the depthwise one, if any, in bands of rows that stay in cache (see
-    /// `PointwiseDepthwiseFloat32`). The tensors between them are not written. None when tensors
-    /// are preserved.
+    /// `PointwiseDepthwiseFloat32`); the ADD, PRELU and RELU-family operators after a float
+    /// CONV_2D (`FloatEpilogue`), with any operator folded at prepare between them; a swish's
+    /// MUL (`Swish`). The tensors between them are not written. None when tensors are preserved.
     public var fusedOperators: [Int] { steps.flatMap { $0.fused.map(\.node.index) } }
 
     struct Step: Sendable {
@@ -49,8 +50,9 @@ public final class Plan: Sendable {
         var fused: [(node: Node, before: any Kernel)] = []
     }
 
-    /// The most operators fused after one (`Step.fused`).
-    static let maxFused = 2
+    /// The most operators fused after one (`Step.fused`): a convolution's three epilogue
+    /// operators, and a folded one among them.
+    static let maxFused = 4
 
     /// Alignment of every tensor in the arena: one cache line, enough for any SIMD load.
     static let alignment = 64
@@ -135,7 +137,7 @@ public final class Plan: Sendable {
         self.tensors = tensors
         if !preserveAllTensors {
             for t in graph.outputs { readers[t] += 1 }
-            Self.fuse(&steps, readers: readers, workerScratch: &workerScratch)
+            Self.fuse(&steps, readers: readers, tensors: tensors, workerScratch: &workerScratch)
         }
         self.steps = steps
         self.scratchBytes = scratch
@@ -152,11 +154,12 @@ public final class Plan: Sendable {
 
     /// Fuses each float CONV_2D with the 3×3 DEPTHWISE_CONV_2D right after it that alone reads
     /// its output, and that with the pointwise CONV_2D right after it that alone reads its output
-    /// (`PointwiseDepthwiseFloat32`, which says when); and each swish, an activation with the MUL
-    /// of its input and output right after it (`Swish`). Only without `preserveAllTensors`: the
-    /// tensors between them are then never written. `readers`: per tensor, the operators that
+    /// (`PointwiseDepthwiseFloat32`, which says when); each other float CONV_2D with the
+    /// element-wise operators after it (`withEpilogue`); and each swish, an activation with the
+    /// MUL of its input and output right after it (`Swish`). Only without `preserveAllTensors`:
+    /// the tensors between them are then never written. `readers`: per tensor, the operators that
     /// read it, plus one for a graph output.
-    private static func fuse(_ steps: inout [Step], readers: [Int], workerScratch: inout Int) {
+    private static func fuse(_ steps: inout [Step], readers: [Int], tensors: [TensorDescriptor], workerScratch: inout Int) {
         var fused = [Step]()
         var i = 0
         while i < steps.count {
@@ -172,6 +175,9 @@ public final class Plan: Sendable {
                 workerScratch = max(workerScratch, kernel.workerScratchBytes)
                 fused.append(Step(node: steps[i].node, kernel: kernel, fused: after))
                 i += 1 + after.count
+            } else if let (step, count) = withEpilogue(steps, at: i, readers: readers, tensors: tensors) {
+                fused.append(step)
+                i += count
             } else if i + 1 < steps.count, let swish = Swish.fused(steps[i].kernel, steps[i + 1].kernel, readers: readers) {
                 fused.append(Step(node: steps[i].node, kernel: swish, fused: [(steps[i + 1].node, steps[i].kernel)]))
                 i += 2
@@ -181,6 +187,34 @@ public final class Plan: Sendable {
             }
         }
         steps = fused
+    }
+
+    /// The float CONV_2D of `steps[i]` with the longest run of operators after it that
+    /// `FloatEpilogue` computes, each reading the one before it, which nothing else reads;
+    /// operators whose outputs are all constants (folded at prepare; they compute nothing) may lie
+    /// between them. The fused step and how many steps it takes; nil where no operator fuses.
+    private static func withEpilogue(_ steps: [Step], at i: Int, readers: [Int], tensors: [TensorDescriptor]) -> (Step, count: Int)? {
+        guard let conv = steps[i].kernel as? Conv2DFloat32, conv.epilogue == nil else { return nil }
+        var stages = [FloatEpilogue.Stage](), after = [(node: Node, before: any Kernel)]()
+        var kernel: any Kernel = conv, produced = conv.output, j = i + 1
+        var longest: (Step, count: Int)?
+        while j < steps.count, after.count < maxFused {
+            if steps[j].node.outputs.allSatisfy({ $0 >= 0 && tensors[$0].isConstant }) {
+                after.append((steps[j].node, kernel))
+                j += 1
+                continue
+            }
+            guard readers[produced] == 1, stages.count < FloatEpilogue.maxStages,
+                  let (stage, output) = FloatEpilogue.stage(steps[j].kernel, on: produced, channels: conv.geometry.outputChannels,
+                                                            tensors: tensors) else { break }
+            after.append((steps[j].node, kernel))
+            stages.append(stage)
+            kernel = conv.followed(by: FloatEpilogue(stages: stages), output: output)
+            produced = output
+            j += 1
+            longest = (Step(node: steps[i].node, kernel: kernel, fused: after), j - i)
+        }
+        return longest
     }
 
     /// Places every non-constant tensor in one arena, reusing memory between tensors whose

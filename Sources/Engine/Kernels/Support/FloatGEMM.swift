@@ -42,6 +42,9 @@ import SIMDKernelsAVX512
 ///   floats) come from L3 or memory, and their first tile waited on them.
 /// - **Rows of `A` in place.** `Runs` lets a row of `A` be several runs of adjacent values, so a
 ///   convolution reads its input directly instead of copying patches out (im2col).
+/// - **Epilogue.** The element-wise operators fused after a convolution (`FloatEpilogue`) go
+///   over each chunk of rows once all its columns are stored; where `W` is small, chunks are cut
+///   to `epilogueChunkBytes` of `C`, so the epilogue reads them from L1.
 ///
 /// `reference` is the plain scalar definition that the tests hold `multiply` to.
 enum FloatGEMM {
@@ -99,6 +102,10 @@ enum FloatGEMM {
     static let chunkBytes = 128 * 1024
     /// The most of `A` kept as one chunk when `W` is much larger (a quarter of a 2 MiB L2).
     static let maximumChunkBytes = 512 * 1024
+    /// With an epilogue, chunks hold at most this much of `C` (so that it is still in L1 when the
+    /// epilogue reads it) where `W`'s columns take at most `epilogueWeightBytes`.
+    static let epilogueChunkBytes = 16 * 1024
+    static let epilogueWeightBytes = 64 * 1024
     /// Steps of `p` per slice of a block whose `k` exceeds two slices: a slice of `W` is 12 KiB
     /// (96 steps of a 32-column block, 192 of a 16-column one), and with the slice of `A` of a
     /// 7 × 7 layer's 49 rows (19 KiB at 96 steps) it stays in a 32 KiB L1 across the chunk's
@@ -194,10 +201,12 @@ enum FloatGEMM {
     /// default contiguous), `C` rows `ldc` apart. Only `columns` of `C` (all by default; bounds at
     /// multiples of `columnGranularity`, or `n`) are computed: threads that split the columns each
     /// read only their part of `W`, and every value is computed as it would be without the split.
+    /// `epilogue` (bound for this `C`) goes over each chunk of rows once its `columns` are final.
     ///
     /// - Complexity: `m · columns.count · k` multiply-adds; no allocation.
     static func multiply(m: Int, a: UnsafePointer<Float>, lda: Int, runs: Runs? = nil, weights: PackedWeights,
-                         columns: Range<Int>? = nil, range: ClosedRange<Float>, c: UnsafeMutablePointer<Float>, ldc: Int) {
+                         columns: Range<Int>? = nil, range: ClosedRange<Float>, c: UnsafeMutablePointer<Float>, ldc: Int,
+                         epilogue: FloatEpilogue.Bound? = nil) {
         let n = weights.n, k = weights.k
         let runs = runs ?? .contiguous(k)
         let columns = columns ?? 0 ..< n
@@ -205,6 +214,8 @@ enum FloatGEMM {
             // One row (a convolution on a 1 × 1 image): the tiles would compute it seven times.
             // FloatGEMV's sums are this product's row 0, bit for bit.
             FloatGEMV.multiply(x: a, weights: weights, columns: columns, range: range, y: c)
+            epilogue?.apply(c + columns.lowerBound, offset: columns.lowerBound, ldc: 0, rows: 1, columns: columns.count,
+                            channel: columns.lowerBound)
             return
         }
         precondition(runs.count * runs.length == k, "runs do not cover k")
@@ -215,8 +226,13 @@ enum FloatGEMM {
         // layers, 49 rows of 1152 and weights six times that, 100 rows of 1280 and weights 2.5 times that.
         let rowBytes = max(1, k * MemoryLayout<Float>.stride)
         let weightBytes = columns.count * rowBytes, aBytes = m * rowBytes
-        let chunkRows = aBytes <= 2 * chunkBytes || (aBytes <= weightBytes && aBytes <= maximumChunkBytes)
+        var chunkRows = aBytes <= 2 * chunkBytes || (aBytes <= weightBytes && aBytes <= maximumChunkBytes)
             ? max(1, m) : max(tileRows, chunkBytes / rowBytes / tileRows * tileRows)
+        if epilogue != nil && weightBytes <= epilogueWeightBytes {
+            // The epilogue goes over each chunk's C while it is in L1; weights this small cost
+            // nothing to read again for every chunk.
+            chunkRows = min(chunkRows, max(tileRows, epilogueChunkBytes / (columns.count * MemoryLayout<Float>.stride) / tileRows * tileRows))
+        }
         let sliced = runs.count == 1 && k > 2 * depthSlice
         let tileRows = tileRows, wideTiles = wide, joinsLastBlocks = joinsLastBlocks
         let lower = range.lowerBound, upper = range.upperBound
@@ -316,6 +332,8 @@ enum FloatGEMM {
                     }
                     column += width
                 }
+                epilogue?.apply(c + chunkStart * ldc + columns.lowerBound, offset: chunkStart * ldc + columns.lowerBound, ldc: ldc,
+                                rows: chunkEnd - chunkStart, columns: columns.count, channel: columns.lowerBound)
                 chunkStart = chunkEnd
             }
         }

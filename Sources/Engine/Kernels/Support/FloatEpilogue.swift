@@ -1,0 +1,170 @@
+/// The element-wise operators after a float convolution that `Plan.fuse` runs inside it: an ADD
+/// of another tensor of the output's shape, a PRELU with one alpha per output channel, a RELU,
+/// RELU6 or RELU_N1_TO_1, up to three in the model's order. `FloatGEMM.multiply` applies them to
+/// each tile of `C` as soon as the tile holds its final values, while it is still in L1, so the
+/// convolution's output goes to memory once, and on the thread that computed it.
+///
+/// Each value goes through the arithmetic of the separate kernels (`ArithmeticFloat32`,
+/// `PreluFloat32`, `ReluFloat32`), in the same order: the fused step writes their bytes.
+struct FloatEpilogue: Sendable {
+    enum Stage: Sendable {
+        /// `clamp(c + other)`, or `clamp(other + c)` where the ADD lists the other tensor first;
+        /// `other` has the output's shape.
+        case add(other: Int, otherFirst: Bool, lower: Float, upper: Float)
+        /// `c ≥ 0 ? c : c · alpha[channel]`, one alpha per output channel.
+        case prelu(alpha: PackedBuffer<Float>)
+        /// `clamp(c)` (a RELU-family operator).
+        case clamp(lower: Float, upper: Float)
+    }
+
+    /// Stages in order, at most `maxStages`.
+    let stages: [Stage]
+
+    static let maxStages = 3
+
+    /// The stage that `kernel` computes on `producer`, a float tensor of `channels` channels
+    /// (innermost) that no other operator reads, with the tensor it writes; nil for any other
+    /// operator or operand layout.
+    static func stage(_ kernel: any Kernel, on producer: Int, channels: Int, tensors: [TensorDescriptor]) -> (Stage, output: Int)? {
+        if let add = kernel as? ArithmeticFloat32<Addition>, add.broadcast.isElementwise, add.lhs != add.rhs,
+           add.lhs == producer || add.rhs == producer {
+            let other = add.lhs == producer ? add.rhs : add.lhs
+            guard !tensors[other].isConstant else { return nil }
+            return (.add(other: other, otherFirst: other == add.lhs, lower: add.lower, upper: add.upper), add.output)
+        }
+        if let prelu = kernel as? PreluFloat32, prelu.input == producer, prelu.alpha != producer,
+           let alphas = perChannel(tensors[prelu.alpha], channels: channels) {
+            return (.prelu(alpha: alphas), prelu.output)
+        }
+        if let relu = kernel as? ReluFloat32, relu.input == producer {
+            return (.clamp(lower: relu.lower, upper: relu.upper), relu.output)
+        }
+        return nil
+    }
+
+    /// A constant float alpha of one value per channel or one for all, broadcast along every
+    /// other axis, as `channels` values; nil otherwise.
+    private static func perChannel(_ alpha: TensorDescriptor, channels: Int) -> PackedBuffer<Float>? {
+        guard alpha.dataType == .float32, let bytes = alpha.constantData?.bytes,
+              alpha.shape.dropLast().allSatisfy({ $0 == 1 }), [1, channels].contains(alpha.shape.last ?? 1),
+              bytes.count == (alpha.shape.last ?? 1) * MemoryLayout<Float>.stride else { return nil }
+        let values = PackedBuffer<Float>(count: channels, initializedTo: 0)
+        let shared = bytes.count == MemoryLayout<Float>.stride
+        for j in 0 ..< channels {
+            values.pointer[j] = bytes.loadUnaligned(fromByteOffset: (shared ? 0 : j) * MemoryLayout<Float>.stride, as: Float.self)
+        }
+        return values
+    }
+
+    /// The stages on one session's tensors, for a `C` that starts at the output's first element.
+    func bound(memory: TensorMemory) -> Bound {
+        var bound = Bound()
+        for (i, stage) in stages.enumerated() {
+            let step: Bound.Step
+            switch stage {
+            case let .add(other, otherFirst, lower, upper):
+                step = .add(other: memory.input(other, as: Float.self), otherFirst: otherFirst, lower: lower, upper: upper)
+            case let .prelu(alpha):
+                step = .prelu(alpha: UnsafePointer(alpha.pointer))
+            case let .clamp(lower, upper):
+                step = .clamp(lower: lower, upper: upper)
+            }
+            switch i {
+            case 0: bound.steps.0 = step
+            case 1: bound.steps.1 = step
+            default: bound.steps.2 = step
+            }
+        }
+        bound.count = stages.count
+        return bound
+    }
+
+    /// The stages with their tensors' addresses, for the `C` of one `FloatGEMM.multiply`: the
+    /// other operand of an ADD at the element `C` starts at (`advanced(by:)` moves it with `C`).
+    /// Holds no references, so passing it costs nothing.
+    struct Bound {
+        enum Step {
+            case none
+            case add(other: UnsafePointer<Float>, otherFirst: Bool, lower: Float, upper: Float)
+            case prelu(alpha: UnsafePointer<Float>)
+            case clamp(lower: Float, upper: Float)
+        }
+
+        var steps: (Step, Step, Step) = (.none, .none, .none)
+        var count = 0
+
+        /// The stages for a `C` that starts `elements` further on.
+        func advanced(by elements: Int) -> Bound {
+            func moved(_ step: Step) -> Step {
+                guard case let .add(other, otherFirst, lower, upper) = step else { return step }
+                return .add(other: other + elements, otherFirst: otherFirst, lower: lower, upper: upper)
+            }
+            return Bound(steps: (moved(steps.0), moved(steps.1), moved(steps.2)), count: count)
+        }
+
+        /// Applies the stages to `rows` rows of `columns` values at `c` (rows `ldc` apart), whose
+        /// first value is output channel `channel`, `offset` elements into the product's `C`:
+        /// one stage at a time over the whole tile (in L1), each a loop of 8 lanes and a scalar tail.
+        func apply(_ c: UnsafeMutablePointer<Float>, offset: Int, ldc: Int, rows: Int, columns: Int, channel: Int) {
+            let (first, second, third) = steps
+            Self.apply(first, c, offset: offset, ldc: ldc, rows: rows, columns: columns, channel: channel)
+            if count > 1 { Self.apply(second, c, offset: offset, ldc: ldc, rows: rows, columns: columns, channel: channel) }
+            if count > 2 { Self.apply(third, c, offset: offset, ldc: ldc, rows: rows, columns: columns, channel: channel) }
+        }
+
+        private static func apply(_ step: Step, _ c: UnsafeMutablePointer<Float>, offset: Int, ldc: Int, rows: Int, columns: Int,
+                                  channel: Int) {
+            typealias Half = FloatGEMM.Half
+            switch step {
+            case .none:
+                return
+            case let .add(other, otherFirst, lower, upper):
+                let other = other + offset
+                @inline(always) func lanes(_ v: Half, _ at: Int, _ column: Int) -> Half {
+                    let w = UnsafeRawPointer(other + at).loadUnaligned(as: Half.self)
+                    return FloatGEMM.clamp(otherFirst ? w + v : v + w, lower, upper)
+                }
+                @inline(always) func scalar(_ x: Float, _ at: Int, _ column: Int) -> Float {
+                    FloatGEMM.clamp(otherFirst ? other[at] + x : x + other[at], lower, upper)
+                }
+                map(c, ldc: ldc, rows: rows, columns: columns, lanes, scalar)
+            case let .prelu(alpha):
+                let alpha = alpha + channel
+                @inline(always) func lanes(_ v: Half, _ at: Int, _ column: Int) -> Half {
+                    let a = UnsafeRawPointer(alpha + column).loadUnaligned(as: Half.self)
+                    return (v * a).replacing(with: v, where: v .>= Half())
+                }
+                @inline(always) func scalar(_ x: Float, _ at: Int, _ column: Int) -> Float { PreluFloat32.prelu(x, alpha[column]) }
+                map(c, ldc: ldc, rows: rows, columns: columns, lanes, scalar)
+            case let .clamp(lower, upper):
+                @inline(always) func lanes(_ v: Half, _ at: Int, _ column: Int) -> Half { FloatGEMM.clamp(v, lower, upper) }
+                @inline(always) func scalar(_ x: Float, _ at: Int, _ column: Int) -> Float { FloatGEMM.clamp(x, lower, upper) }
+                map(c, ldc: ldc, rows: rows, columns: columns, lanes, scalar)
+            }
+        }
+
+        /// `c[r · ldc + j] = f(c[r · ldc + j], r · ldc + j, j)` over the tile, 8 columns at a time
+        /// (`lanes`), then one at a time (`scalar`).
+        @inline(always)
+        private static func map(_ c: UnsafeMutablePointer<Float>, ldc: Int, rows: Int, columns: Int,
+                                _ lanes: (FloatGEMM.Half, Int, Int) -> FloatGEMM.Half, _ scalar: (Float, Int, Int) -> Float) {
+            typealias Half = FloatGEMM.Half
+            let whole = columns & ~(Half.scalarCount - 1), stride = MemoryLayout<Float>.stride
+            var row = 0
+            for _ in 0 ..< rows {
+                let base = UnsafeMutableRawPointer(c + row)
+                var j = 0
+                while j < whole {
+                    let v = base.loadUnaligned(fromByteOffset: j &* stride, as: Half.self)
+                    base.storeBytes(of: lanes(v, row &+ j, j), toByteOffset: j &* stride, as: Half.self)
+                    j &+= Half.scalarCount
+                }
+                while j < columns {
+                    c[row &+ j] = scalar(c[row &+ j], row &+ j, j)
+                    j &+= 1
+                }
+                row &+= ldc
+            }
+        }
+    }
+}

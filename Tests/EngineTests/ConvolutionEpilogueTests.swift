@@ -1,0 +1,137 @@
+import XCTest
+@testable import Engine
+import TestSupport
+
+/// A float convolution fused with the ADD, PRELU and RELU-family operators after it
+/// (`FloatEpilogue`) writes exactly the bytes of the operators run one after the other: in every
+/// layout of `Conv2DFloat32` (pointwise, in place with and without padding, im2col, one pixel,
+/// two batches; channel counts that end in a partial block), on 1 and 3 threads, with NaN, ±0, ±∞
+/// and denormals in the other operand; and on the MediaPipe models that have the pattern.
+final class ConvolutionEpilogueTests: XCTestCase {
+    private struct Layer {
+        var batches = 1, height: Int, width: Int, depth: Int, channels: Int
+        var filter = 1, stride = 1, dilation = 1, pad = 0
+
+        var geometry: Conv2D.Geometry {
+            func output(_ size: Int) -> Int { (size + 2 * pad - dilation * (filter - 1) - 1) / stride + 1 }
+            return Conv2D.Geometry(batches: batches, inputHeight: height, inputWidth: width, inputChannels: depth,
+                                   outputHeight: output(height), outputWidth: output(width), outputChannels: channels,
+                                   filterHeight: filter, filterWidth: filter, strideHeight: stride, strideWidth: stride,
+                                   dilationHeight: dilation, dilationWidth: dilation, padTop: pad, padLeft: pad)
+        }
+    }
+
+    private enum Operator {
+        case add(otherFirst: Bool, ClosedRange<Float>)
+        case prelu
+        case relu(ClosedRange<Float>)
+    }
+
+    private func bits(_ bytes: [UInt8]) -> [UInt32] { bytes.withUnsafeBytes { Array($0.bindMemory(to: UInt32.self)) } }
+    private func bytes(_ values: [Float]) -> [UInt8] { values.withUnsafeBytes { Array($0) } }
+
+    /// Tensors: 0 input, 1 the convolution's output, 2 the ADD's other operand, 3 the alphas,
+    /// 4 … the operators' outputs run apart, last the fused output (with 64 guard bytes).
+    private func check(_ layer: Layer, _ operators: [Operator], range: ClosedRange<Float> = -.infinity ... .infinity,
+                       file: StaticString = #filePath, line: UInt = #line) throws {
+        let g = layer.geometry
+        let count = g.batches * g.outputHeight * g.outputWidth * g.outputChannels
+        var values = SeededFloats(state: UInt64(g.patchSize * 131 + g.outputChannels))
+        let filter = values.array(g.outputChannels * g.patchSize), bias = values.array(g.outputChannels)
+        let conv = filter.withUnsafeBufferPointer { w in
+            bias.withUnsafeBufferPointer { Conv2DFloat32(geometry: g, filter: w, bias: $0, range: range, input: 0, output: 1) }
+        }
+        // The other operand and the alphas: random, with special values sprinkled in.
+        let specials: [Float] = [.nan, -0.0, 0, .infinity, -.infinity, .leastNonzeroMagnitude, -.leastNormalMagnitude, 1e30]
+        var other = values.array(count)
+        for i in stride(from: 3, to: count, by: 29) { other[i] = specials[i % specials.count] }
+        var alphas = values.array(g.outputChannels)
+        for i in stride(from: 1, to: alphas.count, by: 5) { alphas[i] = specials[i % specials.count] }
+
+        var kernels: [any Kernel] = [conv], stages = [FloatEpilogue.Stage]()
+        var produced = 1
+        let shape = [g.batches, g.outputHeight, g.outputWidth, g.outputChannels]
+        for (k, op) in operators.enumerated() {
+            let output = 4 + k
+            switch op {
+            case let .add(otherFirst, range):
+                let broadcast = try XCTUnwrap(Broadcast(shape, shape))
+                kernels.append(ArithmeticFloat32<Addition>(lhs: otherFirst ? 2 : produced, rhs: otherFirst ? produced : 2, output: output,
+                                                           broadcast: broadcast, lower: range.lowerBound, upper: range.upperBound))
+                stages.append(.add(other: 2, otherFirst: otherFirst, lower: range.lowerBound, upper: range.upperBound))
+            case .prelu:
+                let broadcast = try XCTUnwrap(Broadcast(shape, [1, 1, g.outputChannels]))
+                kernels.append(PreluFloat32(input: produced, alpha: 3, output: output, broadcast: broadcast))
+                stages.append(.prelu(alpha: PackedBuffer(alphas)))
+            case let .relu(range):
+                kernels.append(ReluFloat32(count: count, lower: range.lowerBound, upper: range.upperBound, input: produced, output: output))
+                stages.append(.clamp(lower: range.lowerBound, upper: range.upperBound))
+            }
+            produced = output
+        }
+        let fusedOutput = 4 + operators.count
+        let fused = conv.followed(by: FloatEpilogue(stages: stages), output: fusedOutput)
+        var input = values.array(g.batches * g.inputHeight * g.inputWidth * g.inputChannels)
+        input[0] = -0.0
+        let guardBytes = [UInt8](repeating: 0xA5, count: 64)
+        let empty = [UInt8](repeating: 0, count: 4 * count)
+        for threads in [1, 3] {
+            var tensors = [bytes(input), empty, bytes(other), bytes(alphas)] + operators.map { _ in empty } + [empty + guardBytes]
+            evaluate(kernels, on: &tensors, threads: threads, scratchBytes: conv.scratchBytes, workerScratchBytes: conv.scratchBytes)
+            evaluate([fused], on: &tensors, threads: threads, scratchBytes: conv.scratchBytes, workerScratchBytes: conv.scratchBytes)
+            let what = "\(layer) \(operators), \(threads) threads"
+            let (got, expected) = (bits(Array(tensors[fusedOutput].prefix(4 * count))), bits(tensors[produced]))
+            let wrong = got.indices.filter { got[$0] != expected[$0] }
+            XCTAssert(wrong.isEmpty, "\(what): \(wrong.count) values differ, first at \(wrong.first ?? 0)", file: file, line: line)
+            XCTAssertEqual(Array(tensors[fusedOutput].suffix(64)), guardBytes, "\(what): written past the output", file: file, line: line)
+        }
+    }
+
+    private let chains: [[Operator]] = [
+        [.add(otherFirst: false, -.infinity ... .infinity)],
+        [.add(otherFirst: true, 0 ... .infinity)],
+        [.prelu],
+        [.relu(0 ... 6)],
+        [.add(otherFirst: true, -.infinity ... .infinity), .prelu],
+        [.add(otherFirst: false, 0 ... .infinity), .relu(-1 ... 1)],
+        [.prelu, .add(otherFirst: false, -2 ... 2), .relu(0 ... .infinity)],
+    ]
+
+    func testEveryLayoutWritesTheOperatorsBytes() throws {
+        let layers = [
+            Layer(height: 9, width: 11, depth: 20, channels: 24),                          // pointwise, 16 + 8 columns
+            Layer(height: 7, width: 13, depth: 5, channels: 13, filter: 3, pad: 1),        // in place, padded, partial block
+            Layer(height: 15, width: 15, depth: 3, channels: 64, filter: 3, stride: 2),    // in place, stride 2
+            Layer(height: 9, width: 9, depth: 4, channels: 40, filter: 3, dilation: 2),    // im2col
+            Layer(height: 1, width: 1, depth: 50, channels: 19),                           // one pixel (matrix–vector)
+            Layer(batches: 2, height: 5, width: 6, depth: 8, channels: 33, filter: 3, pad: 1), // two batches, padded
+            Layer(height: 12, width: 14, depth: 96, channels: 200),                        // weights past the small-chunk limit
+        ]
+        for layer in layers {
+            for chain in chains { try check(layer, chain) }
+        }
+        // The convolution's own clamp first (PRELU then meets +0, whose product with a negative
+        // alpha would be −0).
+        try check(layers[0], [.add(otherFirst: false, -.infinity ... .infinity), .prelu], range: 0 ... 6)
+        try check(layers[1], [.prelu, .relu(-1 ... 1)], range: 0 ... 6)
+    }
+
+    /// The MediaPipe models whose convolutions are followed by ADD, PRELU or RELU (with folded
+    /// DEQUANTIZE operators between them in face_landmark): the fused plan computes the unfused
+    /// plan's bytes, on 1, 2 and 3 threads, and a run stopped inside a fused step leaves each
+    /// operator's output as the unfused plan does.
+    func testMediaPipeModelsMatchUnfusedPlans() throws {
+        let names = ["iris_landmark", "face_landmark", "face_detection_short_range"]
+        let urls = names.map { ModelZooGoldenTests.zooDirectory.appendingPathComponent("\($0).tflite") }
+        guard urls.allSatisfy({ FileManager.default.fileExists(atPath: $0.path) }) else {
+            throw XCTSkip("model zoo absent from \(ModelZooGoldenTests.zooDirectory.path); run `python3 Tests/Goldens/fetch_model_zoo.py`")
+        }
+        for url in urls {
+            let graph = try Graph(contentsOf: url.path)
+            let plan = try Plan(graph: graph)
+            let fusedOps = Set(plan.fusedOperators.map { graph.nodes[$0].opName })
+            XCTAssertFalse(fusedOps.isDisjoint(with: ["ADD", "PRELU", "RELU"]), "\(url.lastPathComponent): fused \(fusedOps)")
+            try assertFusedPlanMatchesUnfused(graph, plan: plan, name: url.lastPathComponent, stops: Int.max, checksReuse: false)
+        }
+    }
+}
