@@ -45,6 +45,28 @@ def models():
                 write("model", read(path), folder + "_" + os.path.basename(path))
 
 
+def fusion_chains():
+    """Float convolutions followed by operators the plan runs inside them (a residual ADD, then
+    RELU6), with float32 weights and with float16 ones (whose DEQUANTIZEs the plan folds).
+    Converted here: no fixture has the pattern in under 24 KB."""
+    import numpy as np
+    import tensorflow as tf
+
+    keras = tf.keras
+    x = keras.Input((6, 6, 4), batch_size=1)
+    y = keras.layers.Conv2D(8, 3, padding="same", activation="relu")(x)
+    z = keras.layers.Add()([keras.layers.Conv2D(8, 1)(y), y])
+    model = keras.Model(x, keras.layers.ReLU(6.0)(z))
+    rng = np.random.default_rng(7)
+    model.set_weights([rng.uniform(-0.5, 0.5, w.shape).astype(np.float32) for w in model.get_weights()])
+    for name, fp16 in (("fusion_conv_add_relu6", False), ("fusion_conv_add_relu6_fp16", True)):
+        converter = tf.lite.TFLiteConverter.from_keras_model(model)
+        if fp16:
+            converter.optimizations = [tf.lite.Optimize.DEFAULT]
+            converter.target_spec.supported_types = [tf.float16]
+        write("model", converter.convert(), name + ".tflite")
+
+
 def images():
     for path in sorted(glob.glob(os.path.join(TASKS, "images", "*")) + glob.glob(os.path.join(TASKS, "hostile", "*.*"))):
         if not path.endswith(".json") and os.path.getsize(path) <= 64_000 and not path.endswith(".tflite"):
@@ -102,6 +124,7 @@ def automl():
 def main():
     shutil.rmtree(OUT, ignore_errors=True)
     models()
+    fusion_chains()
     images()
     flexbuffers()
     metadata()
