@@ -120,7 +120,7 @@ final class PointwiseDepthwiseTests: XCTestCase {
     }
 
     /// Only convolutions that compute rows (pointwise, in place on one image) into 3×3 depthwise
-    /// ones fuse, and only with large enough outputs.
+    /// ones fuse, and only with large enough outputs and no epilogue of their own.
     func testOnlyThePatternFuses() {
         let pg = Conv2D.Geometry(batches: 1, inputHeight: 8, inputWidth: 8, inputChannels: 4, outputHeight: 8, outputWidth: 8,
                                  outputChannels: 16, filterHeight: 1, filterWidth: 1, strideHeight: 1, strideWidth: 1,
@@ -136,6 +136,9 @@ final class PointwiseDepthwiseTests: XCTestCase {
         XCTAssertNil(PointwiseDepthwiseFloat32(pointwise: pointwise, depthwise: depthwise((5, 5)), minimumExpandedBytes: 0))
         XCTAssertNil(PointwiseDepthwiseFloat32(pointwise: pointwise, depthwise: depthwise((3, 3), dilation: (2, 2)), minimumExpandedBytes: 0))
         XCTAssertNil(PointwiseDepthwiseFloat32(pointwise: pointwise, depthwise: depthwise((3, 3))), "8 × 8 × 16 floats stay in cache")
+        // A convolution that runs element-wise operators of its own (`FloatEpilogue`) is not taken.
+        let clamped = pointwise.followed(by: FloatEpilogue(stages: [.clamp(lower: 0, upper: 1)]), output: pointwise.output)
+        XCTAssertNil(PointwiseDepthwiseFloat32(pointwise: clamped, depthwise: depthwise((3, 3)), minimumExpandedBytes: 0))
         // Dilated across (im2col), and padded over two images: no rows of their own.
         for (dilation, batches, padTop) in [(2, 1, 0), (1, 2, 1)] {
             let g = Conv2D.Geometry(batches: batches, inputHeight: 8 + 2 * (dilation - 1), inputWidth: 8 + 2 * (dilation - 1),

@@ -8,7 +8,8 @@
 /// - **im2col** otherwise: patches are copied out a chunk of pixels at a time into scratch.
 ///
 /// Fused with the element-wise operators after it (`followed(by:output:)`), the kernel writes
-/// their output instead of its own, each tile going through them as it is stored (`FloatEpilogue`).
+/// their output instead of its own: each chunk of output rows goes through them once computed
+/// (`FloatEpilogue`).
 struct Conv2DFloat32: PartitionedKernel, TiledKernel {
     let geometry: Conv2D.Geometry
     let input: Int
@@ -235,7 +236,7 @@ struct Conv2DFloat32: PartitionedKernel, TiledKernel {
     /// `FloatGEMM.columnGranularity`), to `c`: pixel `x` of row `rows.lowerBound + r` at
     /// `c + (r · outputWidth + x) · ldc` — the same sums as `convolve` (`computesRows` layouts
     /// only). `image` is the image itself, or its frame (`padFrame`) where the layout pads.
-    /// `epilogue`: bound for `C` at `c` (none from the fused depthwise kernels, which take
+    /// `epilogue`: bound for `C` at `c` (none from the fused depthwise kernels, which take only
     /// convolutions without one).
     func outputRows(_ image: UnsafePointer<Float>, rows: Range<Int>, columns: Range<Int>, c: UnsafeMutablePointer<Float>, ldc: Int,
                     epilogue: FloatEpilogue.Bound? = nil) {

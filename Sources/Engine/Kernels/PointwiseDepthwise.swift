@@ -55,7 +55,8 @@ struct PointwiseDepthwiseFloat32: TiledKernel, PartitionedKernel {
     init?(pointwise: Conv2DFloat32, depthwise: DepthwiseConv2DFloat32, projection: Conv2DFloat32? = nil,
           minimumExpandedBytes: Int = Self.minimumExpandedBytes, ringBytes: Int = Self.ringBytes) {
         let p = pointwise.geometry, d = depthwise.geometry
-        guard pointwise.computesRows, depthwise.hasFast3x3, d.depthMultiplier == 1,
+        // Convolutions fused with their own element-wise operators (`FloatEpilogue`) are not taken.
+        guard pointwise.epilogue == nil, projection?.epilogue == nil, pointwise.computesRows, depthwise.hasFast3x3, d.depthMultiplier == 1,
               depthwise.input == pointwise.output, p.batches == d.batches, p.outputHeight == d.inputHeight,
               p.outputWidth == d.inputWidth, p.outputChannels == d.inputChannels,
               p.outputHeight * p.outputWidth * p.outputChannels * MemoryLayout<Float>.stride >= minimumExpandedBytes

@@ -1,8 +1,9 @@
 /// The element-wise operators after a float convolution that `Plan.fuse` runs inside it: an ADD
 /// of another tensor of the output's shape, a PRELU with one alpha per output channel, a RELU,
 /// RELU6 or RELU_N1_TO_1, up to three in the model's order. `FloatGEMM.multiply` applies them to
-/// each tile of `C` as soon as the tile holds its final values, while it is still in L1, so the
-/// convolution's output goes to memory once, and on the thread that computed it.
+/// each chunk of rows of `C` once its columns are stored, while it is in cache (in L1 where the
+/// weights are small), on the thread that computed it; the convolution's own output is never
+/// written.
 ///
 /// Each value goes through the arithmetic of the separate kernels (`ArithmeticFloat32`,
 /// `PreluFloat32`, `ReluFloat32`), in the same order: the fused step writes their bytes.
@@ -104,7 +105,7 @@ struct FloatEpilogue: Sendable {
 
         /// Applies the stages to `rows` rows of `columns` values at `c` (rows `ldc` apart), whose
         /// first value is output channel `channel`, `offset` elements into the product's `C`:
-        /// one stage at a time over the whole tile (in L1), each a loop of 8 lanes and a scalar tail.
+        /// one stage at a time over the whole block, each a loop of 8 lanes and a scalar tail.
         func apply(_ c: UnsafeMutablePointer<Float>, offset: Int, ldc: Int, rows: Int, columns: Int, channel: Int) {
             let (first, second, third) = steps
             Self.apply(first, c, offset: offset, ldc: ldc, rows: rows, columns: columns, channel: channel)
@@ -143,7 +144,7 @@ struct FloatEpilogue: Sendable {
             }
         }
 
-        /// `c[r · ldc + j] = f(c[r · ldc + j], r · ldc + j, j)` over the tile, 8 columns at a time
+        /// `c[r · ldc + j] = f(c[r · ldc + j], r · ldc + j, j)` over the block, 8 columns at a time
         /// (`lanes`), then one at a time (`scalar`).
         @inline(always)
         private static func map(_ c: UnsafeMutablePointer<Float>, ldc: Int, rows: Int, columns: Int,
