@@ -51,10 +51,13 @@ enum Pad {
         }
         // A dimension without padding merges into the one outside it (its rows are contiguous in
         // the input and the output alike): an image padded across height and width is copied in
-        // rows of width × channels elements, not one pixel at a time.
+        // rows of width × channels elements, not one pixel at a time. One of extent 1 without
+        // padding is left out: as the outermost (a batch of one) it would leave the threads one
+        // block to share.
         var blocks = [(extent: Int, before: Int, after: Int)]()
         for d in 0 ..< rank {
             let (extent, after) = (input.shape[d], pairs[2 * d + 1])
+            if extent == 1, before[d] == 0, after == 0 { continue }
             if let outer = blocks.last, before[d] == 0, after == 0 {
                 blocks[blocks.count - 1] = (outer.extent * extent, outer.before * extent, outer.after * extent)
             } else {
