@@ -50,6 +50,14 @@ struct PreluFloat32: PartitionedKernel {
     @inline(__always)
     static func prelu(_ x: Float, _ alpha: Float) -> Float { x >= 0 ? x : x * alpha }
 
+    /// `prelu` lane by lane (NaN lanes take the product). On the concrete vector types: written
+    /// generically over `SIMD`, the comparison and the selection compiled to a loop over the lanes.
+    @inline(always)
+    static func prelu(_ x: SIMD16<Float>, _ alpha: SIMD16<Float>) -> SIMD16<Float> { (x * alpha).replacing(with: x, where: x .>= .zero) }
+
+    @inline(always)
+    static func prelu(_ x: SIMD8<Float>, _ alpha: SIMD8<Float>) -> SIMD8<Float> { (x * alpha).replacing(with: x, where: x .>= .zero) }
+
     /// `count` outputs from contiguous inputs and contiguous (or one repeated) alphas: sixteen
     /// lanes a step, each `x ≥ 0 ? x : x · alpha` as `prelu` (NaN lanes take the product).
     static func prelu(_ x: UnsafePointer<Float>, _ alpha: UnsafePointer<Float>, repeatingAlpha: Bool,
@@ -62,7 +70,7 @@ struct PreluFloat32: PartitionedKernel {
         while i < end {
             let v = source.loadUnaligned(fromByteOffset: i &* stride, as: Lanes.self)
             let w = repeatingAlpha ? repeated : alphas.loadUnaligned(fromByteOffset: i &* stride, as: Lanes.self)
-            destination.storeBytes(of: (v * w).replacing(with: v, where: v .>= Lanes()), toByteOffset: i &* stride, as: Lanes.self)
+            destination.storeBytes(of: prelu(v, w), toByteOffset: i &* stride, as: Lanes.self)
             i &+= Lanes.scalarCount
         }
         while i < count {

@@ -7,7 +7,11 @@
 ///
 /// Each value goes through the arithmetic of the separate kernels (`ArithmeticFloat32`,
 /// `PreluFloat32`, `ReluFloat32`), in the same order: the fused step writes their bytes.
-struct FloatEpilogue: Sendable {
+///
+/// Everything but an ADD's other operand, which lives in a session's memory, is resolved at
+/// prepare (`prepared`); binding, once per tile at eval, only fills in that pointer.
+/// (`@unchecked`: `prepared` points into `alphas`, which this value keeps alive and nothing changes.)
+struct FloatEpilogue: @unchecked Sendable {
     enum Stage: Sendable {
         /// `clamp(c + other)`, or `clamp(other + c)` where the ADD lists the other tensor first;
         /// `other` has the output's shape.
@@ -18,10 +22,30 @@ struct FloatEpilogue: Sendable {
         case clamp(lower: Float, upper: Float)
     }
 
-    /// Stages in order, at most `maxStages`.
-    let stages: [Stage]
-
     static let maxStages = 3
+
+    /// The stages in order, the alphas as pointers into `alphas`, an ADD's operand unbound.
+    private let prepared: Bound
+    private let alphas: [PackedBuffer<Float>]
+
+    /// At most `maxStages` stages, in order.
+    init(stages: [Stage]) {
+        precondition(stages.count <= Self.maxStages)
+        var steps = [Bound.Step](repeating: .none, count: Self.maxStages), alphas = [PackedBuffer<Float>]()
+        for (i, stage) in stages.enumerated() {
+            switch stage {
+            case let .add(other, otherFirst, lower, upper):
+                steps[i] = .add(tensor: other, other: nil, otherFirst: otherFirst, lower: lower, upper: upper)
+            case let .prelu(alpha):
+                alphas.append(alpha)
+                steps[i] = .prelu(alpha: UnsafePointer(alpha.pointer))
+            case let .clamp(lower, upper):
+                steps[i] = .clamp(lower: lower, upper: upper)
+            }
+        }
+        prepared = Bound(steps: (steps[0], steps[1], steps[2]), count: stages.count)
+        self.alphas = alphas
+    }
 
     /// The stage that `kernel` computes on `producer`, a float tensor of `channels` channels
     /// (innermost) that no other operator reads, with the tensor it writes; nil for any other
@@ -59,25 +83,11 @@ struct FloatEpilogue: Sendable {
 
     /// The stages on one session's tensors, for a `C` that starts at the output's first element.
     func bound(memory: TensorMemory) -> Bound {
-        var bound = Bound()
-        for (i, stage) in stages.enumerated() {
-            let step: Bound.Step
-            switch stage {
-            case let .add(other, otherFirst, lower, upper):
-                step = .add(other: memory.input(other, as: Float.self), otherFirst: otherFirst, lower: lower, upper: upper)
-            case let .prelu(alpha):
-                step = .prelu(alpha: UnsafePointer(alpha.pointer))
-            case let .clamp(lower, upper):
-                step = .clamp(lower: lower, upper: upper)
-            }
-            switch i {
-            case 0: bound.steps.0 = step
-            case 1: bound.steps.1 = step
-            default: bound.steps.2 = step
-            }
+        func bind(_ step: Bound.Step) -> Bound.Step {
+            guard case let .add(tensor, _, otherFirst, lower, upper) = step else { return step }
+            return .add(tensor: tensor, other: memory.input(tensor, as: Float.self), otherFirst: otherFirst, lower: lower, upper: upper)
         }
-        bound.count = stages.count
-        return bound
+        return Bound(steps: (bind(prepared.steps.0), bind(prepared.steps.1), bind(prepared.steps.2)), count: prepared.count)
     }
 
     /// The stages with their tensors' addresses, for the `C` of one `FloatGEMM.multiply`: the
@@ -86,7 +96,8 @@ struct FloatEpilogue: Sendable {
     struct Bound {
         enum Step {
             case none
-            case add(other: UnsafePointer<Float>, otherFirst: Bool, lower: Float, upper: Float)
+            /// The other operand is tensor `tensor`, at `other` once bound.
+            case add(tensor: Int, other: UnsafePointer<Float>?, otherFirst: Bool, lower: Float, upper: Float)
             case prelu(alpha: UnsafePointer<Float>)
             case clamp(lower: Float, upper: Float)
         }
@@ -97,8 +108,8 @@ struct FloatEpilogue: Sendable {
         /// The stages for a `C` that starts `elements` further on.
         func advanced(by elements: Int) -> Bound {
             func moved(_ step: Step) -> Step {
-                guard case let .add(other, otherFirst, lower, upper) = step else { return step }
-                return .add(other: other + elements, otherFirst: otherFirst, lower: lower, upper: upper)
+                guard case let .add(tensor, other, otherFirst, lower, upper) = step else { return step }
+                return .add(tensor: tensor, other: other.map { $0 + elements }, otherFirst: otherFirst, lower: lower, upper: upper)
             }
             return Bound(steps: (moved(steps.0), moved(steps.1), moved(steps.2)), count: count)
         }
@@ -119,8 +130,8 @@ struct FloatEpilogue: Sendable {
             switch step {
             case .none:
                 return
-            case let .add(other, otherFirst, lower, upper):
-                let other = other + offset
+            case let .add(_, other, otherFirst, lower, upper):
+                let other = other! + offset
                 @inline(always) func lanes(_ v: Half, _ at: Int, _ column: Int) -> Half {
                     let w = UnsafeRawPointer(other + at).loadUnaligned(as: Half.self)
                     return FloatGEMM.clamp(otherFirst ? w + v : v + w, lower, upper)
@@ -132,8 +143,7 @@ struct FloatEpilogue: Sendable {
             case let .prelu(alpha):
                 let alpha = alpha + channel
                 @inline(always) func lanes(_ v: Half, _ at: Int, _ column: Int) -> Half {
-                    let a = UnsafeRawPointer(alpha + column).loadUnaligned(as: Half.self)
-                    return (v * a).replacing(with: v, where: v .>= Half())
+                    PreluFloat32.prelu(v, UnsafeRawPointer(alpha + column).loadUnaligned(as: Half.self))
                 }
                 @inline(always) func scalar(_ x: Float, _ at: Int, _ column: Int) -> Float { PreluFloat32.prelu(x, alpha[column]) }
                 map(c, ldc: ldc, rows: rows, columns: columns, lanes, scalar)
