@@ -42,7 +42,7 @@ final class VectorExponentialTests: XCTestCase {
         // About half a million floats from −110 to 95, denormal and overflowing results included;
         // the error in units of the exact result's last place (its float's `ulp`), measured in Double.
         let xs = sweep(from: -110, to: 95, stride: 4099)
-        let ys = vectorMap(xs, VectorExponential.exp)
+        let ys = vectorMap(xs, VectorExponential.exp(_:))
         var worst = 0.0, at: Float = 0
         for (x, y) in zip(xs, ys) {
             let exact = Foundation.exp(Double(x)), rounded = Float(exact)
@@ -56,7 +56,7 @@ final class VectorExponentialTests: XCTestCase {
     func testExponentialSpecialValues() {
         let xs: [Float] = [0, -0, 1, -1, .infinity, -.infinity, .nan, 88.72283, 88.7229, 89, 1000, -87.33655, -103.9720,
                            -103.98, -104, -1000, Float.leastNonzeroMagnitude, -Float.leastNormalMagnitude, 1e-30]
-        let ys = vectorMap(xs, VectorExponential.exp)
+        let ys = vectorMap(xs, VectorExponential.exp(_:))
         for (x, y) in zip(xs, ys) {
             let exact = Float(Foundation.exp(Double(x)))
             if x.isNaN {
@@ -69,6 +69,34 @@ final class VectorExponentialTests: XCTestCase {
         }
         XCTAssertEqual(ys[0], 1)
         XCTAssertEqual(ys[1], 1)
+    }
+
+    func testTheOneFactorFormHasTheBitsOfTheTwoFactorForm() {
+        // exp(notAbove88:) scales by one power of two where every lane of a vector is at least
+        // −87.5 and falls back to exp(_:) otherwise: over every 1999th float up to 88, lanes in
+        // order (so vectors on both sides of −87.5, and straddling it), the same bits.
+        let xs = sweep(from: -110, to: 88, stride: 1999) + [Float(-87.5), Float(-87.5).nextDown, Float(-87.5).nextUp, 88, -0, 0, .nan, -.infinity]
+        let one = vectorMap(xs, VectorExponential.exp(notAbove88:)), two = vectorMap(xs, VectorExponential.exp(_:))
+        for (x, (a, b)) in zip(xs, zip(one, two)) where a.bitPattern != b.bitPattern {
+            return XCTFail("exp(\(x)): \(a) in one factor, \(b) in two")
+        }
+        XCTAssertGreaterThan(xs.count, 1_000_000)
+    }
+
+    func testTheIntrinsicsLogisticHasTheBitsOfTheSwiftForm() {
+        // On AVX2 `logistic` is `swiftlite_logistic_f32x8`, elsewhere `portableLogistic` itself.
+        let specials: [Float] = [-87.5, Float(-87.5).nextDown, -9, Float(-9).nextDown, LogisticFloat32.upperCutoff,
+                                 LogisticFloat32.upperCutoff.nextUp, 0, -0, .infinity, -.infinity, .nan, -.nan,
+                                 Float.leastNonzeroMagnitude, -Float.leastNonzeroMagnitude, .greatestFiniteMagnitude,
+                                 -.greatestFiniteMagnitude]
+        let xs = sweep(from: -Float.greatestFiniteMagnitude, to: .greatestFiniteMagnitude, stride: 2477) + specials
+        let fast = vectorMap(xs, LogisticFloat32.logistic(_:) as (VectorExponential.Lanes) -> VectorExponential.Lanes)
+        let portable = vectorMap(xs, LogisticFloat32.portableLogistic)
+        // NaN stays NaN in both; its sign is not part of the result (the compiler may order a sum's
+        // operands either way, and x86 keeps the first operand's NaN).
+        for (x, (a, b)) in zip(xs, zip(fast, portable)) where a.bitPattern != b.bitPattern && !(a.isNaN && b.isNaN) {
+            return XCTFail("logistic(\(x)): \(a), the Swift form \(b)")
+        }
     }
 
     /// TFLite's `reference_ops::Logistic` for one float, with the C library's `expf`.

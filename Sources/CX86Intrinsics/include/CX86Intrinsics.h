@@ -91,6 +91,55 @@ SWIFTLITE_INLINE swiftlite_f32x8 swiftlite_clamp_f32x8(swiftlite_f32x8 x, float 
     return (swiftlite_f32x8)_mm256_min_ps(_mm256_set1_ps(upper), low);
 }
 
+/// `VectorExponential.reduced`: `shifter + n` (returned) and `exp(r)` (in `*p`) for x = n·ln 2 + r.
+SWIFTLITE_INLINE __m256 swiftlite_exp_reduced_f32x8(__m256 x, __m256 *p) {
+    const __m256 shifter = _mm256_set1_ps(12583039.0f);
+    const __m256 shifted = _mm256_fmadd_ps(x, _mm256_set1_ps(1.44269504f), shifter);
+    const __m256 n = _mm256_sub_ps(shifted, shifter);
+    __m256 r = _mm256_fmadd_ps(n, _mm256_set1_ps(-0.693147182464599609375f), x);
+    r = _mm256_fmadd_ps(n, _mm256_set1_ps(1.90465432314823608057e-9f), r);
+    __m256 q = _mm256_fmadd_ps(_mm256_set1_ps(1.0f / 5040.0f), r, _mm256_set1_ps(1.0f / 720.0f));
+    q = _mm256_fmadd_ps(q, r, _mm256_set1_ps(1.0f / 120.0f));
+    q = _mm256_fmadd_ps(q, r, _mm256_set1_ps(1.0f / 24.0f));
+    q = _mm256_fmadd_ps(q, r, _mm256_set1_ps(1.0f / 6.0f));
+    q = _mm256_fmadd_ps(q, r, _mm256_set1_ps(0.5f));
+    q = _mm256_fmadd_ps(q, r, _mm256_set1_ps(1.0f));
+    *p = _mm256_fmadd_ps(q, r, _mm256_set1_ps(1.0f));
+    return shifted;
+}
+
+/// `VectorExponential.exp(notAbove88:)`: one product by 2^n where every lane is at least −87.5,
+/// else `exp(_:)`'s clamps and two factors.
+SWIFTLITE_INLINE __m256 swiftlite_exp_not_above_88_f32x8(__m256 x) {
+    __m256 p;
+    if (!_mm256_movemask_ps(_mm256_cmp_ps(x, _mm256_set1_ps(-87.5f), _CMP_LT_OQ))) {
+        const __m256 shifted = swiftlite_exp_reduced_f32x8(x, &p);
+        return _mm256_mul_ps(p, _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_castps_si256(shifted), 23)));
+    }
+    const __m256 v = _mm256_max_ps(_mm256_set1_ps(-104.0f), _mm256_min_ps(_mm256_set1_ps(89.0f), x));
+    const __m256 shifted = swiftlite_exp_reduced_f32x8(v, &p);
+    const __m256i integer = _mm256_sub_epi32(_mm256_castps_si256(shifted), _mm256_set1_epi32(0x4B40007F));
+    const __m256i a = _mm256_srai_epi32(integer, 1), b = _mm256_sub_epi32(integer, a), bias = _mm256_set1_epi32(127);
+    const __m256 scaleA = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(a, bias), 23));
+    const __m256 scaleB = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(b, bias), 23));
+    return _mm256_mul_ps(_mm256_mul_ps(p, scaleA), scaleB);
+}
+
+/// TFLite's float LOGISTIC on eight lanes: `LogisticFloat32.portableLogistic` and the
+/// `VectorExponential` functions it calls, operation for operation and constant for constant, so
+/// the bits are theirs (`VectorExponentialTests` compares the two). Written with intrinsics
+/// because LLVM re-vectorises the standard library's lane-by-lane `addingProduct` only in some
+/// shapes of expression, and in others leaves scalar and 128-bit pieces.
+SWIFTLITE_INLINE swiftlite_f32x8 swiftlite_logistic_f32x8(swiftlite_f32x8 value) {
+    const __m256 v = (__m256)value, one = _mm256_set1_ps(1.0f);
+    // The exponential's argument: v below the lower cut-off, −v (the sign bit flipped) elsewhere.
+    const __m256 below = _mm256_cmp_ps(v, _mm256_set1_ps(-9.0f), _CMP_LT_OQ);
+    const __m256 e = swiftlite_exp_not_above_88_f32x8(_mm256_blendv_ps(_mm256_xor_ps(v, _mm256_set1_ps(-0.0f)), v, below));
+    // 1 / (1 + e); e itself below the lower cut-off; 1 above the upper one.
+    const __m256 y = _mm256_blendv_ps(_mm256_div_ps(one, _mm256_add_ps(one, e)), e, below);
+    return (swiftlite_f32x8)_mm256_blendv_ps(y, one, _mm256_cmp_ps(v, _mm256_set1_ps(16.619047164916992188f), _CMP_GT_OQ));
+}
+
 /// The 8 × 8 floats from `source` (rows `sourceStride` floats apart) transposed into `target`
 /// (rows `targetStride` floats apart): `target[c · targetStride + r] = source[r · sourceStride + c]`.
 /// Eight loads, 24 shuffles (pairs interleaved, then quads, then 128-bit halves swapped), eight stores.

@@ -1,3 +1,7 @@
+#if SWIFTLITE_AVX2
+import CX86Intrinsics
+#endif
+
 /// LOGISTIC (sigmoid): `1 / (1 + exp(−x))`, with TFLite's reference cut-offs: exactly 1 above
 /// 16.619047…, and `exp(x)` below −9 (where the two agree to float precision).
 enum Logistic {
@@ -13,7 +17,8 @@ enum Logistic {
 /// where the reference calls the C library's `expf`), the reference's three cases chosen lane by
 /// lane; threads take ranges of the elements.
 struct LogisticFloat32: PartitionedKernel {
-    typealias Lanes = VectorExponential.Lanes
+    typealias Lanes = SIMD16<Float>
+    typealias Lanes8 = VectorExponential.Lanes
     let count: Int
     let input: Int, output: Int
 
@@ -38,12 +43,28 @@ struct LogisticFloat32: PartitionedKernel {
         mapLanes(x, y, count: count) { logistic($0) }
     }
 
-    /// The reference's value lane by lane: 1 above the upper cut-off, `exp(v)` below the lower
-    /// one, `1 / (1 + exp(−v))` between (and for NaN, which stays NaN).
+    /// The reference's value lane by lane, eight lanes at a time.
     @inline(always)
-    static func logistic(_ v: Lanes) -> Lanes {
-        let below = v .< Lanes(repeating: lowerCutoff)
-        let e = VectorExponential.exp((-v).replacing(with: v, where: below))
-        return (1 / (1 + e)).replacing(with: e, where: below).replacing(with: 1, where: v .> Lanes(repeating: upperCutoff))
+    static func logistic(_ v: Lanes) -> Lanes { Lanes(lowHalf: logistic(v.lowHalf), highHalf: logistic(v.highHalf)) }
+
+    /// The reference's value lane by lane: 1 above the upper cut-off, `exp(v)` below the lower
+    /// one, `1 / (1 + exp(−v))` between (and for NaN, which stays NaN). On AVX2 through
+    /// `swiftlite_logistic_f32x8`, the same operations with intrinsics.
+    @inline(always)
+    static func logistic(_ v: Lanes8) -> Lanes8 {
+        #if SWIFTLITE_AVX2
+        swiftlite_logistic_f32x8(v)
+        #else
+        portableLogistic(v)
+        #endif
+    }
+
+    /// `logistic(_:)` in Swift SIMD: the form every target but AVX2 runs.
+    @inline(always)
+    static func portableLogistic(_ v: Lanes8) -> Lanes8 {
+        let below = v .< Lanes8(repeating: lowerCutoff)
+        // The argument is at most 9: −v where v ≥ −9, v where v < −9 (NaN stays NaN).
+        let e = VectorExponential.exp(notAbove88: (-v).replacing(with: v, where: below))
+        return (1 / (1 + e)).replacing(with: e, where: below).replacing(with: 1, where: v .> Lanes8(repeating: upperCutoff))
     }
 }

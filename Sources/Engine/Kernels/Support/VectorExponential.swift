@@ -1,29 +1,60 @@
-/// `exp` on sixteen float lanes at once, for the float activations built on it (LOGISTIC).
+/// `exp` on eight float lanes at once (one AVX2 register; sixteen-lane callers call it on each
+/// half), for the float activations built on it (LOGISTIC).
 ///
 /// `x = n·ln 2 + r` with `n` the integer nearest `x / ln 2` and `|r| ≤ ln 2 / 2`; `exp(r)` is
 /// the Taylor polynomial to `r⁷` (the first term left out, `r⁸/8!`, is below 5.2e-9 of the result
 /// at `|r| = ln 2 / 2`, a tenth of a float's rounding step), and `2^n` is built in the exponent
-/// bits, in two factors so that results below the smallest normal float come out as the
-/// correctly rounded denormals of `exp(r) · 2^n`. Within 1 ulp of the exact exponential over the
+/// bits. The result `exp(r) · 2^n` is rounded once, so results below the smallest normal float
+/// come out as correctly rounded denormals of it. Within 1 ulp of the exact exponential over the
 /// whole float range (`VectorExponentialTests` measures it against `Foundation.exp` in Double);
 /// NaN stays NaN, `exp(−∞) = 0`, `exp(+∞) = +∞`.
 ///
 /// Every product-sum is one `addingProduct` (a fused multiply-add), so every build and tier
 /// computes the same bits: `FMA` where the target has it, the same rounding in software where not.
+/// (On AVX2 the LOGISTIC kernel runs the same operations written with intrinsics,
+/// `swiftlite_logistic_f32x8`.)
 enum VectorExponential {
-    typealias Lanes = SIMD16<Float>
+    typealias Lanes = SIMD8<Float>
 
-    /// `exp(x)` lane by lane.
+    /// 1.5 · 2^23 + 127: adding `x / ln 2` to it leaves `n + 127` in the low bits of the sum's
+    /// significand (|x / ln 2| < 2^22), so the sum's bits shifted left by 23 are `2^n` where `n`
+    /// is a normal float's exponent (−126 ... 127); subtracting it again gives `n`, exactly.
+    static let shifter: Float = 12_583_039
+
+    /// `exp(x)` lane by lane, `2^n` in two factors (every lane, any value).
     @inline(always)
     static func exp(_ x: Lanes) -> Lanes {
-        // Past these the result is +∞ (e^89 > Float.greatestFiniteMagnitude) or 0 (e^−104 is
-        // under half the smallest denormal, 2^−150); clamping keeps `n` in −150 ... 129.
-        // Comparisons are false for NaN, which passes through to the result.
+        // Past 89 the result is +∞ (e^89 > Float.greatestFiniteMagnitude); e^−104 is under half the
+        // smallest denormal, 2^−150. Clamping keeps `n` in −150 ... 129. Comparisons are false for
+        // NaN, which passes through.
         var v = x.replacing(with: 89, where: x .> 89)
         v = v.replacing(with: -104, where: v .< -104)
-        // n = round(v / ln 2): adding 1.5 · 2^23 leaves n in the low bits of the sum's significand
-        // (|v / ln 2| < 2^22), and subtracting it again gives n as a float, exactly.
-        let shifter = Lanes(repeating: 12_582_912)
+        let (shifted, p) = reduced(v)
+        // 2^n as 2^a · 2^b with a = ⌊n/2⌋, b = n − a, both within −75 ... 65, so each is a normal
+        // float. The integer n is the difference of the two sums' bit patterns (same exponent).
+        let integer = unsafeBitCast(shifted, to: SIMD8<Int32>.self) &- unsafeBitCast(Lanes(repeating: shifter), to: SIMD8<Int32>.self)
+        let a = integer &>> 1, b = integer &- a
+        let bias = SIMD8<Int32>(repeating: 127)
+        let scaleA = unsafeBitCast((a &+ bias) &<< 23, to: Lanes.self)
+        let scaleB = unsafeBitCast((b &+ bias) &<< 23, to: Lanes.self)
+        // p · 2^a is exact (a normal result); the second product rounds once.
+        return p * scaleA * scaleB
+    }
+
+    /// `exp(x)` lane by lane where every lane is at most 88 or NaN (a larger lane gives an
+    /// unspecified value); the bits of `exp(_:)`. Where every lane is at least −87.5, `n` is at
+    /// least −126 and `2^n` one normal float: one product, rounded once as in `exp(_:)`.
+    @inline(always)
+    static func exp(notAbove88 x: Lanes) -> Lanes {
+        guard !any(x .< -87.5) else { return exp(x) }
+        let (shifted, p) = reduced(x)
+        return p * unsafeBitCast(unsafeBitCast(shifted, to: SIMD8<Int32>.self) &<< 23, to: Lanes.self)
+    }
+
+    /// `shifter + n` and `exp(r)` for `x = n·ln 2 + r`.
+    @inline(always)
+    private static func reduced(_ v: Lanes) -> (shifted: Lanes, p: Lanes) {
+        let shifter = Lanes(repeating: shifter)
         let shifted = shifter.addingProduct(v, Lanes(repeating: 1.442_695_04))
         let n = shifted - shifter
         // r = v − n·ln 2 in two steps: ln 2 = ln2High + ln2Low, ln2High the float nearest ln 2.
@@ -41,15 +72,6 @@ enum VectorExponential {
         p = Lanes(repeating: 0.5).addingProduct(p, r)
         p = Lanes(repeating: 1).addingProduct(p, r)
         p = Lanes(repeating: 1).addingProduct(p, r)
-        // 2^n as 2^a · 2^b with a = ⌊n/2⌋, b = n − a, both within −75 ... 65 for n in −150 ... 129,
-        // so each is a normal float (biased exponent `e + 127` in bits 23...30). The integer n is the
-        // difference of the two sums' bit patterns (same exponent).
-        let integer = unsafeBitCast(shifted, to: SIMD16<Int32>.self) &- unsafeBitCast(shifter, to: SIMD16<Int32>.self)
-        let a = integer &>> 1, b = integer &- a
-        let bias = SIMD16<Int32>(repeating: 127)
-        let scaleA = unsafeBitCast((a &+ bias) &<< 23, to: Lanes.self)
-        let scaleB = unsafeBitCast((b &+ bias) &<< 23, to: Lanes.self)
-        // p · 2^a is exact (a normal result); the second product rounds once.
-        return p * scaleA * scaleB
+        return (shifted, p)
     }
 }
