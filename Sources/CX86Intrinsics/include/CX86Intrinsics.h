@@ -98,11 +98,10 @@ SWIFTLITE_INLINE __m256 swiftlite_exp_reduced_f32x8(__m256 x, __m256 *p) {
     const __m256 n = _mm256_sub_ps(shifted, shifter);
     __m256 r = _mm256_fmadd_ps(n, _mm256_set1_ps(-0.693147182464599609375f), x);
     r = _mm256_fmadd_ps(n, _mm256_set1_ps(1.90465432314823608057e-9f), r);
-    __m256 q = _mm256_fmadd_ps(_mm256_set1_ps(1.0f / 5040.0f), r, _mm256_set1_ps(1.0f / 720.0f));
-    q = _mm256_fmadd_ps(q, r, _mm256_set1_ps(1.0f / 120.0f));
-    q = _mm256_fmadd_ps(q, r, _mm256_set1_ps(1.0f / 24.0f));
-    q = _mm256_fmadd_ps(q, r, _mm256_set1_ps(1.0f / 6.0f));
-    q = _mm256_fmadd_ps(q, r, _mm256_set1_ps(0.5f));
+    __m256 q = _mm256_fmadd_ps(_mm256_set1_ps(1.381829963e-3f), r, _mm256_set1_ps(8.368532173e-3f));
+    q = _mm256_fmadd_ps(q, r, _mm256_set1_ps(4.166829214e-2f));
+    q = _mm256_fmadd_ps(q, r, _mm256_set1_ps(1.666652262e-1f));
+    q = _mm256_fmadd_ps(q, r, _mm256_set1_ps(4.999999404e-1f));
     q = _mm256_fmadd_ps(q, r, _mm256_set1_ps(1.0f));
     *p = _mm256_fmadd_ps(q, r, _mm256_set1_ps(1.0f));
     return shifted;
