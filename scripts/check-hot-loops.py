@@ -18,6 +18,11 @@ It also fails if a float tile or depthwise row of the AVX2 module (`SIMDKernels`
 `vblendvps`: the activation's clamp there once compiled, for half of a tile's accumulators, to a
 compare and two 128-bit blends instead of `vmaxps`/`vminps` (`FloatTiles.clamp` now goes through
 an intrinsic); the results were the same, only slower.
+
+And it fails if the float LOGISTIC or swish loops hold scalar float arithmetic (`vfmadd213ss`,
+`vmulss`, ...): their lanes are vectors, so a scalar operation means LLVM took a vector
+expression apart. Written with the standard library's lane-by-lane `addingProduct`, the
+exponential once compiled to scalar and 128-bit pieces, 2.8 times slower, the same results.
 """
 import re
 import subprocess
@@ -26,9 +31,13 @@ import sys
 BINARY = sys.argv[1] if len(sys.argv) > 1 else ".build/release/swiftlite"
 # Mangled-name fragments of the kernel types whose functions must not call the helpers.
 KERNELS = ["10FloatTilesO", "18FloatDepthwiseRowsO", "16DepthwiseTapRowsO", "17QuantizedAdditionO",
-           "12IntegerGEMMV", "11VNNIProductV", "17DepthwiseRowVNNIO", "18RequantizationBlockV"]
+           "12IntegerGEMMV", "11VNNIProductV", "17DepthwiseRowVNNIO", "18RequantizationBlockV", "15LogisticFloat32V",
+           "12SwishFloat32V"]
 # Mangled-name fragments of the AVX2 module's float kernels, which must hold no `vblendvps`.
 NO_BLENDS = ["11SIMDKernels10FloatTilesO", "11SIMDKernels18FloatDepthwiseRowsO"]
+# Mangled-name fragments of the element-wise float kernels, which must hold no scalar arithmetic.
+NO_SCALARS = ["15LogisticFloat32V", "12SwishFloat32V"]
+SCALAR = re.compile(r"\tv(add|sub|mul|div|min|max|sqrt|f[n]?madd[0-9]+|f[n]?msub[0-9]+)ss\b")
 # Mangled-name fragments of the helpers: `loadUnaligned`, `storeBytes`, and stdlib SIMD generics.
 HELPERS = re.compile(r"13loadUnaligned|10storeBytes|s4SIMDP|s[56]SIMD[0-9]+V")
 
@@ -46,6 +55,8 @@ def main():
             continue
         if function and "\tvblendvps" in line and any(k in function for k in NO_BLENDS):
             bad.setdefault(function, set()).add("vblendvps (a clamp compiled to blends)")
+        if function and SCALAR.search(line) and any(k in function for k in NO_SCALARS):
+            bad.setdefault(function, set()).add("scalar float arithmetic (a vector expression taken apart)")
         if function and "\tcall" in line:
             target = re.search(r"<([^>+]+)", line)
             if target and HELPERS.search(target.group(1)):
@@ -56,6 +67,7 @@ def main():
         print(f"FAIL: {function}\n  has {', '.join(sorted(targets))}", file=sys.stderr)
     if bad:
         sys.exit(1)
-    print(f"ok: {len(checked)} kernel functions in {BINARY}, none calls a generic SIMD helper or blends in a float kernel")
+    print(f"ok: {len(checked)} kernel functions in {BINARY}, none calls a generic SIMD helper, blends in a float tile "
+          "or does scalar arithmetic in an element-wise float loop")
 
 main()

@@ -40,7 +40,8 @@ struct LogisticFloat32: PartitionedKernel {
 
     /// `y[i] = logistic(x[i])` for `count` elements (`mapLanes`).
     static func logistic(_ x: UnsafePointer<Float>, _ y: UnsafeMutablePointer<Float>, count: Int) {
-        mapLanes(x, y, count: count) { logistic($0) }
+        @inline(always) func lanes(_ v: Lanes) -> Lanes { logistic(v) }
+        mapLanes(x, y, count: count, lanes)
     }
 
     /// The reference's value lane by lane, eight lanes at a time.
