@@ -52,6 +52,12 @@ final class FloatConvolutionTests: XCTestCase {
         // on across rows.
         checkConv(input: (10, 10), channels: 6, filter: (3, 3), outputChannels: 40, stride: (2, 2), padding: .same, im2col: true)
         checkConv(input: (5, 5), channels: 6, filter: (3, 3), outputChannels: 17, stride: (2, 2), padding: .same, im2col: true)
+        // Rows of 7 pixels: on AVX2 bands of 4 and 3 rows in place, so im2col; in place on the
+        // 7-row tiles of AVX-512. Rows of 8 (4 + 4) and 13 (5 + 4 + 4) stay in place everywhere.
+        checkConv(input: (7, 7), channels: 24, filter: (3, 3), outputChannels: 40, stride: (1, 1), padding: .same,
+                  im2col: FloatGEMM.tileRows == 6)
+        checkConv(input: (8, 8), channels: 5, filter: (3, 3), outputChannels: 16, stride: (1, 1), padding: .same, im2col: false)
+        checkConv(input: (4, 13), channels: 5, filter: (3, 3), outputChannels: 16, stride: (1, 1), padding: .same, im2col: false)
         // im2col (dilated across), with chunks of several tiles.
         checkConv(input: (30, 40), channels: 3, filter: (3, 3), outputChannels: 33, stride: (1, 1), dilation: (1, 2), padding: .same)
         checkConv(input: (6, 9), channels: 70, filter: (3, 3), outputChannels: 7, stride: (2, 1), dilation: (2, 2), padding: .valid)

@@ -93,12 +93,25 @@ struct Conv2DFloat32: PartitionedKernel, TiledKernel {
         return fused
     }
 
-    /// Whether output rows are shorter than the float tiles (`FloatGEMM.tileRows`) and there are
-    /// several: in place, each output row is a product of its own, so a row of 5 pixels fills 5 of
-    /// a tile's 7 rows (3: 3 of 7), where im2col's patches run on across rows (25 pixels: 25 of 28).
-    /// SSD's extra layers (10 × 10 → 5 × 5 and smaller); never the 112- and 150-pixel stems.
+    /// Whether in place, where each output row is a product of its own, rows would underuse the
+    /// float tiles, and there are several rows for im2col's patches to run on across:
+    /// - rows shorter than a tile (`FloatGEMM.tileRows`): a row of 5 pixels fills 5 of a tile's 7
+    ///   rows (3: 3 of 7), where im2col's 25 pixels fill 25 of 28; SSD's extra layers
+    ///   (10 × 10 → 5 × 5 and smaller), never the 112- and 150-pixel stems;
+    /// - on AVX2, rows that end in a band of fewer than 4 rows (7 pixels: bands of 4 and 3). A band
+    ///   of h rows keeps 2h sums in flight, and two FMA units of 4 cycles' latency need 8: the
+    ///   3-row band runs at three quarters of the rate. ResNet's last 3 × 3 layers (7 × 7 output).
     static func rowsWasteTiles(_ g: Conv2D.Geometry) -> Bool {
-        g.outputWidth < FloatGEMM.tileRows && g.batches * g.outputHeight > 1
+        guard g.batches * g.outputHeight > 1 else { return false }
+        if g.outputWidth < FloatGEMM.tileRows { return true }
+        guard FloatGEMM.tileRows == 6 else { return false }
+        var remaining = g.outputWidth
+        while remaining > 0 {
+            let band = FloatGEMM.tileHeight(remaining: remaining)
+            if band < 4 { return true }
+            remaining -= band
+        }
+        return false
     }
 
     func eval(_ memory: TensorMemory) {
