@@ -103,6 +103,8 @@ final class ConvolutionEpilogueTests: XCTestCase {
             Layer(height: 7, width: 13, depth: 5, channels: 13, filter: 3, pad: 1),        // in place, padded, partial block
             Layer(height: 15, width: 15, depth: 3, channels: 64, filter: 3, stride: 2),    // in place, stride 2
             Layer(height: 9, width: 9, depth: 4, channels: 40, filter: 3, dilation: 2),    // im2col
+            // Rows of 7: im2col on AVX2, its weights deep enough that the tiles split the channels.
+            Layer(height: 7, width: 7, depth: 64, channels: 200, filter: 3, pad: 1),
             Layer(height: 1, width: 1, depth: 50, channels: 19),                           // one pixel (matrix–vector)
             Layer(batches: 2, height: 5, width: 6, depth: 8, channels: 33, filter: 3, pad: 1), // two batches, padded
             Layer(height: 12, width: 14, depth: 96, channels: 200),                        // weights past the small-chunk limit

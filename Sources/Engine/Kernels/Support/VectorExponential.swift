@@ -4,9 +4,9 @@
 /// `x = n·ln 2 + r` with `n` the integer nearest `x / ln 2` and `|r| ≤ ln 2 / 2`; `exp(r)` is a
 /// polynomial of degree 6 (relative error at most 3.2e-9, a nineteenth of a float's rounding
 /// step), and `2^n` is built in the exponent bits. The product `exp(r) · 2^n` is rounded once, so
-/// results below the smallest normal float are correctly rounded denormals of it. Within 1 ulp of the exact exponential over the
-/// whole float range (`VectorExponentialTests` measures it against `Foundation.exp` in Double);
-/// NaN stays NaN, `exp(−∞) = 0`, `exp(+∞) = +∞`.
+/// results below the smallest normal float are correctly rounded denormals of it. Within 1 ulp of
+/// the exact exponential over the whole float range (`VectorExponentialTests` measures it against
+/// `Foundation.exp` in Double); NaN stays NaN, `exp(−∞) = 0`, `exp(+∞) = +∞`.
 ///
 /// Every product-sum is one `addingProduct` (a fused multiply-add), so every build and tier
 /// computes the same bits: `FMA` where the target has it, the same rounding in software where not.
