@@ -115,7 +115,7 @@ SWIFTLITE_INLINE __m256 swiftlite_exp_not_above_88_f32x8(__m256 x) {
         const __m256 shifted = swiftlite_exp_reduced_f32x8(x, &p);
         return _mm256_mul_ps(p, _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_castps_si256(shifted), 23)));
     }
-    const __m256 v = _mm256_max_ps(_mm256_set1_ps(-104.0f), _mm256_min_ps(_mm256_set1_ps(89.0f), x));
+    const __m256 v = (__m256)swiftlite_clamp_f32x8((swiftlite_f32x8)x, -104.0f, 89.0f);
     const __m256 shifted = swiftlite_exp_reduced_f32x8(v, &p);
     const __m256i integer = _mm256_sub_epi32(_mm256_castps_si256(shifted), _mm256_set1_epi32(0x4B40007F));
     const __m256i a = _mm256_srai_epi32(integer, 1), b = _mm256_sub_epi32(integer, a), bias = _mm256_set1_epi32(127);

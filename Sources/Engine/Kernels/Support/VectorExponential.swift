@@ -24,11 +24,8 @@ enum VectorExponential {
     @inline(always)
     static func exp(_ x: Lanes) -> Lanes {
         // Past 89 the result is +∞ (e^89 > Float.greatestFiniteMagnitude); e^−104 is under half the
-        // smallest denormal, 2^−150. Clamping keeps `n` in −150 ... 129. Comparisons are false for
-        // NaN, which passes through.
-        var v = x.replacing(with: 89, where: x .> 89)
-        v = v.replacing(with: -104, where: v .< -104)
-        let (shifted, p) = reduced(v)
+        // smallest denormal, 2^−150. Clamping keeps `n` in −150 ... 129; a NaN lane passes through.
+        let (shifted, p) = reduced(FloatGEMM.clamp(x, -104, 89))
         // 2^n as 2^a · 2^b with a = ⌊n/2⌋, b = n − a, both within −75 ... 65, so each is a normal
         // float. The integer n is the difference of the two sums' bit patterns (same exponent).
         let integer = unsafeBitCast(shifted, to: SIMD8<Int32>.self) &- unsafeBitCast(Lanes(repeating: shifter), to: SIMD8<Int32>.self)
