@@ -98,6 +98,7 @@ final class ConvolutionEpilogueTests: XCTestCase {
     ]
 
     func testEveryLayoutWritesTheOperatorsBytes() throws {
+        XCTAssertGreaterThan(40 * 41 * 24 * MemoryLayout<Float>.stride, FloatGEMM.epilogueChunkBytes, "the last layer takes several chunks")
         let layers = [
             Layer(height: 9, width: 11, depth: 20, channels: 24),                          // pointwise, 16 + 8 columns
             Layer(height: 7, width: 13, depth: 5, channels: 13, filter: 3, pad: 1),        // in place, padded, partial block
@@ -108,6 +109,8 @@ final class ConvolutionEpilogueTests: XCTestCase {
             Layer(height: 1, width: 1, depth: 50, channels: 19),                           // one pixel (matrix–vector)
             Layer(batches: 2, height: 5, width: 6, depth: 8, channels: 33, filter: 3, pad: 1), // two batches, padded
             Layer(height: 12, width: 14, depth: 96, channels: 200),                        // weights past the small-chunk limit
+            // Small weights, C past `epilogueChunkBytes`: chunks of rows that end inside an image row.
+            Layer(height: 40, width: 41, depth: 16, channels: 24),
         ]
         for layer in layers {
             for chain in chains { try check(layer, chain) }

@@ -1,7 +1,7 @@
 /// The element-wise operators after a float convolution that `Plan.fuse` runs inside it: an ADD
 /// of another tensor of the output's shape, a PRELU with one alpha per output channel, a RELU,
 /// RELU6 or RELU_N1_TO_1, up to three in the model's order. `FloatGEMM.multiply` applies them to
-/// each chunk of rows of `C` once its columns are stored, while it is in cache (in L1 where the
+/// each chunk of rows of `C` once its columns are stored, while it is in cache (in L2 where the
 /// weights are small), on the thread that computed it; the convolution's own output is never
 /// written.
 ///

@@ -44,7 +44,7 @@ import SIMDKernelsAVX512
 ///   convolution reads its input directly instead of copying patches out (im2col).
 /// - **Epilogue.** The element-wise operators fused after a convolution (`FloatEpilogue`) go
 ///   over each chunk of rows once all its columns are stored; where `W` is small, chunks are cut
-///   to `epilogueChunkBytes` of `C`, so the epilogue reads them from L1.
+///   to `epilogueChunkBytes` of `C`, so the epilogue reads them from L2.
 ///
 /// `reference` is the plain scalar definition that the tests hold `multiply` to.
 enum FloatGEMM {
@@ -102,9 +102,11 @@ enum FloatGEMM {
     static let chunkBytes = 128 * 1024
     /// The most of `A` kept as one chunk when `W` is much larger (a quarter of a 2 MiB L2).
     static let maximumChunkBytes = 512 * 1024
-    /// With an epilogue, chunks hold at most this much of `C` (so that it is still in L1 when the
-    /// epilogue reads it) where `W`'s columns take at most `epilogueWeightBytes`.
-    static let epilogueChunkBytes = 16 * 1024
+    /// With an epilogue, chunks hold at most this much of `C` (a quarter of a 512 KiB L2, so that
+    /// it is still in L2 when the epilogue reads it) where `W`'s columns take at most
+    /// `epilogueWeightBytes`. Each chunk reads those columns of `W` again, so a chunk spans many
+    /// tiles: 128 rows of ResNet's 64 → 256 channels per read of their 64 KiB of weights.
+    static let epilogueChunkBytes = 128 * 1024
     static let epilogueWeightBytes = 64 * 1024
     /// Steps of `p` per slice of a block whose `k` exceeds two slices: a slice of `W` is 12 KiB
     /// (96 steps of a 32-column block, 192 of a 16-column one), and with the slice of `A` of a
@@ -229,8 +231,8 @@ enum FloatGEMM {
         var chunkRows = aBytes <= 2 * chunkBytes || (aBytes <= weightBytes && aBytes <= maximumChunkBytes)
             ? max(1, m) : max(tileRows, chunkBytes / rowBytes / tileRows * tileRows)
         if epilogue != nil && weightBytes <= epilogueWeightBytes {
-            // The epilogue goes over each chunk's C while it is in L1; weights this small cost
-            // nothing to read again for every chunk.
+            // The epilogue goes over each chunk's C while it is in L2; weights this small cost
+            // little to read again for every chunk.
             chunkRows = min(chunkRows, max(tileRows, epilogueChunkBytes / (columns.count * MemoryLayout<Float>.stride) / tileRows * tileRows))
         }
         let sliced = runs.count == 1 && k > 2 * depthSlice
