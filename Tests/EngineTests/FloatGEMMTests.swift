@@ -54,6 +54,28 @@ final class FloatGEMMTests: XCTestCase {
         }
     }
 
+    /// Rows in chunks of at most `limit`: as few chunks as the limit allows, whole tiles but the
+    /// last, and no chunk much smaller than the others (49 rows at 24 went as 24 + 24 + 1, the
+    /// last reading all the weights for one row).
+    func testChunksShareTheRowsEvenly() {
+        let tile = FloatGEMM.tileRows
+        for limit in [tile, 2 * tile, 4 * tile, 10 * tile, 84] {
+            for total in 1 ... 400 {
+                var remaining = total, chunks: [Int] = []
+                while remaining > 0 {
+                    let rows = FloatGEMM.nextChunk(remaining: remaining, limit: limit)
+                    XCTAssert((1 ... limit).contains(rows), "\(total) rows at \(limit): chunk of \(rows)")
+                    chunks.append(rows)
+                    remaining -= rows
+                }
+                let what = "\(total) rows at \(limit): \(chunks)"
+                XCTAssertEqual(chunks.count, (total + limit - 1) / limit, what)
+                XCTAssert(chunks.dropLast().allSatisfy { $0 % tile == 0 }, what)
+                XCTAssertGreaterThanOrEqual(chunks.min()!, min(total, limit / 2 - tile), what)
+            }
+        }
+    }
+
     func testMultiplyWithoutBiasOverManyChunks() {
         var values = Values(state: 2)
         // 128 KiB chunks of 16-float rows: 2048 rows each, so 5000 rows make three chunks.

@@ -226,7 +226,7 @@ struct Conv2DFloat32: PartitionedKernel, TiledKernel {
             while first < rows.upperBound {
                 // A chunk stays inside one image.
                 let b = first / pixels, start = first % pixels
-                let count = min(chunkPixels, pixels - start, rows.upperBound - first)
+                let count = FloatGEMM.nextChunk(remaining: min(pixels - start, rows.upperBound - first), limit: chunkPixels)
                 im2col(source + b * g.inputHeight * g.inputWidth * c, pixels: start ..< start + count, into: scratch)
                 FloatGEMM.multiply(m: count, a: scratch, lda: g.patchSize, weights: weights, columns: columns, range: range,
                                    c: out + first * n, ldc: n, epilogue: epilogue?.advanced(by: first * n))

@@ -116,6 +116,16 @@ enum FloatGEMM {
     /// steps of a 16-column block did not pay back.
     static let depthSlice = wide ? 96 : 192
 
+    /// Rows of the next chunk when `remaining` rows are left and a chunk holds at most `limit`:
+    /// the rows left in as few chunks as `limit` allows, of equal size rounded up to whole tiles.
+    /// Every chunk reads all the weights it multiplies, so a chunk of the few rows left over by
+    /// full ones (49 as 24 + 24 + 1) would read them all for almost nothing.
+    static func nextChunk(remaining: Int, limit: Int) -> Int {
+        guard remaining > limit else { return remaining }
+        let chunks = (remaining + limit - 1) / limit, even = (remaining + chunks - 1) / chunks
+        return min(limit, (even + tileRows - 1) / tileRows * tileRows)
+    }
+
     /// Width of the block of `W` that starts `remaining` columns before the end: 32 while more than
     /// 16 columns remain, then 16, then 8. So 24 columns (MobileNet's bottlenecks) are one 7 × 32
     /// tile with 8 columns of zeros rather than a 16-block and an 8-block, whose 7 × 8 tile does
@@ -241,7 +251,7 @@ enum FloatGEMM {
         withUnsafeTemporaryAllocation(of: Float.self, capacity: tileRows * 32) { edge in
             var chunkStart = 0
             while chunkStart < m {
-                let chunkEnd = min(m, chunkStart + chunkRows)
+                let chunkEnd = chunkStart + nextChunk(remaining: m - chunkStart, limit: chunkRows)
                 var column = columns.lowerBound
                 while column < columns.upperBound {
                     let packedWidth = blockWidth(remaining: n - column)
