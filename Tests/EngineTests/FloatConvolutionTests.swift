@@ -18,7 +18,7 @@ final class FloatConvolutionTests: XCTestCase {
             filterHeight: filter.0, filterWidth: filter.1, strideHeight: stride.0, strideWidth: stride.1,
             dilationHeight: dilation.0, dilationWidth: dilation.1, padTop: rows.paddingBefore, padLeft: cols.paddingBefore)
         if let im2col {
-            XCTAssertEqual(Conv2DFloat32.rowsWasteTiles(g), im2col, "rows of \(g.outputWidth) pixels", file: file, line: line)
+            XCTAssertEqual(Conv2DFloat32.copiesPatches(g), im2col, "rows of \(g.outputWidth) pixels", file: file, line: line)
         }
         var values = SeededFloats(state: UInt64(input.0 * 1000 + channels * 10 + outputChannels))
         let source = values.array(batches * input.0 * input.1 * channels)
@@ -46,8 +46,9 @@ final class FloatConvolutionTests: XCTestCase {
         checkConv(input: (8, 8), channels: 4, filter: (3, 3), outputChannels: 40, stride: (1, 1), padding: .same, bias: false)
         checkConv(input: (10, 17), channels: 2, filter: (2, 3), outputChannels: 9, stride: (3, 2), padding: .same, im2col: false)
         checkConv(input: (12, 9), channels: 3, filter: (3, 2), outputChannels: 16, stride: (1, 1), dilation: (2, 1), padding: .same)
-        // A strided 1×1 is not pointwise: it reads in place.
-        checkConv(input: (7, 15), channels: 8, filter: (1, 1), outputChannels: 8, stride: (2, 2), padding: .valid, im2col: false)
+        // A strided 1×1 is not pointwise: it copies its pixels out, one product over all of them.
+        checkConv(input: (7, 15), channels: 8, filter: (1, 1), outputChannels: 8, stride: (2, 2), padding: .valid, im2col: true)
+        checkConv(input: (28, 27), channels: 64, filter: (1, 1), outputChannels: 40, stride: (2, 2), padding: .same, im2col: true)
         // Rows too short for in-place tiles (5 output pixels across): im2col, whose tiles run
         // on across rows.
         checkConv(input: (10, 10), channels: 6, filter: (3, 3), outputChannels: 40, stride: (2, 2), padding: .same, im2col: true)

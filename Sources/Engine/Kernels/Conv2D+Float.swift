@@ -63,7 +63,7 @@ struct Conv2DFloat32: PartitionedKernel, TiledKernel {
         if g.isPointwise {
             layout = .pointwise
             scratchBytes = 0
-        } else if g.dilationWidth == 1 && !Self.rowsWasteTiles(g) {
+        } else if !Self.copiesPatches(g) {
             // Input pixels the windows reach, padding included.
             let height = max(g.padTop + g.inputHeight, (g.outputHeight - 1) * g.strideHeight + (g.filterHeight - 1) * g.dilationHeight + 1)
             let width = max(g.padLeft + g.inputWidth, (g.outputWidth - 1) * g.strideWidth + g.filterWidth)
@@ -91,6 +91,16 @@ struct Conv2DFloat32: PartitionedKernel, TiledKernel {
         fused.epilogue = epilogue
         fused.output = output
         return fused
+    }
+
+    /// Whether the patches are copied out (im2col) rather than read in place: where they are not
+    /// runs of the input (dilated across), where rows would underuse the tiles (`rowsWasteTiles`),
+    /// and for a 1 × 1 filter that strides. In place, each output row is a product of its own that
+    /// reads all the weights (ResNet's 1 × 1 / 2 shortcuts: 2 MB of them for a row of 14 pixels);
+    /// a 1 × 1 filter's patches are its input pixels, each copied once (a quarter of the input at
+    /// stride 2), and then one product covers all of them.
+    static func copiesPatches(_ g: Conv2D.Geometry) -> Bool {
+        g.dilationWidth != 1 || rowsWasteTiles(g) || (g.filterHeight == 1 && g.filterWidth == 1)
     }
 
     /// Whether in place, where each output row is a product of its own, rows would underuse the
