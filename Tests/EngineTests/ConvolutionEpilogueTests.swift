@@ -2,7 +2,7 @@ import XCTest
 @testable import Engine
 import TestSupport
 
-/// A float convolution fused with the ADD, PRELU and RELU-family operators after it
+/// A float convolution fused with the ADD, PRELU, RELU-family and HARD_SWISH operators after it
 /// (`FloatEpilogue`) writes exactly the bytes of the operators run one after the other: in every
 /// layout of `Conv2DFloat32` (pointwise, in place with and without padding, im2col, one pixel,
 /// two batches; channel counts that end in a partial block), on 1 and 3 threads, with NaN, ±0, ±∞
@@ -25,6 +25,7 @@ final class ConvolutionEpilogueTests: XCTestCase {
         case add(otherFirst: Bool, ClosedRange<Float>)
         case prelu
         case relu(ClosedRange<Float>)
+        case hardSwish
     }
 
     private func bits(_ bytes: [UInt8]) -> [UInt32] { bytes.withUnsafeBytes { Array($0.bindMemory(to: UInt32.self)) } }
@@ -66,6 +67,9 @@ final class ConvolutionEpilogueTests: XCTestCase {
             case let .relu(range):
                 kernels.append(ReluFloat32(count: count, lower: range.lowerBound, upper: range.upperBound, input: produced, output: output))
                 stages.append(.clamp(lower: range.lowerBound, upper: range.upperBound))
+            case .hardSwish:
+                kernels.append(HardSwishFloat32(count: count, input: produced, output: output))
+                stages.append(.hardSwish)
             }
             produced = output
         }
@@ -95,6 +99,9 @@ final class ConvolutionEpilogueTests: XCTestCase {
         [.add(otherFirst: true, -.infinity ... .infinity), .prelu],
         [.add(otherFirst: false, 0 ... .infinity), .relu(-1 ... 1)],
         [.prelu, .add(otherFirst: false, -2 ... 2), .relu(0 ... .infinity)],
+        [.hardSwish],
+        [.add(otherFirst: true, -.infinity ... .infinity), .hardSwish],
+        [.hardSwish, .add(otherFirst: false, -.infinity ... .infinity)],
     ]
 
     func testEveryLayoutWritesTheOperatorsBytes() throws {

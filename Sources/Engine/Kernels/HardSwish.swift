@@ -19,10 +19,18 @@ struct HardSwishFloat32: PartitionedKernel {
 
     func evalPart(_ range: Range<Int>, step: Int, worker: Int, memory: TensorMemory) {
         let x = memory.input(input, as: Float.self), y = memory.output(output, as: Float.self)
-        for i in range {
-            let v = x[i]
-            // Dividing by 6 (not multiplying by 1/6) keeps the result bit-identical to the reference.
-            y[i] = v * min(6, max(0, v + 3)) / 6
-        }
+        for i in range { y[i] = Self.hardSwish(x[i]) }
+    }
+
+    /// `x · clamp(x + 3, 0, 6) / 6`. Dividing by 6 (not multiplying by 1/6) keeps the result
+    /// bit-identical to the reference. A NaN `x` gives NaN whichever way the clamp treats it
+    /// (`x` is the product's first operand); `x + 3` is never −0.
+    @inline(always)
+    static func hardSwish(_ x: Float) -> Float { x * FloatGEMM.clamp(x + 3, 0, 6) / 6 }
+
+    /// `hardSwish` lane by lane.
+    @inline(always)
+    static func hardSwish(_ x: SIMD8<Float>) -> SIMD8<Float> {
+        x * FloatGEMM.clamp(x + SIMD8(repeating: 3), 0, 6) / SIMD8(repeating: 6)
     }
 }

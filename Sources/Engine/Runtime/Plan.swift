@@ -35,7 +35,7 @@ public final class Plan: Sendable {
     /// Operators run as one with the operator before them (by index): a float CONV_2D and the
     /// 3×3 DEPTHWISE_CONV_2D that alone reads its output, and the pointwise CONV_2D that alone
     /// reads the depthwise one, if any, in bands of rows that stay in cache (see
-    /// `PointwiseDepthwiseFloat32`); the ADD, PRELU and RELU-family operators after a float
+    /// `PointwiseDepthwiseFloat32`); the ADD, PRELU, RELU-family and HARD_SWISH operators after a float
     /// CONV_2D (`FloatEpilogue`), with any operator folded at prepare between them; a swish's
     /// MUL (`Swish`). The tensors between them are not written. None when tensors are preserved.
     public var fusedOperators: [Int] { steps.flatMap { $0.fused.map(\.node.index) } }

@@ -1,12 +1,13 @@
 /// The element-wise operators after a float convolution that `Plan.fuse` runs inside it: an ADD
 /// of another tensor of the output's shape, a PRELU with one alpha per output channel, a RELU,
-/// RELU6 or RELU_N1_TO_1, up to three in the model's order. `FloatGEMM.multiply` applies them to
-/// each chunk of rows of `C` once its columns are stored, while it is in cache (in L2 where the
-/// weights are small), on the thread that computed it; the convolution's own output is never
-/// written.
+/// RELU6 or RELU_N1_TO_1, a HARD_SWISH, up to three in the model's order. `FloatGEMM.multiply`
+/// applies them to each chunk of rows of `C` once its columns are stored, while it is in cache
+/// (in L2 where the weights are small), on the thread that computed it; the convolution's own
+/// output is never written.
 ///
 /// Each value goes through the arithmetic of the separate kernels (`ArithmeticFloat32`,
-/// `PreluFloat32`, `ReluFloat32`), in the same order: the fused step writes their bytes.
+/// `PreluFloat32`, `ReluFloat32`, `HardSwishFloat32`), in the same order: the fused step writes
+/// their bytes.
 ///
 /// Everything but an ADD's other operand, which lives in a session's memory, is resolved at
 /// prepare (`prepared`); binding, once per tile at eval, only fills in that pointer.
@@ -20,6 +21,8 @@ struct FloatEpilogue: @unchecked Sendable {
         case prelu(alpha: PackedBuffer<Float>)
         /// `clamp(c)` (a RELU-family operator).
         case clamp(lower: Float, upper: Float)
+        /// `c · clamp(c + 3, 0, 6) / 6`.
+        case hardSwish
     }
 
     static let maxStages = 3
@@ -41,6 +44,8 @@ struct FloatEpilogue: @unchecked Sendable {
                 steps[i] = .prelu(alpha: UnsafePointer(alpha.pointer))
             case let .clamp(lower, upper):
                 steps[i] = .clamp(lower: lower, upper: upper)
+            case .hardSwish:
+                steps[i] = .hardSwish
             }
         }
         prepared = Bound(steps: (steps[0], steps[1], steps[2]), count: stages.count)
@@ -63,6 +68,9 @@ struct FloatEpilogue: @unchecked Sendable {
         }
         if let relu = kernel as? ReluFloat32, relu.input == producer {
             return (.clamp(lower: relu.lower, upper: relu.upper), relu.output)
+        }
+        if let hardSwish = kernel as? HardSwishFloat32, hardSwish.input == producer {
+            return (.hardSwish, hardSwish.output)
         }
         return nil
     }
@@ -100,6 +108,7 @@ struct FloatEpilogue: @unchecked Sendable {
             case add(tensor: Int, other: UnsafePointer<Float>?, otherFirst: Bool, lower: Float, upper: Float)
             case prelu(alpha: UnsafePointer<Float>)
             case clamp(lower: Float, upper: Float)
+            case hardSwish
         }
 
         var steps: (Step, Step, Step) = (.none, .none, .none)
@@ -150,6 +159,10 @@ struct FloatEpilogue: @unchecked Sendable {
             case let .clamp(lower, upper):
                 @inline(always) func lanes(_ v: Half, _ at: Int, _ column: Int) -> Half { FloatGEMM.clamp(v, lower, upper) }
                 @inline(always) func scalar(_ x: Float, _ at: Int, _ column: Int) -> Float { FloatGEMM.clamp(x, lower, upper) }
+                map(c, ldc: ldc, rows: rows, columns: columns, lanes, scalar)
+            case .hardSwish:
+                @inline(always) func lanes(_ v: Half, _ at: Int, _ column: Int) -> Half { HardSwishFloat32.hardSwish(v) }
+                @inline(always) func scalar(_ x: Float, _ at: Int, _ column: Int) -> Float { HardSwishFloat32.hardSwish(x) }
                 map(c, ldc: ldc, rows: rows, columns: columns, lanes, scalar)
             }
         }
