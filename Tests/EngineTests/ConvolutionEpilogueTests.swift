@@ -5,7 +5,8 @@ import TestSupport
 /// A float convolution fused with the ADD, PRELU, RELU-family and HARD_SWISH operators after it
 /// (`FloatEpilogue`) writes exactly the bytes of the operators run one after the other: in every
 /// layout of `Conv2DFloat32` (pointwise, in place with and without padding, im2col, one pixel,
-/// two batches; channel counts that end in a partial block), on 1 and 3 threads, with NaN, ±0, ±∞
+/// two batches; channel counts that end in a partial block) and the paths of
+/// `DepthwiseConv2DFloat32`, on 1 and 3 threads, with NaN, ±0, ±∞
 /// and denormals in the other operand; and on the MediaPipe models that have the pattern.
 final class ConvolutionEpilogueTests: XCTestCase {
     private struct Layer {
@@ -31,27 +32,54 @@ final class ConvolutionEpilogueTests: XCTestCase {
     private func bits(_ bytes: [UInt8]) -> [UInt32] { bytes.withUnsafeBytes { Array($0.bindMemory(to: UInt32.self)) } }
     private func bytes(_ values: [Float]) -> [UInt8] { values.withUnsafeBytes { Array($0) } }
 
-    /// Tensors: 0 input, 1 the convolution's output, 2 the ADD's other operand, 3 the alphas,
-    /// 4 … the operators' outputs run apart, last the fused output (with 64 guard bytes).
+    /// One convolution layer through `checkEpilogue`.
     private func check(_ layer: Layer, _ operators: [Operator], range: ClosedRange<Float> = -.infinity ... .infinity,
                        file: StaticString = #filePath, line: UInt = #line) throws {
         let g = layer.geometry
-        let count = g.batches * g.outputHeight * g.outputWidth * g.outputChannels
         var values = SeededFloats(state: UInt64(g.patchSize * 131 + g.outputChannels))
         let filter = values.array(g.outputChannels * g.patchSize), bias = values.array(g.outputChannels)
         let conv = filter.withUnsafeBufferPointer { w in
             bias.withUnsafeBufferPointer { Conv2DFloat32(geometry: g, filter: w, bias: $0, range: range, input: 0, output: 1) }
         }
+        try checkEpilogue(conv, fused: { conv.followed(by: $0, output: $1) }, operators, values: &values,
+                          input: g.batches * g.inputHeight * g.inputWidth * g.inputChannels,
+                          shape: [g.batches, g.outputHeight, g.outputWidth, g.outputChannels],
+                          scratchBytes: conv.scratchBytes, workerScratchBytes: conv.scratchBytes, what: "\(layer)", file: file, line: line)
+    }
+
+    /// One depthwise layer (one image, depth multiplier 1) through `checkEpilogue`.
+    private func checkDepthwise(input: (Int, Int), channels: Int, filter: (Int, Int), stride: (Int, Int), padding: Padding,
+                                _ operators: [Operator], file: StaticString = #filePath, line: UInt = #line) throws {
+        let g = DepthwiseConv2D.Geometry.oneImage(input: input, channels: channels, filter: filter, stride: stride,
+                                                  dilation: (1, 1), padding: padding)
+        var values = SeededFloats(state: UInt64(input.0 * 100 + input.1 * 10 + channels))
+        let weights = values.array(filter.0 * filter.1 * channels), bias = values.array(channels)
+        let depthwise = weights.withUnsafeBufferPointer { w in
+            bias.withUnsafeBufferPointer { DepthwiseConv2DFloat32(geometry: g, filter: w, bias: $0, range: -1 ... 1, input: 0, output: 1) }
+        }
+        try checkEpilogue(depthwise, fused: { depthwise.followed(by: $0, output: $1) }, operators, values: &values,
+                          input: g.inputHeight * g.inputWidth * channels, shape: [1, g.outputHeight, g.outputWidth, channels],
+                          scratchBytes: 64, workerScratchBytes: depthwise.planes?.bytes ?? 0,
+                          what: "depthwise \(input)×\(channels) filter \(filter) stride \(stride)", file: file, line: line)
+    }
+
+    /// `base` (reading tensor 0, writing tensor 1 of `shape`) then `operators`, run apart and
+    /// fused (`fused(epilogue, output)`), on 1 and 3 threads: the same bits. Tensors: 0 input, 1
+    /// the base kernel's output, 2 the ADD's other operand, 3 the alphas, 4 … the operators'
+    /// outputs run apart, last the fused output (with 64 guard bytes).
+    private func checkEpilogue(_ base: any Kernel, fused: (FloatEpilogue, Int) -> any Kernel, _ operators: [Operator],
+                               values: inout SeededFloats, input inputCount: Int, shape: [Int], scratchBytes: Int,
+                               workerScratchBytes: Int, what layer: String, file: StaticString, line: UInt) throws {
+        let count = shape.reduce(1, *), channels = shape[3]
         // The other operand and the alphas: random, with special values sprinkled in.
         let specials: [Float] = [.nan, -0.0, 0, .infinity, -.infinity, .leastNonzeroMagnitude, -.leastNormalMagnitude, 1e30]
         var other = values.array(count)
         for i in stride(from: 3, to: count, by: 29) { other[i] = specials[i % specials.count] }
-        var alphas = values.array(g.outputChannels)
+        var alphas = values.array(channels)
         for i in stride(from: 1, to: alphas.count, by: 5) { alphas[i] = specials[i % specials.count] }
 
-        var kernels: [any Kernel] = [conv], stages = [FloatEpilogue.Stage]()
+        var kernels: [any Kernel] = [base], stages = [FloatEpilogue.Stage]()
         var produced = 1
-        let shape = [g.batches, g.outputHeight, g.outputWidth, g.outputChannels]
         for (k, op) in operators.enumerated() {
             let output = 4 + k
             switch op {
@@ -61,7 +89,7 @@ final class ConvolutionEpilogueTests: XCTestCase {
                                                            broadcast: broadcast, lower: range.lowerBound, upper: range.upperBound))
                 stages.append(.add(other: 2, otherFirst: otherFirst, lower: range.lowerBound, upper: range.upperBound))
             case .prelu:
-                let broadcast = try XCTUnwrap(Broadcast(shape, [1, 1, g.outputChannels]))
+                let broadcast = try XCTUnwrap(Broadcast(shape, [1, 1, channels]))
                 kernels.append(PreluFloat32(input: produced, alpha: 3, output: output, broadcast: broadcast))
                 stages.append(.prelu(alpha: PackedBuffer(alphas)))
             case let .relu(range):
@@ -74,15 +102,15 @@ final class ConvolutionEpilogueTests: XCTestCase {
             produced = output
         }
         let fusedOutput = 4 + operators.count
-        let fused = conv.followed(by: FloatEpilogue(stages: stages), output: fusedOutput)
-        var input = values.array(g.batches * g.inputHeight * g.inputWidth * g.inputChannels)
+        let fusedKernel = fused(FloatEpilogue(stages: stages), fusedOutput)
+        var input = values.array(inputCount)
         input[0] = -0.0
         let guardBytes = [UInt8](repeating: 0xA5, count: 64)
         let empty = [UInt8](repeating: 0, count: 4 * count)
         for threads in [1, 3] {
             var tensors = [bytes(input), empty, bytes(other), bytes(alphas)] + operators.map { _ in empty } + [empty + guardBytes]
-            evaluate(kernels, on: &tensors, threads: threads, scratchBytes: conv.scratchBytes, workerScratchBytes: conv.scratchBytes)
-            evaluate([fused], on: &tensors, threads: threads, scratchBytes: conv.scratchBytes, workerScratchBytes: conv.scratchBytes)
+            evaluate(kernels, on: &tensors, threads: threads, scratchBytes: scratchBytes, workerScratchBytes: workerScratchBytes)
+            evaluate([fusedKernel], on: &tensors, threads: threads, scratchBytes: scratchBytes, workerScratchBytes: workerScratchBytes)
             let what = "\(layer) \(operators), \(threads) threads"
             let (got, expected) = (bits(Array(tensors[fusedOutput].prefix(4 * count))), bits(tensors[produced]))
             let wrong = got.indices.filter { got[$0] != expected[$0] }
@@ -121,6 +149,14 @@ final class ConvolutionEpilogueTests: XCTestCase {
         ]
         for layer in layers {
             for chain in chains { try check(layer, chain) }
+        }
+        // Depthwise layers: the 3 × 3 rows (stride 1 and 2, a partial group of channels), the 5 × 5
+        // planes, the window path (3 × 3 on 12 channels, stride 3).
+        for chain in chains {
+            try checkDepthwise(input: (9, 11), channels: 40, filter: (3, 3), stride: (1, 1), padding: .same, chain)
+            try checkDepthwise(input: (14, 14), channels: 24, filter: (3, 3), stride: (2, 2), padding: .same, chain)
+            try checkDepthwise(input: (10, 12), channels: 32, filter: (5, 5), stride: (1, 1), padding: .same, chain)
+            try checkDepthwise(input: (11, 10), channels: 12, filter: (3, 3), stride: (3, 3), padding: .valid, chain)
         }
         // The convolution's own clamp first (PRELU then meets +0, whose product with a negative
         // alpha would be −0).

@@ -71,7 +71,12 @@ struct DepthwiseConv2DFloat32: TiledKernel {
     typealias Half = SIMD8<Float>
     typealias Rows = (UnsafePointer<Float>, UnsafePointer<Float>, UnsafePointer<Float>)
     let geometry: DepthwiseConv2D.Geometry
-    let input: Int, output: Int
+    let input: Int
+    /// The tensor written: the convolution's output, or the last fused operator's.
+    private(set) var output: Int
+    /// The element-wise operators fused after the convolution, if any: each tile goes through
+    /// them once computed, while it is in cache.
+    private(set) var epilogue: FloatEpilogue?
     /// Filter `[kh·kw, outputChannels]`.
     let weights: PackedBuffer<Float>
     let bias: PackedBuffer<Float>
@@ -187,13 +192,27 @@ struct DepthwiseConv2DFloat32: TiledKernel {
                                  columns: g.outputChannels, columnGranularity: Lanes.scalarCount)
     }
 
-    /// Output rows `rows`, channels `channels` of batch `step`.
+    /// Output rows `rows`, channels `channels` of batch `step`, then the epilogue over them.
     func evalTile(rows: Range<Int>, columns channels: Range<Int>, step n: Int, worker: Int, memory: TensorMemory) {
         let g = geometry
         let source = g.depthMultiplier > 1 ? UnsafePointer(memory.scratch(as: Float.self))
             : memory.input(input, as: Float.self) + n * g.inputHeight * g.inputWidth * g.inputChannels
-        convolve(source, memory.output(output, as: Float.self) + n * g.outputHeight * g.outputWidth * g.outputChannels,
-                 rows: rows, channels: channels, ring: memory.scratch(as: Float.self, worker: worker))
+        let image = n * g.outputHeight * g.outputWidth * g.outputChannels
+        convolve(source, memory.output(output, as: Float.self) + image, rows: rows, channels: channels,
+                 ring: memory.scratch(as: Float.self, worker: worker))
+        if let epilogue {
+            let first = image + rows.lowerBound * g.outputWidth * g.outputChannels + channels.lowerBound
+            epilogue.bound(memory: memory).apply(memory.output(output, as: Float.self) + first, offset: first, ldc: g.outputChannels,
+                                                 rows: rows.count * g.outputWidth, columns: channels.count, channel: channels.lowerBound)
+        }
+    }
+
+    /// This convolution followed by the operators of `epilogue`, writing `output` (theirs).
+    func followed(by epilogue: FloatEpilogue, output: Int) -> DepthwiseConv2DFloat32 {
+        var fused = self
+        fused.epilogue = epilogue
+        fused.output = output
+        return fused
     }
 
     /// One image: `source` has `outputChannels` channels per pixel (already expanded for depth multipliers).

@@ -35,9 +35,9 @@ public final class Plan: Sendable {
     /// Operators run as one with the operator before them (by index): a float CONV_2D and the
     /// 3×3 DEPTHWISE_CONV_2D that alone reads its output, and the pointwise CONV_2D that alone
     /// reads the depthwise one, if any, in bands of rows that stay in cache (see
-    /// `PointwiseDepthwiseFloat32`); the ADD, PRELU, RELU-family and HARD_SWISH operators after a float
-    /// CONV_2D (`FloatEpilogue`), with any operator folded at prepare between them; a swish's
-    /// MUL (`Swish`). The tensors between them are not written. None when tensors are preserved.
+    /// `PointwiseDepthwiseFloat32`); the ADD, PRELU, RELU-family and HARD_SWISH operators after a
+    /// float CONV_2D or DEPTHWISE_CONV_2D (`FloatEpilogue`), with any operator folded at prepare
+    /// between them; a swish's MUL (`Swish`). The tensors between them are not written. None when tensors are preserved.
     public var fusedOperators: [Int] { steps.flatMap { $0.fused.map(\.node.index) } }
 
     struct Step: Sendable {
@@ -154,8 +154,8 @@ public final class Plan: Sendable {
 
     /// Fuses each float CONV_2D with the 3×3 DEPTHWISE_CONV_2D right after it that alone reads
     /// its output, and that with the pointwise CONV_2D right after it that alone reads its output
-    /// (`PointwiseDepthwiseFloat32`, which says when); each other float CONV_2D with the
-    /// element-wise operators after it (`withEpilogue`); and each swish, an activation with the
+    /// (`PointwiseDepthwiseFloat32`, which says when); each other float CONV_2D or
+    /// DEPTHWISE_CONV_2D with the element-wise operators after it (`withEpilogue`); and each swish, an activation with the
     /// MUL of its input and output right after it (`Swish`). Only without `preserveAllTensors`:
     /// the tensors between them are then never written. `readers`: per tensor, the operators that
     /// read it, plus one for a graph output.
@@ -189,14 +189,22 @@ public final class Plan: Sendable {
         steps = fused
     }
 
-    /// The float CONV_2D of `steps[i]` with the longest run of operators after it that
-    /// `FloatEpilogue` computes, each reading the one before it, which nothing else reads;
-    /// operators whose outputs are all constants (folded at prepare; they compute nothing) may lie
-    /// between them. The fused step and how many steps it takes; nil where no operator fuses.
+    /// The float CONV_2D or DEPTHWISE_CONV_2D of `steps[i]` with the longest run of operators
+    /// after it that `FloatEpilogue` computes, each reading the one before it, which nothing else
+    /// reads; operators whose outputs are all constants (folded at prepare; they compute nothing)
+    /// may lie between them. The fused step and how many steps it takes; nil where no operator fuses.
     private static func withEpilogue(_ steps: [Step], at i: Int, readers: [Int], tensors: [TensorDescriptor]) -> (Step, count: Int)? {
-        guard let conv = steps[i].kernel as? Conv2DFloat32, conv.epilogue == nil else { return nil }
+        let base = steps[i].kernel
+        let host: (output: Int, channels: Int, followed: (FloatEpilogue, Int) -> any Kernel)
+        if let conv = base as? Conv2DFloat32, conv.epilogue == nil {
+            host = (conv.output, conv.geometry.outputChannels, { conv.followed(by: $0, output: $1) })
+        } else if let depthwise = base as? DepthwiseConv2DFloat32, depthwise.epilogue == nil {
+            host = (depthwise.output, depthwise.geometry.outputChannels, { depthwise.followed(by: $0, output: $1) })
+        } else {
+            return nil
+        }
         var stages = [FloatEpilogue.Stage](), after = [(node: Node, before: any Kernel)]()
-        var kernel: any Kernel = conv, produced = conv.output, j = i + 1
+        var kernel: any Kernel = base, produced = host.output, j = i + 1
         var longest: (Step, count: Int)?
         while j < steps.count, after.count < maxFused {
             if steps[j].node.outputs.allSatisfy({ $0 >= 0 && tensors[$0].isConstant }) {
@@ -205,11 +213,11 @@ public final class Plan: Sendable {
                 continue
             }
             guard readers[produced] == 1, stages.count < FloatEpilogue.maxStages,
-                  let (stage, output) = FloatEpilogue.stage(steps[j].kernel, on: produced, channels: conv.geometry.outputChannels,
+                  let (stage, output) = FloatEpilogue.stage(steps[j].kernel, on: produced, channels: host.channels,
                                                             tensors: tensors) else { break }
             after.append((steps[j].node, kernel))
             stages.append(stage)
-            kernel = conv.followed(by: FloatEpilogue(stages: stages), output: output)
+            kernel = host.followed(FloatEpilogue(stages: stages), output)
             produced = output
             j += 1
             longest = (Step(node: steps[i].node, kernel: kernel, fused: after), j - i)

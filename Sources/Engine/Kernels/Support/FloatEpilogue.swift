@@ -2,8 +2,8 @@
 /// of another tensor of the output's shape, a PRELU with one alpha per output channel, a RELU,
 /// RELU6 or RELU_N1_TO_1, a HARD_SWISH, up to three in the model's order. `FloatGEMM.multiply`
 /// applies them to each chunk of rows of `C` once its columns are stored, while it is in cache
-/// (in L2 where the weights are small), on the thread that computed it; the convolution's own
-/// output is never written.
+/// (in L2 where the weights are small), and `DepthwiseConv2DFloat32` to each of its tiles, on the
+/// thread that computed it; the convolution's own output is never written.
 ///
 /// Each value goes through the arithmetic of the separate kernels (`ArithmeticFloat32`,
 /// `PreluFloat32`, `ReluFloat32`, `HardSwishFloat32`), in the same order: the fused step writes
