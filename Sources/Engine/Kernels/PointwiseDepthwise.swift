@@ -56,9 +56,10 @@ struct PointwiseDepthwiseFloat32: TiledKernel, PartitionedKernel {
           minimumExpandedBytes: Int = Self.minimumExpandedBytes, ringBytes: Int = Self.ringBytes) {
         let p = pointwise.geometry, d = depthwise.geometry
         // Convolutions fused with their own element-wise operators (`FloatEpilogue`) are not taken.
-        guard pointwise.epilogue == nil, depthwise.epilogue == nil, projection?.epilogue == nil, pointwise.computesRows, depthwise.hasFast3x3, d.depthMultiplier == 1,
-              depthwise.input == pointwise.output, p.batches == d.batches, p.outputHeight == d.inputHeight,
-              p.outputWidth == d.inputWidth, p.outputChannels == d.inputChannels,
+        guard pointwise.epilogue == nil, depthwise.epilogue == nil, projection?.epilogue == nil,
+              pointwise.computesRows, depthwise.hasFast3x3, d.depthMultiplier == 1, depthwise.input == pointwise.output,
+              p.batches == d.batches, p.outputHeight == d.inputHeight, p.outputWidth == d.inputWidth,
+              p.outputChannels == d.inputChannels,
               p.outputHeight * p.outputWidth * p.outputChannels * MemoryLayout<Float>.stride >= minimumExpandedBytes
         else { return nil }
         if let projection {

@@ -37,7 +37,8 @@ public final class Plan: Sendable {
     /// reads the depthwise one, if any, in bands of rows that stay in cache (see
     /// `PointwiseDepthwiseFloat32`); the ADD, PRELU, RELU-family and HARD_SWISH operators after a
     /// float CONV_2D or DEPTHWISE_CONV_2D (`FloatEpilogue`), with any operator folded at prepare
-    /// between them; a swish's MUL (`Swish`). The tensors between them are not written. None when tensors are preserved.
+    /// between them; a swish's MUL (`Swish`). The tensors between them are not written. None
+    /// when tensors are preserved.
     public var fusedOperators: [Int] { steps.flatMap { $0.fused.map(\.node.index) } }
 
     struct Step: Sendable {
@@ -155,10 +156,10 @@ public final class Plan: Sendable {
     /// Fuses each float CONV_2D with the 3×3 DEPTHWISE_CONV_2D right after it that alone reads
     /// its output, and that with the pointwise CONV_2D right after it that alone reads its output
     /// (`PointwiseDepthwiseFloat32`, which says when); each other float CONV_2D or
-    /// DEPTHWISE_CONV_2D with the element-wise operators after it (`withEpilogue`); and each swish, an activation with the
-    /// MUL of its input and output right after it (`Swish`). Only without `preserveAllTensors`:
-    /// the tensors between them are then never written. `readers`: per tensor, the operators that
-    /// read it, plus one for a graph output.
+    /// DEPTHWISE_CONV_2D with the element-wise operators after it (`withEpilogue`); and each
+    /// swish, an activation with the MUL of its input and output right after it (`Swish`). Only
+    /// without `preserveAllTensors`: the tensors between them are then never written. `readers`:
+    /// per tensor, the operators that read it, plus one for a graph output.
     private static func fuse(_ steps: inout [Step], readers: [Int], tensors: [TensorDescriptor], workerScratch: inout Int) {
         var fused = [Step]()
         var i = 0
