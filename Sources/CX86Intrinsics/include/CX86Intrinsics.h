@@ -91,9 +91,12 @@ SWIFTLITE_INLINE swiftlite_f32x8 swiftlite_clamp_f32x8(swiftlite_f32x8 x, float 
     return (swiftlite_f32x8)_mm256_min_ps(_mm256_set1_ps(upper), low);
 }
 
+/// `VectorExponential.shifter`: 1.5 · 2^23 + 127.
+#define SWIFTLITE_EXP_SHIFTER 12583039.0f
+
 /// `VectorExponential.reduced`: `shifter + n` (returned) and `exp(r)` (in `*p`) for x = n·ln 2 + r.
 SWIFTLITE_INLINE __m256 swiftlite_exp_reduced_f32x8(__m256 x, __m256 *p) {
-    const __m256 shifter = _mm256_set1_ps(12583039.0f);
+    const __m256 shifter = _mm256_set1_ps(SWIFTLITE_EXP_SHIFTER);
     const __m256 shifted = _mm256_fmadd_ps(x, _mm256_set1_ps(1.44269504f), shifter);
     const __m256 n = _mm256_sub_ps(shifted, shifter);
     __m256 r = _mm256_fmadd_ps(n, _mm256_set1_ps(-0.693147182464599609375f), x);
@@ -117,7 +120,9 @@ SWIFTLITE_INLINE __m256 swiftlite_exp_not_above_88_f32x8(__m256 x) {
     }
     const __m256 v = (__m256)swiftlite_clamp_f32x8((swiftlite_f32x8)x, -104.0f, 89.0f);
     const __m256 shifted = swiftlite_exp_reduced_f32x8(v, &p);
-    const __m256i integer = _mm256_sub_epi32(_mm256_castps_si256(shifted), _mm256_set1_epi32(0x4B40007F));
+    // n: the difference of the two sums' bit patterns (same exponent), as in `exp(_:)`.
+    const __m256i integer = _mm256_sub_epi32(_mm256_castps_si256(shifted),
+                                             _mm256_castps_si256(_mm256_set1_ps(SWIFTLITE_EXP_SHIFTER)));
     const __m256i a = _mm256_srai_epi32(integer, 1), b = _mm256_sub_epi32(integer, a), bias = _mm256_set1_epi32(127);
     const __m256 scaleA = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(a, bias), 23));
     const __m256 scaleB = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(b, bias), 23));
