@@ -14,6 +14,12 @@ CPU switches between a fast and a slow state for tens of seconds (seen: 1.6 time
 ratio of the two medians would compare runs in different states whenever the runners spent
 different numbers of rounds in the slow one. On a calm host the two agree.
 
+Each swiftlite round is a fresh process; LiteRT's interpreter lives in this script's process,
+seconds old. On the shared VMs a process's first hundred milliseconds or so have run up to 1.5
+times slower at one thread and at two (a plain C loop too, in some starts and not others), so
+swiftlite first runs untimed invocations for about WARMUP_MS (default 300; at least 3), counted
+from LiteRT's median of the same round.
+
 --exe LABEL=PATH (repeatable): time these swiftlite binaries instead of .build/release/swiftlite,
 all alternated with LiteRT in the same rounds (e.g. the default build and a native one); the table
 then has a ratio column per binary, and the last binary's time over the first's. NO_BUILD=1 skips
@@ -50,6 +56,7 @@ invocations; the difference is the bench loop's own few array growths (under 20)
 allocation per invocation.
 """
 import json
+import math
 import os
 import subprocess
 import sys
@@ -73,6 +80,7 @@ DEFAULT_MODELS = [
 THREADS = [1, 2]
 ROUNDS = int(os.environ.get("ROUNDS", "5"))
 RUNS = int(os.environ.get("RUNS", "20"))
+WARMUP_MS = float(os.environ.get("WARMUP_MS", "300"))
 EXE = os.path.join(ROOT, ".build", "release", "swiftlite")
 # --avx2 and --young (see above): set by main before anything runs.
 AVX2 = False
@@ -142,8 +150,11 @@ def litert_round(interpreter, runs):
     return float(np.median(times))
 
 
-def swiftlite_round(exe, path, threads, runs):
-    out = subprocess.run([exe, "bench", path, "--runs", str(runs), "--warmup", "3", "--threads", str(threads), "--json"],
+def swiftlite_round(exe, path, threads, runs, estimate_ms):
+    """The median of `runs` timed invocations in a fresh `swiftlite bench` process, after untimed
+    ones for about WARMUP_MS (at least 3), counted from `estimate_ms` per invocation."""
+    warmup = max(3, math.ceil(WARMUP_MS / max(estimate_ms, 0.01)))
+    out = subprocess.run([exe, "bench", path, "--runs", str(runs), "--warmup", str(warmup), "--threads", str(threads), "--json"],
                          check=True, capture_output=True, text=True).stdout
     return json.loads(out)["median_ms"]
 
@@ -209,7 +220,7 @@ def latency(models, exes, markdown):
             for _ in range(ROUNDS):
                 xnn.append(litert_round(interpreter, RUNS))
                 for label, exe in exes:
-                    ours[label].append(swiftlite_round(exe, path, threads, RUNS))
+                    ours[label].append(swiftlite_round(exe, path, threads, RUNS, xnn[-1]))
             del interpreter
             mx = float(np.median(xnn))
             name = os.path.basename(path)
