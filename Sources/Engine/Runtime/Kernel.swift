@@ -246,10 +246,14 @@ struct TensorMemory {
     var step = 0
 
     /// Operators smaller than this (multiply-adds or element operations) run on one thread: a
-    /// dispatch costs a few microseconds (see `swiftlite bench --dispatch`), which such an
-    /// operator would not win back. `SWIFTLITE_PARALLEL_THRESHOLD=N` overrides it for a session
-    /// (the tests set 0 to push every operator through the threads).
-    static let minimumParallelWork = 150_000
+    /// dispatch costs about a microsecond between operators and a few after the workers parked
+    /// (see `swiftlite bench --dispatch`), about what a convolution of this size would win back.
+    /// The bound is that low because an operator on one thread also reads the parts of its input
+    /// that the other threads wrote, from their cores' caches, and the small operators of the
+    /// small models (pools, pads, channel tails of 8 or fewer) do less per unit of work than a
+    /// convolution's tiles. `SWIFTLITE_PARALLEL_THRESHOLD=N` overrides it for a session (the
+    /// tests set 0 to push every operator through the threads).
+    static let minimumParallelWork = 50_000
     /// The work of one element of a float elementwise operator (a load, a store and an operation
     /// or two) in the units `parallelize` counts, a convolution's multiply-adds, of which one
     /// vector step does sixteen.
