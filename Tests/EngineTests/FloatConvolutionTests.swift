@@ -88,7 +88,9 @@ final class FloatConvolutionTests: XCTestCase {
     }
 
     func testDepthwiseMatchesReference() {
-        for channels in [1, 8, 15, 16, 17, 24, 31, 32, 40] {
+        // 12, 20, 28, 36 and 42: 2 to 4 channels past the last 8, after a group of 16 or not and
+        // after the 8 of `hasTail8` or not, which go as the last 8 (`overlapsLast8`).
+        for channels in [1, 8, 12, 15, 16, 17, 20, 24, 28, 31, 32, 36, 40, 42] {
             for stride in [(1, 1), (2, 2), (2, 1), (3, 3)] {
                 for padding in [Padding.same, .valid] {
                     // 3×3 windows: widths with no inside pixels, fewer than four, a step of four or
@@ -172,6 +174,39 @@ final class FloatConvolutionTests: XCTestCase {
             }
         }
         XCTAssertEqual(whole, tiled)
+    }
+
+    /// The 3 × 3 path in tiles of channels gives the same bytes as in one piece: a tile that holds
+    /// the last 8 channels computes the residue past the last 8 as the last 8 again (`overlapsLast8`),
+    /// a tile of the residue alone one channel at a time (`scalarTail`), to the same bits. Values
+    /// from a wide range, with ReLU6's range, so that sums round and clamp both ways.
+    func testDepthwise3x3ChannelTilesMatchWhole() {
+        for (channels, tiles) in [(36, [0 ..< 16, 16 ..< 32, 32 ..< 36]), (42, [0 ..< 32, 32 ..< 42]), (28, [0 ..< 16, 16 ..< 28]),
+                                  (20, [0 ..< 16, 16 ..< 20])] {
+            for stride in [(1, 1), (2, 2)] {
+                let g = DepthwiseConv2D.Geometry.oneImage(input: (9, 13), channels: channels, filter: (3, 3), stride: stride,
+                                                          dilation: (1, 1), padding: .same)
+                var values = SeededFloats(state: UInt64(channels * 10 + stride.0))
+                let source = values.array(9 * 13 * channels).map { $0 * 8 }, weights = values.array(9 * channels), bias = values.array(channels)
+                let kernel = weights.withUnsafeBufferPointer { w in
+                    bias.withUnsafeBufferPointer { DepthwiseConv2DFloat32(geometry: g, filter: w, bias: $0, range: 0 ... 6) }
+                }
+                XCTAssertTrue(kernel.hasFast3x3)
+                let count = g.outputHeight * g.outputWidth * channels
+                var whole = [Float](repeating: 0, count: count), tiled = [Float](repeating: .nan, count: count)
+                kernel.convolve(source, &whole)
+                var ring: Float = 0
+                for rows in [0 ..< 2, 2 ..< g.outputHeight] {
+                    for part in tiles {
+                        tiled.withUnsafeMutableBufferPointer { out in
+                            source.withUnsafeBufferPointer { kernel.convolve($0.baseAddress!, out.baseAddress!, rows: rows, channels: part, ring: &ring) }
+                        }
+                    }
+                }
+                let first = whole.indices.first { whole[$0].bitPattern != tiled[$0].bitPattern }
+                XCTAssertNil(first, "\(channels) channels, stride \(stride): output \(first ?? 0) (channel \((first ?? 0) % channels))")
+            }
+        }
     }
 
     /// Steps of at most `widest` pixels, as few as possible and as equal as they go.

@@ -51,7 +51,7 @@ extension DepthwiseConv2DFloat32 {
                                                        lower: range.lowerBound, upper: range.upperBound)
             }
         }
-        if channels.upperBound == c { tailChannels(rows, xOrigin: xOrigin, dst) }
+        if channels.upperBound == c { tailChannels(rows, xOrigin: xOrigin, dst, from: channels.lowerBound) }
     }
 
     /// The nine inputs of the window whose left column is input column `xOrigin` (filter row by
@@ -68,38 +68,61 @@ extension DepthwiseConv2DFloat32 {
     }
 
     /// The channels past the last whole group of 16 of one output pixel whose window crosses an
-    /// edge across: the 8 of `hasTail8` (where there are) as in `insideTail8`, taps outside the
-    /// input reading the row of zeros; the rest `scalarTail`.
-    func tailChannels(_ rows: Rows, xOrigin: Int, _ dst: UnsafeMutablePointer<Float>) {
+    /// edge across, in a tile whose channels start at `lower`: the 8 of `hasTail8` (where there
+    /// are) and the last 8 (`overlapsLast8`) as in `insideTail8`, taps outside the input reading
+    /// the row of zeros; else the rest `scalarTail`.
+    func tailChannels(_ rows: Rows, xOrigin: Int, _ dst: UnsafeMutablePointer<Float>, from lower: Int) {
         let c = geometry.outputChannels
-        if hasTail8 {
-            let first = c / Lanes.scalarCount * Lanes.scalarCount
-            let t = window(rows, xOrigin: xOrigin, channel: first)
-            let filter = UnsafeRawPointer(weights.pointer + first)
-            // Tap `k` (row-major over the 3 × 3 window) of these channels.
-            func w(_ k: Int) -> Half { filter.loadUnaligned(fromByteOffset: k * c * MemoryLayout<Float>.stride, as: Half.self) }
-            var acc = UnsafeRawPointer(bias.pointer + first).loadUnaligned(as: Half.self)
-            acc = acc.addingProduct(t.0.loadUnaligned(as: Half.self), w(0))
-            acc = acc.addingProduct(t.1.loadUnaligned(as: Half.self), w(1))
-            acc = acc.addingProduct(t.2.loadUnaligned(as: Half.self), w(2))
-            acc = acc.addingProduct(t.3.loadUnaligned(as: Half.self), w(3))
-            acc = acc.addingProduct(t.4.loadUnaligned(as: Half.self), w(4))
-            acc = acc.addingProduct(t.5.loadUnaligned(as: Half.self), w(5))
-            acc = acc.addingProduct(t.6.loadUnaligned(as: Half.self), w(6))
-            acc = acc.addingProduct(t.7.loadUnaligned(as: Half.self), w(7))
-            acc = acc.addingProduct(t.8.loadUnaligned(as: Half.self), w(8))
-            UnsafeMutableRawPointer(dst + first).storeBytes(of: FloatGEMM.clamp(acc, range.lowerBound, range.upperBound), as: Half.self)
+        if hasTail8 { edgeTail8(rows, xOrigin: xOrigin, dst, first: c / Lanes.scalarCount * Lanes.scalarCount) }
+        if c % Half.scalarCount != 0 {
+            if overlapsLast8(from: lower) {
+                edgeTail8(rows, xOrigin: xOrigin, dst, first: c - Half.scalarCount)
+            } else {
+                scalarTail(rows, xOrigin: xOrigin, dst)
+            }
         }
-        if c % Half.scalarCount != 0 { scalarTail(rows, xOrigin: xOrigin, dst) }
     }
 
-    /// The 8 channels after the last whole group of 16 (`hasTail8`) of the output pixels
-    /// `pixels`, whose windows lie inside the input across; `dst` is the output row. Each pixel's
-    /// sum is the bias, then one FMA per tap in the order of the groups of 16, so these channels
-    /// round as the others do. The bias and taps, read from the filter as it is (`[9][c]`), stay
-    /// in registers across the row's pixels.
-    func insideTail8(_ rows: Rows, _ dst: UnsafeMutablePointer<Float>, pixels: Range<Int>) {
-        let g = geometry, c = g.outputChannels, first = c / Lanes.scalarCount * Lanes.scalarCount
+    /// Whether the channels past the last whole 8 (`outputChannels % 8` of them) go as the last 8
+    /// channels of the pixel, `[c − 8, c)`, in a tile whose channels start at `lower`: those
+    /// before the residue are computed again, to the same bits (the bias, then one FMA per tap,
+    /// in order, as every path here), by the thread that computed them, before the tile's
+    /// epilogue. So the tile must hold all 8. Where it does not (a tile of the residue alone),
+    /// `scalarTail` gives the same bits one channel at a time.
+    func overlapsLast8(from lower: Int) -> Bool {
+        let c = geometry.outputChannels
+        return c >= Half.scalarCount && c - Half.scalarCount >= lower
+    }
+
+    /// Channels `first ..< first + 8` of one output pixel whose window crosses an edge across:
+    /// the bias, then the nine taps row by row, each one FMA, taps outside the input reading the
+    /// row of zeros.
+    func edgeTail8(_ rows: Rows, xOrigin: Int, _ dst: UnsafeMutablePointer<Float>, first: Int) {
+        let c = geometry.outputChannels
+        let t = window(rows, xOrigin: xOrigin, channel: first)
+        let filter = UnsafeRawPointer(weights.pointer + first)
+        // Tap `k` (row-major over the 3 × 3 window) of these channels.
+        func w(_ k: Int) -> Half { filter.loadUnaligned(fromByteOffset: k * c * MemoryLayout<Float>.stride, as: Half.self) }
+        var acc = UnsafeRawPointer(bias.pointer + first).loadUnaligned(as: Half.self)
+        acc = acc.addingProduct(t.0.loadUnaligned(as: Half.self), w(0))
+        acc = acc.addingProduct(t.1.loadUnaligned(as: Half.self), w(1))
+        acc = acc.addingProduct(t.2.loadUnaligned(as: Half.self), w(2))
+        acc = acc.addingProduct(t.3.loadUnaligned(as: Half.self), w(3))
+        acc = acc.addingProduct(t.4.loadUnaligned(as: Half.self), w(4))
+        acc = acc.addingProduct(t.5.loadUnaligned(as: Half.self), w(5))
+        acc = acc.addingProduct(t.6.loadUnaligned(as: Half.self), w(6))
+        acc = acc.addingProduct(t.7.loadUnaligned(as: Half.self), w(7))
+        acc = acc.addingProduct(t.8.loadUnaligned(as: Half.self), w(8))
+        UnsafeMutableRawPointer(dst + first).storeBytes(of: FloatGEMM.clamp(acc, range.lowerBound, range.upperBound), as: Half.self)
+    }
+
+    /// Channels `first ..< first + 8` (the 8 after the last whole group of 16, `hasTail8`, or the
+    /// last 8, `overlapsLast8`) of the output pixels `pixels`, whose windows lie inside the input
+    /// across; `dst` is the output row. Each pixel's sum is the bias, then one FMA per tap in the
+    /// order of the groups of 16, so these channels round as the others do. The bias and taps,
+    /// read from the filter as it is (`[9][c]`), stay in registers across the row's pixels.
+    func insideTail8(_ rows: Rows, _ dst: UnsafeMutablePointer<Float>, pixels: Range<Int>, first: Int) {
+        let g = geometry, c = g.outputChannels
         let filter = UnsafeRawPointer(weights.pointer + first)
         func w(_ k: Int) -> Half { filter.loadUnaligned(fromByteOffset: k * c * MemoryLayout<Float>.stride, as: Half.self) }
         let b = UnsafeRawPointer(bias.pointer + first).loadUnaligned(as: Half.self)
@@ -198,7 +221,9 @@ extension DepthwiseConv2DFloat32 {
     }
 
     /// The channels past the last whole group of 16 (and past the 8 of `hasTail8`, where there
-    /// are) of one output pixel, scalar, clipped across.
+    /// are) of one output pixel, one at a time: the bias, then the nine taps row by row, each one
+    /// fused multiply-add, a tap outside the input across multiplying a zero, so that each channel
+    /// has the bits the 8-lane paths give it (`overlapsLast8`).
     func scalarTail(_ rows: Rows, xOrigin: Int, _ dst: UnsafeMutablePointer<Float>) {
         let g = geometry
         let c = g.outputChannels
@@ -207,11 +232,13 @@ extension DepthwiseConv2DFloat32 {
             var acc = bias.pointer[ch]
             for ky in 0 ..< 3 {
                 let row = ky == 0 ? rows.0 : ky == 1 ? rows.1 : rows.2
-                for kx in 0 ..< 3 where xOrigin + kx >= 0 && xOrigin + kx < g.inputWidth {
-                    acc += row[(xOrigin + kx) * c + ch] * weights.pointer[(ky * 3 + kx) * c + ch]
+                for kx in 0 ..< 3 {
+                    let ix = xOrigin + kx
+                    let x: Float = ix >= 0 && ix < g.inputWidth ? row[ix * c + ch] : 0
+                    acc = acc.addingProduct(x, weights.pointer[(ky * 3 + kx) * c + ch])
                 }
             }
-            dst[ch] = min(max(acc, range.lowerBound), range.upperBound)
+            dst[ch] = FloatGEMM.clamp(acc, range.lowerBound, range.upperBound)
         }
     }
 }

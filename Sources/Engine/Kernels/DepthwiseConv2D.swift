@@ -69,6 +69,7 @@ enum DepthwiseConv2D {
 struct DepthwiseConv2DFloat32: TiledKernel {
     typealias Lanes = SIMD16<Float>
     typealias Half = SIMD8<Float>
+    typealias Quarter = SIMD4<Float>
     typealias Rows = (UnsafePointer<Float>, UnsafePointer<Float>, UnsafePointer<Float>)
     let geometry: DepthwiseConv2D.Geometry
     let input: Int
@@ -284,9 +285,13 @@ struct DepthwiseConv2DFloat32: TiledKernel {
             if narrowTaps != nil {
                 insideNarrow(rows, dst, pixels: firstInside ..< lastInside)
             } else if hasTail {
-                if hasTail8 { insideTail8(rows, dst, pixels: firstInside ..< lastInside) }
+                if hasTail8 { insideTail8(rows, dst, pixels: firstInside ..< lastInside, first: c / Lanes.scalarCount * Lanes.scalarCount) }
                 if c % Half.scalarCount != 0 {
-                    for ox in firstInside ..< lastInside { scalarTail(rows, xOrigin: ox * g.strideWidth - g.padLeft, dst + ox * c) }
+                    if overlapsLast8(from: channels.lowerBound) {
+                        insideTail8(rows, dst, pixels: firstInside ..< lastInside, first: c - Half.scalarCount)
+                    } else {
+                        for ox in firstInside ..< lastInside { scalarTail(rows, xOrigin: ox * g.strideWidth - g.padLeft, dst + ox * c) }
+                    }
                 }
             }
         }
@@ -331,10 +336,18 @@ struct DepthwiseConv2DFloat32: TiledKernel {
             UnsafeMutableRawPointer(dst + ch).storeBytes(of: FloatGEMM.clamp(windowSum(Lanes.self, channel: ch), lower, upper), as: Lanes.self)
             ch += Lanes.scalarCount
         }
-        // Eight of the channels past the last group of 16 in half-width vectors, the same sums.
+        // Eight, then four of the channels past the last group of 16 in narrower vectors, then one
+        // at a time: the same sums, each tap one FMA.
         if ch + Half.scalarCount <= end {
             UnsafeMutableRawPointer(dst + ch).storeBytes(of: FloatGEMM.clamp(windowSum(Half.self, channel: ch), lower, upper), as: Half.self)
             ch += Half.scalarCount
+        }
+        if ch + Quarter.scalarCount <= end {
+            var sum = windowSum(Quarter.self, channel: ch)
+            sum.replace(with: Quarter(repeating: lower), where: sum .< Quarter(repeating: lower))
+            sum.replace(with: Quarter(repeating: upper), where: sum .> Quarter(repeating: upper))
+            UnsafeMutableRawPointer(dst + ch).storeBytes(of: sum, as: Quarter.self)
+            ch += Quarter.scalarCount
         }
         while ch < end {
             var acc = bias.pointer[ch]
@@ -342,7 +355,7 @@ struct DepthwiseConv2DFloat32: TiledKernel {
                 let iy = yOrigin + ky * g.dilationHeight
                 for kx in kxStart ..< max(kxStart, kxEnd) {
                     let ix = xOrigin + kx * g.dilationWidth
-                    acc += source[(iy * g.inputWidth + ix) * c + ch] * weights.pointer[(ky * g.filterWidth + kx) * c + ch]
+                    acc = acc.addingProduct(source[(iy * g.inputWidth + ix) * c + ch], weights.pointer[(ky * g.filterWidth + kx) * c + ch])
                 }
             }
             dst[ch] = FloatGEMM.clamp(acc, lower, upper)
