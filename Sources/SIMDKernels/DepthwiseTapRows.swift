@@ -85,6 +85,9 @@ public enum DepthwiseTapRows {
             return
         }
         let source = UnsafeRawPointer(image + iy * g.inputWidth * channels)
+        // Bytes of the image from the row's start: a load may read past a pixel's channels
+        // into the next pixel's, never past the image.
+        let readable = (g.inputHeight - iy) * g.inputWidth * channels
         let zero = SIMD16<UInt32>(repeating: UInt32(inputZeroPoint))
         let destination = UnsafeMutableRawPointer(row)
         let sw = g.stride, dw = g.dilation
@@ -96,7 +99,9 @@ public enum DepthwiseTapRows {
         while c < range.upperBound {
             let count = channels - c
             @inline(always)
-            func column(_ ix: Int) -> SIMD16<UInt32> { load(source + ix * channels + c, count: count) }
+            func column(_ ix: Int) -> SIMD16<UInt32> {
+                load(source + ix * channels + c, count: count, readable: readable - ix * channels - c)
+            }
             @inline(always)
             func store(_ t0: SIMD16<UInt32>, _ t1: SIMD16<UInt32>, _ t2: SIMD16<UInt32>, _ ox: Int) {
                 destination.storeBytes(of: (t0 | (t1 &<< 8) | (t2 &<< 16)) ^ encode,
@@ -162,7 +167,9 @@ public enum DepthwiseTapRows {
         let destination = UnsafeMutableRawPointer(row)
         let zero = SIMD16<UInt32>(repeating: UInt32(inputZeroPoint))
         let sw = g.stride, dw = g.dilation
-        let source = UnsafeRawPointer(image + max(0, min(iy, g.inputHeight - 1)) * g.inputWidth * channels)
+        let sourceRow = max(0, min(iy, g.inputHeight - 1))
+        let source = UnsafeRawPointer(image + sourceRow * g.inputWidth * channels)
+        let readable = (g.inputHeight - sourceRow) * g.inputWidth * channels
         let rowInside = iy >= 0 && iy < g.inputHeight
         var c = range.lowerBound
         while c < range.upperBound {
@@ -172,7 +179,7 @@ public enum DepthwiseTapRows {
                 @inline(always)
                 func tap(_ kx: Int) -> SIMD16<UInt32> {
                     let ix = x0 + kx * dw
-                    return rowInside && ix >= 0 && ix < g.inputWidth ? load(source + ix * channels + c, count: count) : zero
+                    return rowInside && ix >= 0 && ix < g.inputWidth ? load(source + ix * channels + c, count: count, readable: readable - ix * channels - c) : zero
                 }
                 let first = (tap(0) | tap(1) &<< 8 | tap(2) &<< 16 | tap(3) &<< 24) ^ SIMD16(repeating: UInt32(flip) * 0x0101_0101)
                 let second = tap(4) ^ SIMD16(repeating: UInt32(flip))
@@ -201,14 +208,17 @@ public enum DepthwiseTapRows {
         // Padded columns that hold input: `inputColumns` (none where the row is padding).
         let first = min(span, g.padLeft)
         let inputColumns = iy >= 0 && iy < g.inputHeight ? first ..< max(first, min(span, g.padLeft + g.inputWidth)) : first ..< first
-        let source = image + max(0, min(iy, g.inputHeight - 1)) * g.inputWidth * channels
+        let sourceRow = max(0, min(iy, g.inputHeight - 1))
+        let source = image + sourceRow * g.inputWidth * channels
+        let readable = (g.inputHeight - sourceRow) * g.inputWidth * channels
         let destination = UnsafeMutableRawPointer(row)
         var c = range.lowerBound
         while c < range.upperBound {
             let count = channels - c
             for p in 0 ..< inputColumns.lowerBound { staging.storeBytes(of: fill, toByteOffset: p &* 16, as: SIMD16<UInt8>.self) }
             for p in inputColumns {
-                let bytes = swiftlite_load_16_bytes(UnsafeRawPointer(source + ((p &- g.padLeft) &* channels &+ c)), count) ^ encode
+                let at = (p &- g.padLeft) &* channels &+ c
+                let bytes = swiftlite_load_16_bytes(UnsafeRawPointer(source + at), count, readable &- at) ^ encode
                 staging.storeBytes(of: bytes, toByteOffset: p &* 16, as: SIMD16<UInt8>.self)
             }
             for p in inputColumns.upperBound ..< span { staging.storeBytes(of: fill, toByteOffset: p &* 16, as: SIMD16<UInt8>.self) }
@@ -217,7 +227,7 @@ public enum DepthwiseTapRows {
                     let at = staging + ox &* sw &* 16, to = offset(column: ox, channel: c, width: g.outputWidth, quads: 2)
                     destination.storeBytes(of: unsafeBitCast(swiftlite_tap_quads(at, 4), to: SIMD16<UInt32>.self),
                                            toByteOffset: to, as: SIMD16<UInt32>.self)
-                    destination.storeBytes(of: unsafeBitCast(swiftlite_load_widened_bytes(at + 64, 16), to: SIMD16<UInt32>.self),
+                    destination.storeBytes(of: unsafeBitCast(swiftlite_load_widened_bytes(at + 64, 16, 16), to: SIMD16<UInt32>.self),
                                            toByteOffset: to &+ 64, as: SIMD16<UInt32>.self)
                 }
             } else {
@@ -230,10 +240,11 @@ public enum DepthwiseTapRows {
         }
     }
 
-    /// Sixteen bytes zero-extended to 32-bit lanes; only the first `count` are read when fewer.
+    /// Sixteen bytes zero-extended to 32-bit lanes, the lanes past `count` zero; `readable`
+    /// bytes from `p` may be read (`swiftlite_load_16_bytes`).
     @inline(always)
-    private static func load(_ p: UnsafeRawPointer, count: Int) -> SIMD16<UInt32> {
-        unsafeBitCast(swiftlite_load_widened_bytes(p, count), to: SIMD16<UInt32>.self)
+    private static func load(_ p: UnsafeRawPointer, count: Int, readable: Int) -> SIMD16<UInt32> {
+        unsafeBitCast(swiftlite_load_widened_bytes(p, count, readable), to: SIMD16<UInt32>.self)
     }
 }
 #endif

@@ -111,7 +111,7 @@ public enum QuantizedAddition {
         let halfShift = leftShift &- 1
         @inline(__always)
         func operand(_ p: UnsafeRawPointer, _ offset: SIMD16<Int32>, _ half: Bool, _ block: Block) -> SIMD16<Int32> {
-            let bytes = swiftlite_load_widened_bytes(p, 16)
+            let bytes = swiftlite_load_widened_bytes(p, 16, 16)
             let d = (signed ? (bytes &<< 24) &>> 24 : bytes) &- offset
             return half ? d &<< halfShift : block.rescaled(d &<< leftShift)
         }

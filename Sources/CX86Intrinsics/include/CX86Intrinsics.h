@@ -334,28 +334,26 @@ SWIFTLITE_INLINE void swiftlite_store_clamped_16_bytes_avx2(void *p, swiftlite_i
 }
 
 #if !(defined(__AVX512F__) && defined(__AVX512BW__))
-/// The 16 bytes at `p`, zero-extended to 32-bit lanes (two `vpmovzxbd`); with `count` < 16
-/// only the first `count` bytes are read, the other lanes are zero. The AVX2 form of the
-/// AVX-512 wrapper of the same name below.
-SWIFTLITE_INLINE swiftlite_i32x16 swiftlite_load_widened_bytes(const void *p, intptr_t count) {
-    __m128i bytes;
-    if (count >= 16) {
-        bytes = _mm_loadu_si128((const __m128i *)p);
-    } else {
-        uint8_t copy[16] = {0};
-        for (intptr_t i = 0; i < count; i++) copy[i] = ((const uint8_t *)p)[i];
-        bytes = _mm_loadu_si128((const __m128i *)copy);
-    }
-    return swiftlite_join(_mm256_cvtepu8_epi32(bytes), _mm256_cvtepu8_epi32(_mm_srli_si128(bytes, 8)));
-}
-
-/// The 16 bytes at `p`, or only the first `count` of them with the rest zero (nothing past
-/// them is read). The AVX2 form of the AVX-512 wrapper of the same name below.
-SWIFTLITE_INLINE swiftlite_u8x16 swiftlite_load_16_bytes(const void *p, intptr_t count) {
+/// The 16 bytes at `p`, or only the first `count` of them with the rest zero, where `readable`
+/// bytes from `p` may be read (at least `count`): with 16 readable, one load and a mask of the
+/// first `count` bytes; else byte by byte, nothing past the `count` read. The AVX2 form of the
+/// AVX-512 wrapper of the same name below, whose masked load reads only the `count`.
+SWIFTLITE_INLINE swiftlite_u8x16 swiftlite_load_16_bytes(const void *p, intptr_t count, intptr_t readable) {
     if (count >= 16) return (swiftlite_u8x16)_mm_loadu_si128((const __m128i *)p);
+    if (readable >= 16) {
+        __m128i first = _mm_cmpgt_epi8(_mm_set1_epi8((char)count), _mm_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15));
+        return (swiftlite_u8x16)_mm_and_si128(_mm_loadu_si128((const __m128i *)p), first);
+    }
     uint8_t copy[16] = {0};
     for (intptr_t i = 0; i < count; i++) copy[i] = ((const uint8_t *)p)[i];
     return (swiftlite_u8x16)_mm_loadu_si128((const __m128i *)copy);
+}
+
+/// `swiftlite_load_16_bytes` zero-extended to 32-bit lanes (two `vpmovzxbd`). The AVX2 form of
+/// the AVX-512 wrapper of the same name below.
+SWIFTLITE_INLINE swiftlite_i32x16 swiftlite_load_widened_bytes(const void *p, intptr_t count, intptr_t readable) {
+    __m128i bytes = (__m128i)swiftlite_load_16_bytes(p, count, readable);
+    return swiftlite_join(_mm256_cvtepu8_epi32(bytes), _mm256_cvtepu8_epi32(_mm_srli_si128(bytes, 8)));
 }
 
 /// `swiftlite_tap_quads` (below: the same result from the same 64 bytes) in two `ymm`: each
@@ -410,8 +408,10 @@ SWIFTLITE_INLINE swiftlite_i32x16 swiftlite_broadcast_dword(const void *p) {
 
 /// The 16 bytes at `p`, zero-extended to 32-bit lanes (one `vpmovzxbd` from memory; the Swift
 /// lane loop sometimes became byte inserts and permutes). With `count` < 16 only the first
-/// `count` bytes are read, the other lanes are zero.
-SWIFTLITE_INLINE swiftlite_i32x16 swiftlite_load_widened_bytes(const void *p, intptr_t count) {
+/// `count` bytes are read (a masked load), the other lanes are zero; `readable` (the AVX2
+/// form's) is not needed.
+SWIFTLITE_INLINE swiftlite_i32x16 swiftlite_load_widened_bytes(const void *p, intptr_t count, intptr_t readable) {
+    (void)readable;
     if (count >= 16) {
         return (swiftlite_i32x16)_mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i *)p));
     }
@@ -422,7 +422,8 @@ SWIFTLITE_INLINE swiftlite_i32x16 swiftlite_load_widened_bytes(const void *p, in
 #if defined(__AVX512VL__)
 /// The 16 bytes at `p`, or only the first `count` of them with the rest zero (a masked
 /// `vmovdqu8`, which cannot fault on the bytes it skips).
-SWIFTLITE_INLINE swiftlite_u8x16 swiftlite_load_16_bytes(const void *p, intptr_t count) {
+SWIFTLITE_INLINE swiftlite_u8x16 swiftlite_load_16_bytes(const void *p, intptr_t count, intptr_t readable) {
+    (void)readable;
     __mmask16 mask = count >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << count) - 1);
     return (swiftlite_u8x16)_mm_maskz_loadu_epi8(mask, p);
 }
