@@ -179,7 +179,8 @@ public enum DepthwiseTapRows {
                 @inline(always)
                 func tap(_ kx: Int) -> SIMD16<UInt32> {
                     let ix = x0 + kx * dw
-                    return rowInside && ix >= 0 && ix < g.inputWidth ? load(source + ix * channels + c, count: count, readable: readable - ix * channels - c) : zero
+                    guard rowInside && ix >= 0 && ix < g.inputWidth else { return zero }
+                    return load(source + ix * channels + c, count: count, readable: readable - ix * channels - c)
                 }
                 let first = (tap(0) | tap(1) &<< 8 | tap(2) &<< 16 | tap(3) &<< 24) ^ SIMD16(repeating: UInt32(flip) * 0x0101_0101)
                 let second = tap(4) ^ SIMD16(repeating: UInt32(flip))
