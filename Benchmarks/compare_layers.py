@@ -9,7 +9,8 @@ and output shapes, kernel size, strides, padding, dilation and fused ReLU or ReL
 Keras layer of the same shape for each distinct one (float32, or with --int8 quantized by the
 converter from random calibration data, int8 in and out), converts it, and times it in both runtimes,
 alternated for ROUNDS rounds (default 5) of RUNS invocations (default 200): LiteRT with its default
-delegate (XNNPACK, num_threads=N) and `swiftlite bench --threads N` (release build).
+delegate (XNNPACK, num_threads=N) and `swiftlite bench --threads N` (release build), whose fresh
+process first runs untimed invocations for about WARMUP_MS (default 300), as in compare_litert.py.
 
 Per layer: the MACs, each runtime's median of its per-round medians in µs, and the ratio
 swiftlite / XNNPACK with its spread over rounds; then the layers weighted by how many times they
@@ -27,6 +28,7 @@ and keeps them, for `swiftlite bench --profile` or `perf record` on one layer. -
 runtimes on their AVX2 kernels, as `compare_litert.py --avx2` does.
 """
 import json
+import math
 import os
 import subprocess
 import sys
@@ -34,7 +36,7 @@ import tempfile
 
 import numpy as np
 
-from compare_litert import EXE, limit_litert_to_avx2, litert_round  # this folder is the script's first import path
+from compare_litert import EXE, WARMUP_MS, limit_litert_to_avx2, litert_round  # this folder is the script's first import path
 
 ROUNDS = int(os.environ.get("ROUNDS", "5"))
 RUNS = int(os.environ.get("RUNS", "200"))
@@ -117,8 +119,12 @@ def build(key, int8, directory, number):
     return path
 
 
-def swiftlite_round(path, threads, runs):
-    out = subprocess.run([EXE, "bench", path, "--runs", str(runs), "--warmup", "10", "--threads", str(threads), "--json"],
+def swiftlite_round(path, threads, runs, estimate_us):
+    """The median of `runs` timed invocations in a fresh `swiftlite bench` process, in µs, after
+    untimed ones for about WARMUP_MS (at least 10), counted from `estimate_us` per invocation (as
+    `compare_litert.py` does: a young process runs slow at random on the shared VMs)."""
+    warmup = max(10, math.ceil(WARMUP_MS * 1e3 / max(estimate_us, 0.1)))
+    out = subprocess.run([EXE, "bench", path, "--runs", str(runs), "--warmup", str(warmup), "--threads", str(threads), "--json"],
                          check=True, capture_output=True, text=True).stdout
     return json.loads(out)["median_ms"] * 1e3
 
@@ -188,7 +194,7 @@ def main():
             ours, theirs = [], []
             for _ in range(ROUNDS):
                 theirs.append(litert_round(interpreter, RUNS) * 1e3)
-                ours.append(swiftlite_round(path, threads, RUNS))
+                ours.append(swiftlite_round(path, threads, RUNS, theirs[-1]))
             ratios = [a / b for a, b in zip(ours, theirs)]
             rows.append((key, count, float(np.median(theirs)), float(np.median(ours)), ratios))
             print(f"{describe(key):34s} ×{count:<2d} {macs(key) / 1e6:7.2f} M  XNNPACK {np.median(theirs):8.1f} µs"
