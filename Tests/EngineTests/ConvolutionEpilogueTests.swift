@@ -164,6 +164,24 @@ final class ConvolutionEpilogueTests: XCTestCase {
         try check(layers[1], [.prelu, .relu(-1 ... 1)], range: 0 ... 6)
     }
 
+    /// The MediaPipe models with PAD operators before depthwise layers (the sparse full-range
+    /// face detector's 3 × 3, the pose detector's): the plan folds them into the layers, and
+    /// computes the unfused plan's bytes, stopped runs included.
+    func testPaddedDepthwiseModelsMatchUnfusedPlans() throws {
+        let names = ["face_detection_full_range_sparse", "pose_detection"]
+        let urls = names.map { ModelZooGoldenTests.zooDirectory.appendingPathComponent("\($0).tflite") }
+        guard urls.allSatisfy({ FileManager.default.fileExists(atPath: $0.path) }) else {
+            throw XCTSkip("model zoo absent from \(ModelZooGoldenTests.zooDirectory.path); run `python3 Tests/Goldens/fetch_model_zoo.py`")
+        }
+        for url in urls {
+            let graph = try Graph(contentsOf: url.path)
+            let plan = try Plan(graph: graph)
+            let folded = plan.steps.filter { $0.node.opName == "PAD" && $0.kernel is DepthwiseConv2DFloat32 }
+            XCTAssertFalse(folded.isEmpty, "\(url.lastPathComponent): no PAD folded")
+            try assertFusedPlanMatchesUnfused(graph, plan: plan, name: url.lastPathComponent, stops: 8, checksReuse: false)
+        }
+    }
+
     /// The MediaPipe models whose convolutions are followed by ADD, PRELU or RELU (with folded
     /// DEQUANTIZE operators between them in face_landmark): the fused plan computes the unfused
     /// plan's bytes, on 1, 2 and 3 threads, and a run stopped inside a fused step leaves each

@@ -209,6 +209,53 @@ final class FloatConvolutionTests: XCTestCase {
         }
     }
 
+    /// A depthwise layer that reads an image padded with zeros by a PAD (VALID, on the padded
+    /// copy) gives the same bytes as the layer reading the image with that padding as its own
+    /// (`reading(_:paddedBy:)`, what `Plan` folds the PAD into): the 3 × 3 rows at strides 1 and
+    /// 2 (a channel residue), the 5 × 5 planes, the window path (stride 3), with even, one-sided
+    /// and uneven paddings.
+    func testDepthwiseReadingAPaddedImageMatchesThePad() {
+        let cases: [(input: (Int, Int), channels: Int, filter: (Int, Int), stride: (Int, Int))] = [
+            ((9, 13), 40, (3, 3), (1, 1)), ((10, 12), 28, (3, 3), (2, 2)), ((14, 14), 32, (5, 5), (1, 1)),
+            ((13, 11), 24, (5, 5), (2, 2)), ((11, 10), 12, (3, 3), (3, 3)),
+        ]
+        let paddings = [PadKernel.ImagePadding(top: 1, bottom: 1, left: 1, right: 1), .init(top: 0, bottom: 1, left: 0, right: 1),
+                        .init(top: 2, bottom: 2, left: 2, right: 2), .init(top: 1, bottom: 2, left: 0, right: 3)]
+        for c in cases {
+            for p in paddings {
+                let (h, w) = c.input, (ph, pw) = (h + p.top + p.bottom, w + p.left + p.right)
+                let g = DepthwiseConv2D.Geometry.oneImage(input: (ph, pw), channels: c.channels, filter: c.filter, stride: c.stride,
+                                                          dilation: (1, 1), padding: .valid)
+                var values = SeededFloats(state: UInt64(h * 100 + c.channels + p.top * 7 + p.right))
+                let image = values.array(h * w * c.channels), weights = values.array(c.filter.0 * c.filter.1 * c.channels)
+                let bias = values.array(c.channels)
+                var padded = [Float](repeating: 0, count: ph * pw * c.channels)
+                for y in 0 ..< h {
+                    for x in 0 ..< w {
+                        for ch in 0 ..< c.channels {
+                            padded[((y + p.top) * pw + x + p.left) * c.channels + ch] = image[(y * w + x) * c.channels + ch]
+                        }
+                    }
+                }
+                let onPadded = weights.withUnsafeBufferPointer { wb in
+                    bias.withUnsafeBufferPointer { DepthwiseConv2DFloat32(geometry: g, filter: wb, bias: $0, range: -3 ... 3) }
+                }
+                guard let folded = onPadded.reading(-1, paddedBy: p) else {
+                    XCTFail("\(c) \(p): not folded")
+                    continue
+                }
+                XCTAssertEqual(folded.geometry.inputHeight, h)
+                XCTAssertEqual(folded.geometry.padLeft, p.left)
+                let count = g.outputHeight * g.outputWidth * c.channels
+                var expected = [Float](repeating: 0, count: count), actual = [Float](repeating: .nan, count: count)
+                onPadded.convolve(padded, &expected)
+                folded.convolve(image, &actual)
+                let first = expected.indices.first { expected[$0].bitPattern != actual[$0].bitPattern }
+                XCTAssertNil(first, "\(c) padded \(p): output \(first ?? 0) \(first.map { actual[$0] } ?? 0) against \(first.map { expected[$0] } ?? 0)")
+            }
+        }
+    }
+
     /// Steps of at most `widest` pixels, as few as possible and as equal as they go.
     func testPixelsPerStep() {
         let widest = DepthwiseConv2DFloat32.widest

@@ -208,6 +208,29 @@ struct DepthwiseConv2DFloat32: TiledKernel {
         }
     }
 
+    /// This convolution (VALID, multiplier 1, no epilogue) reading `image`, the tensor a PAD with
+    /// zeros across height and width (`padding`) made its input from: the same outputs, the
+    /// padding now the convolution's own, without the padded copy (XNNPACK folds such a PAD
+    /// too). Each output is the bias, then one FMA per tap inside the image; a tap in the
+    /// padding adds a product with +0 or none, which for finite weights is the same sum. Nil for
+    /// other shapes.
+    func reading(_ image: Int, paddedBy padding: PadKernel.ImagePadding) -> DepthwiseConv2DFloat32? {
+        var g = geometry
+        guard epilogue == nil, g.depthMultiplier == 1, g.padTop == 0, g.padLeft == 0 else { return nil }
+        g.inputHeight -= padding.top + padding.bottom
+        g.inputWidth -= padding.left + padding.right
+        guard g.inputHeight > 0, g.inputWidth > 0 else { return nil }
+        g.padTop = padding.top
+        g.padLeft = padding.left
+        let taps = g.filterHeight * g.filterWidth * g.outputChannels
+        return DepthwiseConv2DFloat32(geometry: g, filter: UnsafeBufferPointer(start: weights.pointer, count: taps),
+                                      bias: UnsafeBufferPointer(start: bias.pointer, count: g.outputChannels), range: range,
+                                      input: image, output: output)
+    }
+
+    /// Bytes of worker scratch `eval` needs (the planes' rings).
+    var workerScratchBytes: Int { planes?.bytes ?? 0 }
+
     /// This convolution followed by the operators of `epilogue`, writing `output` (theirs).
     func followed(by epilogue: FloatEpilogue, output: Int) -> DepthwiseConv2DFloat32 {
         var fused = self

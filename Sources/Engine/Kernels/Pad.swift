@@ -69,9 +69,16 @@ enum Pad {
             let inner = blocks[d + 1]
             strides[d] = strides[d + 1] * (inner.before + inner.extent + inner.after)
         }
+        // A float image padded with zeros across height and width only: a depthwise convolution
+        // after it may read the image itself, with this padding as its own (`Plan.fuse`).
+        var imagePadding: PadKernel.ImagePadding?
+        if rank == 4, input.dataType == .float32, case .bits(0) = fill, pairs[0] == 0, pairs[1] == 0, pairs[6] == 0, pairs[7] == 0 {
+            imagePadding = PadKernel.ImagePadding(top: pairs[2], bottom: pairs[3], left: pairs[4], right: pairs[5])
+        }
         return PadKernel(input: context.node.inputs[Self.input], output: context.node.outputs[Self.output], elementSize: size,
                          inputShape: blocks.map(\.extent), before: blocks.map(\.before), after: blocks.map(\.after),
-                         outputStrides: strides, inputBlockBytes: blocks.dropFirst().reduce(size) { $0 * $1.extent }, fill: fill)
+                         outputStrides: strides, inputBlockBytes: blocks.dropFirst().reduce(size) { $0 * $1.extent }, fill: fill,
+                         imagePadding: imagePadding)
     }
 
     enum Fill: Sendable {
@@ -96,6 +103,13 @@ struct PadKernel: PartitionedKernel {
     /// Bytes of the input under one index of the outermost merged dimension.
     let inputBlockBytes: Int
     let fill: Pad.Fill
+    /// Where this pads a float32 `[N, H, W, C]` image with +0 across height and width only:
+    /// the rows above and below, the columns left and right.
+    let imagePadding: ImagePadding?
+
+    struct ImagePadding: Sendable, Equatable {
+        var top, bottom, left, right: Int
+    }
 
     func eval(_ memory: TensorMemory) {
         let out = memory.raw(output)

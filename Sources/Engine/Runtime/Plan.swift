@@ -51,9 +51,9 @@ public final class Plan: Sendable {
         var fused: [(node: Node, before: any Kernel)] = []
     }
 
-    /// The most operators fused after one (`Step.fused`): a convolution's three epilogue
-    /// operators, and a folded one among them.
-    static let maxFused = 4
+    /// The most operators fused after one (`Step.fused`): a depthwise layer after the PAD it
+    /// folds, a convolution's three epilogue operators, and a folded one among them.
+    static let maxFused = 5
 
     /// Alignment of every tensor in the arena: one cache line, enough for any SIMD load.
     static let alignment = 64
@@ -161,11 +161,12 @@ public final class Plan: Sendable {
     /// without `preserveAllTensors`: the tensors between them are then never written. `readers`:
     /// per tensor, the operators that read it, plus one for a graph output.
     private static func fuse(_ steps: inout [Step], readers: [Int], tensors: [TensorDescriptor], workerScratch: inout Int) {
+        foldPads(&steps, readers: readers, tensors: tensors, workerScratch: &workerScratch)
         var fused = [Step]()
         var i = 0
         while i < steps.count {
             if i + 1 < steps.count, let pointwise = steps[i].kernel as? Conv2DFloat32,
-               let depthwise = steps[i + 1].kernel as? DepthwiseConv2DFloat32, readers[pointwise.output] == 1,
+               let depthwise = steps[i + 1].kernel as? DepthwiseConv2DFloat32, steps[i + 1].fused.isEmpty, readers[pointwise.output] == 1,
                let pair = PointwiseDepthwiseFloat32(pointwise: pointwise, depthwise: depthwise) {
                 var kernel = pair, after: [(node: Node, before: any Kernel)] = [(steps[i + 1].node, pointwise)]
                 if i + 2 < steps.count, let projection = steps[i + 2].kernel as? Conv2DFloat32, readers[depthwise.output] == 1,
@@ -190,6 +191,34 @@ public final class Plan: Sendable {
         steps = fused
     }
 
+    /// Each float PAD with zeros across height and width whose output only the float
+    /// DEPTHWISE_CONV_2D after it reads: that convolution reading the PAD's input, the padding its
+    /// own (`DepthwiseConv2DFloat32.reading(_:paddedBy:)`), as one step. Operators whose outputs
+    /// are all constants (the DEQUANTIZE of the layer's float16 weights, folded at prepare) may
+    /// lie between the two.
+    private static func foldPads(_ steps: inout [Step], readers: [Int], tensors: [TensorDescriptor], workerScratch: inout Int) {
+        var folded = [Step]()
+        var i = 0
+        while i < steps.count {
+            var j = i + 1
+            while j < steps.count, j - i < maxFused, steps[j].node.outputs.allSatisfy({ $0 >= 0 && tensors[$0].isConstant }) { j += 1 }
+            if j < steps.count, let pad = steps[i].kernel as? PadKernel, let padding = pad.imagePadding,
+               let depthwise = steps[j].kernel as? DepthwiseConv2DFloat32, depthwise.input == pad.output,
+               readers[pad.output] == 1, let kernel = depthwise.reading(pad.input, paddedBy: padding) {
+                workerScratch = max(workerScratch, kernel.workerScratchBytes)
+                // Each operator after the PAD runs, in a run stopped before the depthwise layer,
+                // as the PAD alone.
+                let after = steps[(i + 1) ... j].map { (node: $0.node, before: pad as any Kernel) }
+                folded.append(Step(node: steps[i].node, kernel: kernel, fused: after))
+                i = j + 1
+            } else {
+                folded.append(steps[i])
+                i += 1
+            }
+        }
+        steps = folded
+    }
+
     /// The float CONV_2D or DEPTHWISE_CONV_2D of `steps[i]` with the longest run of operators
     /// after it that `FloatEpilogue` computes, each reading the one before it, which nothing else
     /// reads; operators whose outputs are all constants (folded at prepare; they compute nothing)
@@ -207,7 +236,7 @@ public final class Plan: Sendable {
         var stages = [FloatEpilogue.Stage](), after = [(node: Node, before: any Kernel)]()
         var kernel: any Kernel = base, produced = host.output, j = i + 1
         var longest: (Step, count: Int)?
-        while j < steps.count, after.count < maxFused {
+        while j < steps.count, steps[i].fused.count + after.count < maxFused {
             if steps[j].node.outputs.allSatisfy({ $0 >= 0 && tensors[$0].isConstant }) {
                 after.append((steps[j].node, kernel))
                 j += 1
@@ -221,7 +250,7 @@ public final class Plan: Sendable {
             kernel = host.followed(FloatEpilogue(stages: stages), output)
             produced = output
             j += 1
-            longest = (Step(node: steps[i].node, kernel: kernel, fused: after), j - i)
+            longest = (Step(node: steps[i].node, kernel: kernel, fused: steps[i].fused + after), j - i)
         }
         return longest
     }
