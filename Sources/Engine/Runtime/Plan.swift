@@ -153,7 +153,8 @@ public final class Plan: Sendable {
         }
     }
 
-    /// Fuses each float CONV_2D with the 3×3 DEPTHWISE_CONV_2D right after it that alone reads
+    /// Folds each float PAD of zeros into the DEPTHWISE_CONV_2D that alone reads it (`foldPads`);
+    /// then fuses each float CONV_2D with the 3×3 DEPTHWISE_CONV_2D right after it that alone reads
     /// its output, and that with the pointwise CONV_2D right after it that alone reads its output
     /// (`PointwiseDepthwiseFloat32`, which says when); each other float CONV_2D or
     /// DEPTHWISE_CONV_2D with the element-wise operators after it (`withEpilogue`); and each
@@ -166,7 +167,8 @@ public final class Plan: Sendable {
         var i = 0
         while i < steps.count {
             if i + 1 < steps.count, let pointwise = steps[i].kernel as? Conv2DFloat32,
-               let depthwise = steps[i + 1].kernel as? DepthwiseConv2DFloat32, steps[i + 1].fused.isEmpty, readers[pointwise.output] == 1,
+               let depthwise = steps[i + 1].kernel as? DepthwiseConv2DFloat32, steps[i + 1].fused.isEmpty,
+               readers[pointwise.output] == 1,
                let pair = PointwiseDepthwiseFloat32(pointwise: pointwise, depthwise: depthwise) {
                 var kernel = pair, after: [(node: Node, before: any Kernel)] = [(steps[i + 1].node, pointwise)]
                 if i + 2 < steps.count, let projection = steps[i + 2].kernel as? Conv2DFloat32, readers[depthwise.output] == 1,
