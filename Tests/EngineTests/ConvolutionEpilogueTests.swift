@@ -164,18 +164,25 @@ final class ConvolutionEpilogueTests: XCTestCase {
         try check(layers[1], [.prelu, .relu(-1 ... 1)], range: 0 ... 6)
     }
 
+    /// The model zoo's models `names`, each with its graph and fused plan; skips the test where
+    /// the zoo is absent.
+    private static func zooPlans(_ names: [String]) throws -> [(URL, Graph, Plan)] {
+        let urls = names.map { ModelZooGoldenTests.zooDirectory.appendingPathComponent("\($0).tflite") }
+        guard urls.allSatisfy({ FileManager.default.fileExists(atPath: $0.path) }) else {
+            throw XCTSkip("model zoo absent from \(ModelZooGoldenTests.zooDirectory.path); run `python3 Tests/Goldens/fetch_model_zoo.py`")
+        }
+        return try urls.map { url in
+            let graph = try Graph(contentsOf: url.path)
+            return (url, graph, try Plan(graph: graph))
+        }
+    }
+
     /// The MediaPipe models with PAD operators before depthwise layers (the sparse full-range
     /// face detector's 3 × 3, the pose detector's): the plan folds them into the layers, and
     /// computes the unfused plan's bytes, stopped runs included.
     func testPaddedDepthwiseModelsMatchUnfusedPlans() throws {
         let names = ["face_detection_full_range_sparse", "pose_detection"]
-        let urls = names.map { ModelZooGoldenTests.zooDirectory.appendingPathComponent("\($0).tflite") }
-        guard urls.allSatisfy({ FileManager.default.fileExists(atPath: $0.path) }) else {
-            throw XCTSkip("model zoo absent from \(ModelZooGoldenTests.zooDirectory.path); run `python3 Tests/Goldens/fetch_model_zoo.py`")
-        }
-        for url in urls {
-            let graph = try Graph(contentsOf: url.path)
-            let plan = try Plan(graph: graph)
+        for (url, graph, plan) in try Self.zooPlans(names) {
             let folded = plan.steps.filter { $0.node.opName == "PAD" && $0.kernel is DepthwiseConv2DFloat32 }
             XCTAssertFalse(folded.isEmpty, "\(url.lastPathComponent): no PAD folded")
             try assertFusedPlanMatchesUnfused(graph, plan: plan, name: url.lastPathComponent, stops: 8, checksReuse: false)
@@ -188,13 +195,7 @@ final class ConvolutionEpilogueTests: XCTestCase {
     /// operator's output as the unfused plan does.
     func testMediaPipeModelsMatchUnfusedPlans() throws {
         let names = ["iris_landmark", "face_landmark", "face_detection_short_range"]
-        let urls = names.map { ModelZooGoldenTests.zooDirectory.appendingPathComponent("\($0).tflite") }
-        guard urls.allSatisfy({ FileManager.default.fileExists(atPath: $0.path) }) else {
-            throw XCTSkip("model zoo absent from \(ModelZooGoldenTests.zooDirectory.path); run `python3 Tests/Goldens/fetch_model_zoo.py`")
-        }
-        for url in urls {
-            let graph = try Graph(contentsOf: url.path)
-            let plan = try Plan(graph: graph)
+        for (url, graph, plan) in try Self.zooPlans(names) {
             let fusedOps = Set(plan.fusedOperators.map { graph.nodes[$0].opName })
             XCTAssertFalse(fusedOps.isDisjoint(with: ["ADD", "PRELU", "RELU"]), "\(url.lastPathComponent): fused \(fusedOps)")
             try assertFusedPlanMatchesUnfused(graph, plan: plan, name: url.lastPathComponent, stops: Int.max, checksReuse: false)
