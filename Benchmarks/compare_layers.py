@@ -28,7 +28,6 @@ and keeps them, for `swiftlite bench --profile` or `perf record` on one layer. -
 runtimes on their AVX2 kernels, as `compare_litert.py --avx2` does.
 """
 import json
-import math
 import os
 import subprocess
 import sys
@@ -36,7 +35,7 @@ import tempfile
 
 import numpy as np
 
-from compare_litert import EXE, WARMUP_MS, limit_litert_to_avx2, litert_round  # this folder is the script's first import path
+from compare_litert import EXE, limit_litert_to_avx2, litert_round, warmup_runs  # this folder is the script's first import path
 
 ROUNDS = int(os.environ.get("ROUNDS", "5"))
 RUNS = int(os.environ.get("RUNS", "200"))
@@ -123,7 +122,7 @@ def swiftlite_round(path, threads, runs, estimate_us):
     """The median of `runs` timed invocations in a fresh `swiftlite bench` process, in µs, after
     untimed ones for about WARMUP_MS (at least 10), counted from `estimate_us` per invocation (as
     `compare_litert.py` does: a young process runs slow at random on the shared VMs)."""
-    warmup = max(10, math.ceil(WARMUP_MS * 1e3 / max(estimate_us, 0.1)))
+    warmup = warmup_runs(estimate_us / 1e3, 10)
     out = subprocess.run([EXE, "bench", path, "--runs", str(runs), "--warmup", str(warmup), "--threads", str(threads), "--json"],
                          check=True, capture_output=True, text=True).stdout
     return json.loads(out)["median_ms"] * 1e3

@@ -150,10 +150,16 @@ def litert_round(interpreter, runs):
     return float(np.median(times))
 
 
+def warmup_runs(estimate_ms, minimum):
+    """Untimed invocations for about WARMUP_MS of a fresh `swiftlite bench` process at `estimate_ms`
+    each, at least `minimum`."""
+    return max(minimum, math.ceil(WARMUP_MS / max(estimate_ms, 0.0001)))
+
+
 def swiftlite_round(exe, path, threads, runs, estimate_ms):
     """The median of `runs` timed invocations in a fresh `swiftlite bench` process, after untimed
     ones for about WARMUP_MS (at least 3), counted from `estimate_ms` per invocation."""
-    warmup = max(3, math.ceil(WARMUP_MS / max(estimate_ms, 0.01)))
+    warmup = warmup_runs(estimate_ms, 3)
     out = subprocess.run([exe, "bench", path, "--runs", str(runs), "--warmup", str(warmup), "--threads", str(threads), "--json"],
                          check=True, capture_output=True, text=True).stdout
     return json.loads(out)["median_ms"]

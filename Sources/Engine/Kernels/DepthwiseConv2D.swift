@@ -366,10 +366,8 @@ struct DepthwiseConv2DFloat32: TiledKernel {
             ch += Half.scalarCount
         }
         if ch + Quarter.scalarCount <= end {
-            var sum = windowSum(Quarter.self, channel: ch)
-            sum.replace(with: Quarter(repeating: lower), where: sum .< Quarter(repeating: lower))
-            sum.replace(with: Quarter(repeating: upper), where: sum .> Quarter(repeating: upper))
-            UnsafeMutableRawPointer(dst + ch).storeBytes(of: sum, as: Quarter.self)
+            UnsafeMutableRawPointer(dst + ch).storeBytes(of: FloatGEMM.clamp(windowSum(Quarter.self, channel: ch), lower, upper),
+                                                         as: Quarter.self)
             ch += Quarter.scalarCount
         }
         while ch < end {

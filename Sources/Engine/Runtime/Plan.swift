@@ -203,7 +203,7 @@ public final class Plan: Sendable {
         var i = 0
         while i < steps.count {
             var j = i + 1
-            while j < steps.count, j - i < maxFused, steps[j].node.outputs.allSatisfy({ $0 >= 0 && tensors[$0].isConstant }) { j += 1 }
+            while j < steps.count, j - i < maxFused, computesNothing(steps[j], tensors: tensors) { j += 1 }
             if j < steps.count, let pad = steps[i].kernel as? PadKernel, let padding = pad.imagePadding,
                let depthwise = steps[j].kernel as? DepthwiseConv2DFloat32, depthwise.input == pad.output,
                readers[pad.output] == 1, let kernel = depthwise.reading(pad.input, paddedBy: padding) {
@@ -219,6 +219,12 @@ public final class Plan: Sendable {
             }
         }
         steps = folded
+    }
+
+    /// Whether every output of `step` is a constant: an operator folded at prepare, which
+    /// computes nothing at eval and may lie between operators that fuse.
+    private static func computesNothing(_ step: Step, tensors: [TensorDescriptor]) -> Bool {
+        step.node.outputs.allSatisfy { $0 >= 0 && tensors[$0].isConstant }
     }
 
     /// The float CONV_2D or DEPTHWISE_CONV_2D of `steps[i]` with the longest run of operators
@@ -239,7 +245,7 @@ public final class Plan: Sendable {
         var kernel: any Kernel = base, produced = host.output, j = i + 1
         var longest: (Step, count: Int)?
         while j < steps.count, steps[i].fused.count + after.count < maxFused {
-            if steps[j].node.outputs.allSatisfy({ $0 >= 0 && tensors[$0].isConstant }) {
+            if computesNothing(steps[j], tensors: tensors) {
                 after.append((steps[j].node, kernel))
                 j += 1
                 continue

@@ -359,6 +359,15 @@ enum FloatGEMM {
     @inline(always)
     static func clamp(_ x: Half, _ lower: Float, _ upper: Float) -> Half { SIMDKernels.FloatTiles.clamp(x, lower, upper) }
 
+    /// The 4-lane form (a depthwise layer's last channels), with the same semantics.
+    @inline(always)
+    static func clamp(_ x: SIMD4<Float>, _ lower: Float, _ upper: Float) -> SIMD4<Float> {
+        var x = x
+        x.replace(with: SIMD4(repeating: lower), where: x .< SIMD4(repeating: lower))
+        x.replace(with: SIMD4(repeating: upper), where: x .> SIMD4(repeating: upper))
+        return x
+    }
+
     /// `x` limited to `lower...upper` as TFLite's reference kernels limit it
     /// (`std::min(std::max(x, lower), upper)`) and the lane forms above do: `lower` only where
     /// `x < lower`, `upper` only where `x > upper`, so −0 and NaN stay as they are. (Swift's
