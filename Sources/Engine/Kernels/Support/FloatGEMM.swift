@@ -39,7 +39,8 @@ import SIMDKernelsAVX512
 ///   are the same bytes as without slices.
 /// - **Prefetch.** While a block's tiles run, the next block's weights are requested into the
 ///   outer caches a part per tile (`swiftlite_prefetch`): the late layers' weights (1152 × 192
-///   floats) come from L3 or memory, and their first tile waited on them.
+///   floats) come from L3 or memory, and their first tile waited on them. Not where `A` is read
+///   in place on AVX2 alone (`prefetchesInPlace`).
 /// - **Rows of `A` in place.** `Runs` lets a row of `A` be several runs of adjacent values, so a
 ///   convolution reads its input directly instead of copying patches out (im2col).
 /// - **Epilogue.** The element-wise operators fused after a convolution (`FloatEpilogue`) go
@@ -115,6 +116,14 @@ enum FloatGEMM {
     /// tile. Each slice after the first reloads and stores the tiles' partial sums, which 96
     /// steps of a 16-column block did not pay back.
     static let depthSlice = wide ? 96 : 192
+    /// Whether the tiles prefetch the next block when `A`'s rows are runs of an input read in
+    /// place. `swiftlite_prefetch` is a `prefetcht1`, which Intel's CPUs and AMD's from Zen 4
+    /// (the AVX-512 ones) put in L2, but AMD's before Zen 4 (most AVX2-only CPUs this project
+    /// meets) put in L1, as a load would. In place, a tile's rows are overlapping windows of a
+    /// few input rows, read again and again from L1; there a block's worth of prefetched weights
+    /// evicts them. The products of rows copied out (1 × 1 and im2col layers), whose weights
+    /// come from memory with few rows to hide it, keep the prefetch.
+    static let prefetchesInPlace = wide
 
     /// Rows of the next chunk when `remaining` rows are left and a chunk holds at most `limit`:
     /// the rows left in as few chunks as `limit` allows, of equal size rounded up to whole tiles.
@@ -246,6 +255,7 @@ enum FloatGEMM {
             chunkRows = min(chunkRows, max(tileRows, epilogueChunkBytes / (columns.count * MemoryLayout<Float>.stride) / tileRows * tileRows))
         }
         let sliced = runs.count == 1 && k > 2 * depthSlice
+        let prefetches = runs.count == 1 || prefetchesInPlace
         let tileRows = tileRows, wideTiles = wide, joinsLastBlocks = joinsLastBlocks
         let lower = range.lowerBound, upper = range.upperBound
         withUnsafeTemporaryAllocation(of: Float.self, capacity: tileRows * 32) { edge in
@@ -268,7 +278,7 @@ enum FloatGEMM {
                     let slices = (k + slice - 1) / slice
                     // The next block's weights are fetched a part per tile while this block's
                     // tiles compute from the inner cache, so that its first tile need not wait.
-                    let next = column + width < columns.upperBound ? packed + width * k * MemoryLayout<Float>.stride : nil
+                    let next = prefetches && column + width < columns.upperBound ? packed + width * k * MemoryLayout<Float>.stride : nil
                     let nextBytes = next == nil ? 0 : blockWidth(remaining: n - column - width) * k * MemoryLayout<Float>.stride
                     let part = (nextBytes / (slices * ((chunkEnd - chunkStart + tileRows - 1) / tileRows)) + 63) & ~63
                     var fetched = 0
