@@ -282,6 +282,10 @@ add_mean("mean_axis1_2x9x4", (2, 9, 4), [1], True)
 # Rows of 16 outputs and more (the lanes of the engine's output stage) with a tail past them.
 add_mean("mean_axes12_1x7x7x40", (1, 7, 7, 40), [1, 2], False)
 add_mean("mean_axes12_keepdims_2x4x4x33", (2, 4, 4, 33), [1, 2], True, ("normal", 1.0))
+# One image's channels summed in registers: passes of 64, 48, 32 and 16 channels, a tail past them.
+add_mean("mean_axes12_1x12x10x180", (1, 12, 10, 180), [1, 2], False)
+add_mean("mean_axes12_keepdims_1x9x9x96", (1, 9, 9, 96), [1, 2], True, ("normal", 1.0))
+add_mean("mean_axes12_1x4x5x17", (1, 4, 5, 17), [1, 2], False, ("uniform", -0.5, 2.0))
 
 
 # --- SOFTMAX ------------------------------------------------------------------
