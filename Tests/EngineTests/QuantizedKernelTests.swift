@@ -102,33 +102,6 @@ final class QuantizedKernelTests: XCTestCase {
         }
     }
 
-    /// A spatial mean's column sums (`MeanQuantized.sumColumns`: vectors of 16 columns, passes of
-    /// up to 64, a scalar tail) against one plain sum per column, for widths around every pass
-    /// size, random bytes and the extremes (every byte −128 or 127, or 0 or 255, over many rows).
-    func testMeanColumnSumsMatchPlainSums() {
-        var rng = KernelTestRandom(seed: 31)
-        func check<T: FixedWidthInteger & Sendable>(_: T.Type, rows: Int, columns: Int, fill: (inout KernelTestRandom) -> T) {
-            let source = (0 ..< rows * columns).map { _ in fill(&rng) }
-            let start = (0 ..< columns).map { _ in Int32(truncatingIfNeeded: rng.next() % 1000) }
-            var expected = start, actual = start
-            for c in 0 ..< columns {
-                for r in 0 ..< rows { expected[c] &+= Int32(source[r * columns + c]) }
-            }
-            source.withUnsafeBufferPointer { MeanQuantized<T>.sumColumns($0.baseAddress!, rows: rows, columns: columns, into: &actual) }
-            XCTAssertEqual(actual, expected, "\(T.self) \(rows) × \(columns)")
-        }
-        for columns in [1, 15, 16, 17, 31, 32, 33, 47, 48, 63, 64, 65, 96, 111, 128, 180, 200] {
-            for rows in [1, 2, 7, 49] {
-                check(Int8.self, rows: rows, columns: columns) { Int8(truncatingIfNeeded: $0.next()) }
-                check(UInt8.self, rows: rows, columns: columns) { UInt8(truncatingIfNeeded: $0.next()) }
-            }
-            check(Int8.self, rows: 3000, columns: columns) { _ in .min }
-            check(Int8.self, rows: 3000, columns: columns) { _ in .max }
-            check(UInt8.self, rows: 3000, columns: columns) { _ in .max }
-            check(UInt8.self, rows: 5, columns: columns) { _ in 0 }
-        }
-    }
-
     /// The vector path against the table path for every pair of operand bytes (65 536 elements),
     /// over random scales, zero points and clamp ranges, equal scales among them.
     func testAdditiveElementwiseMatchesTablePathForEveryPair() {

@@ -103,9 +103,22 @@ struct MeanQuantized<T: FixedWidthInteger & Sendable>: Kernel {
     /// Adds each column of the row-major `rows × columns` matrix at `source` into `sums[column]`:
     /// a mean over the middle of `[rows, columns]`, such as a spatial mean of an image's channels
     /// (squeeze-and-excitation's pooling). Sixteen columns per vector and up to 64 per pass over
-    /// the rows, the sums kept in registers instead of going through memory for every row; the
-    /// last columns (fewer than 16) one at a time. Integer sums: the same values in any order.
+    /// a block of rows, the sums kept in registers instead of going through memory for every
+    /// row; the last columns (fewer than 16) one at a time. The rows go in blocks of about
+    /// 16 KiB, so that every pass after a block's first reads it from L1. Integer sums: the same
+    /// values in any order.
     static func sumColumns(_ source: UnsafePointer<T>, rows: Int, columns: Int, into sums: UnsafeMutablePointer<Int32>) {
+        let block = max(1, 16 * 1024 / max(1, columns))
+        var first = 0
+        while first < rows {
+            let count = min(block, rows - first)
+            sumColumnsOfBlock(source + first * columns, rows: count, columns: columns, into: sums)
+            first += count
+        }
+    }
+
+    @inline(always)
+    private static func sumColumnsOfBlock(_ source: UnsafePointer<T>, rows: Int, columns: Int, into sums: UnsafeMutablePointer<Int32>) {
         @inline(always)
         func load(_ p: UnsafePointer<T>) -> SIMD16<Int32> {
             T.isSigned ? widened(UnsafeRawPointer(p).loadUnaligned(as: SIMD16<Int8>.self))
