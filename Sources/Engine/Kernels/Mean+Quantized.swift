@@ -35,7 +35,7 @@ extension Mean {
 /// Integer mean of an 8-bit tensor. Integer sums do not depend on their order, so the input is
 /// walked in memory order over merged dimensions (size-1 dimensions dropped, neighbours that are
 /// both reduced or both kept joined): `[1, H, W, C]` over axes 1 and 2 is `[H·W (reduced), C]`.
-struct MeanQuantized<T: FixedWidthInteger & Sendable>: Kernel {
+struct MeanQuantized<T: FixedWidthInteger & Sendable & ColumnSummand>: Kernel where T.Sum == Int32 {
     let layout: ReductionLayout
     /// Inputs averaged into each output.
     let count: Int32
@@ -68,8 +68,8 @@ struct MeanQuantized<T: FixedWidthInteger & Sendable>: Kernel {
         let sums = memory.scratch(as: Int32.self)
         sums.update(repeating: 0, count: layout.outputCount)
         var source = memory.input(input, as: T.self)
-        if layout.outputStrides == [0, 1] {
-            Self.sumColumns(source, rows: layout.extents[0], columns: layout.extents[1], into: sums)
+        if layout.sumsColumns {
+            ColumnSums.add(source, rows: layout.extents[0], columns: layout.extents[1], into: sums)
         } else {
             accumulate(0, &source, sums)
         }
@@ -99,75 +99,6 @@ struct MeanQuantized<T: FixedWidthInteger & Sendable>: Kernel {
     /// Whether `RequantizationBlock` gives `multiplyByQuantizedMultiplier`'s results: shifts
     /// within a lane's 0...31.
     private var requantizesInLanes: Bool { (-31 ... 31).contains(multiplier.shift) }
-
-    /// Adds each column of the row-major `rows × columns` matrix at `source` into `sums[column]`:
-    /// a mean over the middle of `[rows, columns]`, such as a spatial mean of an image's channels
-    /// (squeeze-and-excitation's pooling). Sixteen columns per vector and up to 64 per pass over
-    /// a block of rows, the sums kept in registers instead of going through memory for every
-    /// row; the last columns (fewer than 16) one at a time. The rows go in blocks of about
-    /// 16 KiB, so that every pass after a block's first reads it from L1. Integer sums: the same
-    /// values in any order.
-    static func sumColumns(_ source: UnsafePointer<T>, rows: Int, columns: Int, into sums: UnsafeMutablePointer<Int32>) {
-        let block = max(1, 16 * 1024 / max(1, columns))
-        var first = 0
-        while first < rows {
-            let count = min(block, rows - first)
-            sumColumnsOfBlock(source + first * columns, rows: count, columns: columns, into: sums)
-            first += count
-        }
-    }
-
-    @inline(always)
-    private static func sumColumnsOfBlock(_ source: UnsafePointer<T>, rows: Int, columns: Int, into sums: UnsafeMutablePointer<Int32>) {
-        @inline(always)
-        func load(_ p: UnsafePointer<T>) -> SIMD16<Int32> {
-            T.isSigned ? widened(UnsafeRawPointer(p).loadUnaligned(as: SIMD16<Int8>.self))
-                : widened(UnsafeRawPointer(p).loadUnaligned(as: SIMD16<UInt8>.self))
-        }
-        /// Columns `column ..< column + 16 · vectors` (`vectors` 1...4, a constant where inlined).
-        @inline(always)
-        func pass(_ vectors: Int, from column: Int) {
-            var s0 = SIMD16<Int32>(), s1 = s0, s2 = s0, s3 = s0
-            var p = source + column
-            for _ in 0 ..< rows {
-                s0 &+= load(p)
-                if vectors > 1 { s1 &+= load(p + 16) }
-                if vectors > 2 { s2 &+= load(p + 32) }
-                if vectors > 3 { s3 &+= load(p + 48) }
-                p += columns
-            }
-            add(s0, to: column)
-            if vectors > 1 { add(s1, to: column + 16) }
-            if vectors > 2 { add(s2, to: column + 32) }
-            if vectors > 3 { add(s3, to: column + 48) }
-        }
-        @inline(always)
-        func add(_ sum: SIMD16<Int32>, to column: Int) {
-            let target = UnsafeMutableRawPointer(sums + column)
-            target.storeBytes(of: sum &+ target.loadUnaligned(as: SIMD16<Int32>.self), as: SIMD16<Int32>.self)
-        }
-        var column = 0
-        while columns - column >= 64 {
-            pass(4, from: column)
-            column += 64
-        }
-        switch (columns - column) / 16 {
-        case 3: pass(3, from: column)
-        case 2: pass(2, from: column)
-        case 1: pass(1, from: column)
-        default: break
-        }
-        column += (columns - column) / 16 * 16
-        for c in column ..< columns {
-            var sum = sums[c]
-            var p = source + c
-            for _ in 0 ..< rows {
-                sum &+= Int32(p.pointee)
-                p += columns
-            }
-            sums[c] = sum
-        }
-    }
 
     /// Adds the inputs under dimension `d` into their outputs, consuming `source` in memory order.
     private func accumulate(_ d: Int, _ source: inout UnsafePointer<T>, _ sums: UnsafeMutablePointer<Int32>) {

@@ -88,6 +88,8 @@ struct ReductionLayout: Sendable {
     /// Element strides of each merged dimension in the output (0 where reduced).
     let outputStrides: [Int]
     let inputCount: Int, outputCount: Int
+    /// Whether the merged dimensions are `[reduced, kept]`: a spatial mean's (`ColumnSums`).
+    let sumsColumns: Bool
 
     init(_ r: Mean.Reduction) {
         let (extents, reduced) = r.mergedDimensions()
@@ -100,6 +102,7 @@ struct ReductionLayout: Sendable {
         self.outputStrides = outputStrides
         inputCount = r.inputShape.reduce(1, *)
         outputCount = r.outputShape.reduce(1, *)
+        sumsColumns = reduced == [true, false]
     }
 }
 
@@ -111,6 +114,8 @@ struct MeanFloat32: Kernel {
     let inputStrides: [Int], outputStrides: [Int]
     let outputCount: Int
     let count: Float
+    /// Whether the merged dimensions are `[reduced, kept]`: a spatial mean's (`ColumnSums`).
+    let sumsColumns: Bool
     let input: Int, output: Int
 
     init(_ r: Mean.Reduction, input: Int, output: Int) {
@@ -131,6 +136,7 @@ struct MeanFloat32: Kernel {
         self.outputStrides = outputStrides
         outputCount = r.outputShape.reduce(1, *)
         count = Float(r.count)
+        sumsColumns = reduced == [true, false]
         self.input = input
         self.output = output
     }
@@ -138,75 +144,13 @@ struct MeanFloat32: Kernel {
     func eval(_ memory: TensorMemory) {
         let out = memory.output(output, as: Float.self)
         out.update(repeating: 0, count: outputCount)
-        if reduced == [true, false] {
-            Self.sumColumns(memory.input(input, as: Float.self), rows: extents[0], columns: extents[1], into: out)
+        if sumsColumns {
+            ColumnSums.add(memory.input(input, as: Float.self), rows: extents[0], columns: extents[1], into: out)
         } else {
             accumulate(0, memory.input(input, as: Float.self), out)
         }
         // An empty reduction gives 0 / 0 = NaN, as TFLite does.
         for i in 0 ..< outputCount { out[i] = out[i] / count }
-    }
-
-    /// Adds each column of the row-major `rows × columns` matrix at `source` into `sums[column]`,
-    /// row after row as `accumulate` does (so the same float sums): a spatial mean of an image's
-    /// channels. Sixteen columns per vector and up to 64 per pass over a block of rows, the sums
-    /// in registers instead of memory; the last columns (fewer than 16) one at a time. The rows
-    /// go in blocks of about 16 KiB, so that every pass after a block's first reads it from L1.
-    static func sumColumns(_ source: UnsafePointer<Float>, rows: Int, columns: Int, into sums: UnsafeMutablePointer<Float>) {
-        let block = max(1, 16 * 1024 / max(1, columns * MemoryLayout<Float>.stride))
-        var first = 0
-        while first < rows {
-            let count = min(block, rows - first)
-            sumColumnsOfBlock(source + first * columns, rows: count, columns: columns, into: sums)
-            first += count
-        }
-    }
-
-    @inline(always)
-    private static func sumColumnsOfBlock(_ source: UnsafePointer<Float>, rows: Int, columns: Int, into sums: UnsafeMutablePointer<Float>) {
-        typealias Lanes = SIMD16<Float>
-        @inline(always)
-        func load(_ p: UnsafePointer<Float>) -> Lanes { UnsafeRawPointer(p).loadUnaligned(as: Lanes.self) }
-        /// Columns `column ..< column + 16 · vectors` (`vectors` 1...4, a constant where inlined).
-        @inline(always)
-        func pass(_ vectors: Int, from column: Int) {
-            var s0 = load(sums + column)
-            var s1 = vectors > 1 ? load(sums + column + 16) : s0, s2 = vectors > 2 ? load(sums + column + 32) : s0
-            var s3 = vectors > 3 ? load(sums + column + 48) : s0
-            var p = source + column
-            for _ in 0 ..< rows {
-                s0 += load(p)
-                if vectors > 1 { s1 += load(p + 16) }
-                if vectors > 2 { s2 += load(p + 32) }
-                if vectors > 3 { s3 += load(p + 48) }
-                p += columns
-            }
-            UnsafeMutableRawPointer(sums + column).storeBytes(of: s0, as: Lanes.self)
-            if vectors > 1 { UnsafeMutableRawPointer(sums + column + 16).storeBytes(of: s1, as: Lanes.self) }
-            if vectors > 2 { UnsafeMutableRawPointer(sums + column + 32).storeBytes(of: s2, as: Lanes.self) }
-            if vectors > 3 { UnsafeMutableRawPointer(sums + column + 48).storeBytes(of: s3, as: Lanes.self) }
-        }
-        var column = 0
-        while columns - column >= 64 {
-            pass(4, from: column)
-            column += 64
-        }
-        switch (columns - column) / 16 {
-        case 3: pass(3, from: column)
-        case 2: pass(2, from: column)
-        case 1: pass(1, from: column)
-        default: break
-        }
-        column += (columns - column) / 16 * 16
-        for c in column ..< columns {
-            var sum = sums[c]
-            var p = source + c
-            for _ in 0 ..< rows {
-                sum += p.pointee
-                p += columns
-            }
-            sums[c] = sum
-        }
     }
 
     /// Adds the inputs under dimension `d` into their outputs, in input order.
