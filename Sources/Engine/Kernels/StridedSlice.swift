@@ -48,9 +48,15 @@ enum StridedSlice {
             throw context.invalid(error.reason)
         }
         try context.setOutputShape(Self.output, slicing.outputShape)
+        // An empty output: nothing to copy. Its starts and steps are not checked, and the sizes of
+        // an empty input may be anything: a step of −65 534 times the stride of [0, 525 569, 6,
+        // 805 306 371]'s second dimension overflowed `Int` below.
+        if slicing.counts.contains(0) {
+            return StridedSliceKernel<UInt8>(input: 0, output: 0, offset: 0, counts: [], steps: [])
+        }
         // Every index the kernel reads, start + k·step for k in 0 ..< count, is in 0 ..< size
         // along its dimension (the first and the last suffice: the steps are uniform): checked here.
-        for d in slicing.inputShape.indices where slicing.counts[d] > 0 {
+        for d in slicing.inputShape.indices {
             let first = slicing.starts[d], last = first + (slicing.counts[d] - 1) * slicing.steps[d]
             guard (0 ..< slicing.inputShape[d]).contains(first), (0 ..< slicing.inputShape[d]).contains(last) else {
                 throw context.invalid("dimension \(d) reads indices \(first) through \(last) of an input of size \(slicing.inputShape[d])")
@@ -66,9 +72,6 @@ enum StridedSlice {
                 steps.insert(slicing.steps[d] * stride, at: 0)
             }
             stride *= slicing.inputShape[d]
-        }
-        if counts.contains(0) {  // An empty output: nothing to copy.
-            return StridedSliceKernel<UInt8>(input: 0, output: 0, offset: 0, counts: [], steps: [])
         }
         if counts.isEmpty { (counts, steps) = ([1], [1]) }
         let (i, o) = (context.node.inputs[Self.input], context.node.outputs[Self.output])
