@@ -39,6 +39,9 @@ case $target in
     *) echo "scripts/fuzz.sh: unknown target '$target' (model image flexbuffers metadata numpy automl)" >&2; exit 2 ;;
 esac
 cd "$(dirname "$0")/../Fuzz"
+# SwiftPM keeps this package's build plan while its manifest is unchanged and does not see files
+# added to the engine (a dependency by path): without the plan, it plans again from the sources.
+rm -f .build/debug.yaml
 # -parse-as-library: libFuzzer defines main. The C shims (libjpeg/libpng glue) are instrumented too.
 nice -n 19 swift build --product "$product" --disable-index-store \
     -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library \
