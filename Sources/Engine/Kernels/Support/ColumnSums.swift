@@ -77,25 +77,21 @@ protocol ColumnSummand {
     static func adding(_ sum: Sum, _ element: Self) -> Sum
 }
 
-extension Int8: ColumnSummand {
+/// The 8-bit integers: sign- or zero-extended into `Int32` lanes, by the type's signedness (a
+/// constant once specialised).
+extension ColumnSummand where Self: FixedWidthInteger, Sum == Int32 {
     @inline(always)
-    static func adding(_ sum: SIMD16<Int32>, _ p: UnsafePointer<Int8>) -> SIMD16<Int32> {
-        sum &+ widened(UnsafeRawPointer(p).loadUnaligned(as: SIMD16<Int8>.self))
+    static func adding(_ sum: SIMD16<Int32>, _ p: UnsafePointer<Self>) -> SIMD16<Int32> {
+        let raw = UnsafeRawPointer(p)
+        return sum &+ (isSigned ? widened(raw.loadUnaligned(as: SIMD16<Int8>.self)) : widened(raw.loadUnaligned(as: SIMD16<UInt8>.self)))
     }
 
     @inline(always)
-    static func adding(_ sum: Int32, _ element: Int8) -> Int32 { sum &+ Int32(element) }
+    static func adding(_ sum: Int32, _ element: Self) -> Int32 { sum &+ Int32(element) }
 }
 
-extension UInt8: ColumnSummand {
-    @inline(always)
-    static func adding(_ sum: SIMD16<Int32>, _ p: UnsafePointer<UInt8>) -> SIMD16<Int32> {
-        sum &+ widened(UnsafeRawPointer(p).loadUnaligned(as: SIMD16<UInt8>.self))
-    }
-
-    @inline(always)
-    static func adding(_ sum: Int32, _ element: UInt8) -> Int32 { sum &+ Int32(element) }
-}
+extension Int8: ColumnSummand { typealias Sum = Int32 }
+extension UInt8: ColumnSummand { typealias Sum = Int32 }
 
 extension Float: ColumnSummand {
     @inline(always)
