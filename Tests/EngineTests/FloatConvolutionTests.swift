@@ -143,24 +143,31 @@ final class FloatConvolutionTests: XCTestCase {
         // Clamped outputs (a fused activation) and a 3×3 window at stride 3, which stays general.
         checkDepthwise(input: (14, 14), channels: 40, filter: (5, 5), stride: (1, 1), padding: .same, range: 0 ... 0.5)
         checkDepthwise(input: (9, 9), channels: 16, filter: (5, 5), stride: (3, 3), padding: .same)
+        // Rows that fill a 32 KiB ring (the AVX2 tier's, one group of 16 channels: 100 columns of
+        // 5 rows), at both strides.
+        checkDepthwise(input: (7, 96), channels: 32, filter: (5, 5), stride: (1, 1), padding: .same, range: -1000 ... 1000)
+        checkDepthwise(input: (7, 56), channels: 48, filter: (5, 5), stride: (2, 2), padding: .same, range: -1000 ... 1000)
         // Rows too wide for the ring stay on the general path.
-        checkDepthwise(input: (6, 60), channels: 16, filter: (5, 5), stride: (2, 2), padding: .same)
-        XCTAssertNil(DepthwiseConv2DFloat32.Planes(.oneImage(input: (6, 60), channels: 16, filter: (5, 5), stride: (2, 2),
+        checkDepthwise(input: (6, 120), channels: 16, filter: (5, 5), stride: (2, 2), padding: .same)
+        XCTAssertNil(DepthwiseConv2DFloat32.Planes(.oneImage(input: (6, 120), channels: 16, filter: (5, 5), stride: (2, 2),
                                                              dilation: (1, 1), padding: .same)))
     }
 
     /// The planes path in tiles (row ranges and groups of channels, as on worker threads, each
     /// with its own ring) gives the same bytes as in one piece.
     func testDepthwise5x5TilesMatchWhole() {
-        let g = DepthwiseConv2D.Geometry.oneImage(input: (14, 14), channels: 70, filter: (5, 5), stride: (1, 1),
+        // Rows whose ring (two zero columns each side, five rows of 64-byte pixels) takes half
+        // the budget: two groups of the 70 channels' four per pass.
+        let width = DepthwiseConv2DFloat32.Planes.budget / (2 * 5 * 64) - 4
+        let g = DepthwiseConv2D.Geometry.oneImage(input: (14, width), channels: 70, filter: (5, 5), stride: (1, 1),
                                                   dilation: (1, 1), padding: .same)
         var values = SeededFloats(state: 55)
-        let source = values.array(14 * 14 * 70), weights = values.array(25 * 70), bias = values.array(70)
+        let source = values.array(14 * width * 70), weights = values.array(25 * 70), bias = values.array(70)
         let kernel = weights.withUnsafeBufferPointer { w in
             bias.withUnsafeBufferPointer { DepthwiseConv2DFloat32(geometry: g, filter: w, bias: $0, range: -1000 ... 1000) }
         }
-        XCTAssertEqual(kernel.planes?.groups, 2, "16 KiB hold two groups of 18-pixel rows")
-        var whole = [Float](repeating: 0, count: 14 * 14 * 70), tiled = whole
+        XCTAssertEqual(kernel.planes?.groups, 2, "the budget holds two groups of \(width + 4)-pixel rows")
+        var whole = [Float](repeating: 0, count: 14 * width * 70), tiled = whole
         kernel.convolve(source, &whole)
         let ring = UnsafeMutablePointer<Float>.allocate(capacity: kernel.planes!.bytes / 4)
         defer { ring.deallocate() }

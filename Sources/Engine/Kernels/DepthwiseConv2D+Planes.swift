@@ -33,10 +33,10 @@ extension DepthwiseConv2DFloat32 {
         let kernel: RowKernel
 
         /// The shapes this path takes: 5×5 windows at stride 1 or 2 across, in rows short enough
-        /// that one group's ring fits `budget` (51 columns). (Wider rows, whose ring would not stay
-        /// in L1 — EfficientNet-Lite0's 56-pixel rows at stride 2 —, and 3×3 windows, 9 FMAs per
-        /// output, ran faster in place, `convolveWindows` and `convolve3x3`, on two threads, where
-        /// a tile of a few output rows copies the rows around them as well.)
+        /// that one group's ring fits `budget` (51 columns with AVX-512, 102 without). (On the
+        /// AVX-512 tier, wider rows — EfficientNet-Lite0's 56-pixel rows at stride 2 — and 3×3
+        /// windows, 9 FMAs per output, ran faster in place, `convolveWindows` and `convolve3x3`,
+        /// on two threads, where a tile of a few output rows copies the rows around them as well.)
         init?(_ g: DepthwiseConv2D.Geometry, budget: Int = Planes.budget) {
             guard g.filterHeight == g.filterWidth, g.dilationHeight == 1, g.dilationWidth == 1,
                   g.outputChannels >= Lanes.scalarCount, g.outputWidth > 0,
@@ -50,9 +50,11 @@ extension DepthwiseConv2DFloat32 {
             kernel = DepthwiseConv2DFloat32.rowKernel(stride: g.strideWidth, pixels: pixels)
         }
 
-        /// Bytes of ring the groups share: 16 KiB, a third of a 48 KiB L1, so the ring stays
-        /// there beside the filter taps and the output.
-        static let budget = 16 * 1024
+        /// Bytes of ring the groups share. With AVX-512, 16 KiB, a third of a 48 KiB L1, so the
+        /// ring stays there beside the filter taps and the output. Without it, 32 KiB: the
+        /// in-place windows of the AVX2 tier (four pixels, two `ymm` each) are slower than a ring
+        /// that fills a 32 KiB L1, whose five rows a step reads only a few pixels of at a time.
+        static let budget = FloatGEMM.wide ? 16 * 1024 : 32 * 1024
 
         /// Floats in one group's ring row.
         var rowFloats: Int { width * Lanes.scalarCount }
