@@ -64,6 +64,69 @@ final class FloatConvolutionTests: XCTestCase {
         checkConv(input: (6, 9), channels: 70, filter: (3, 3), outputChannels: 7, stride: (2, 1), dilation: (2, 2), padding: .valid)
     }
 
+    /// In place with padding (runs read from a frame of zeros around the image): the same bytes
+    /// as one product over every pixel's patch (im2col's), the padding's values zeros in both.
+    /// Padding before and after, or after only (a stride-2 stem); strides 1 to 3; dilation down;
+    /// windows wider than the image; rows taller than wide; two images; values of both signs,
+    /// ±0 and ±∞ among them.
+    func testPaddedInPlaceIsByteIdenticalToPatches() {
+        let shapes: [(batches: Int, input: (Int, Int), channels: Int, filter: (Int, Int), stride: (Int, Int), dilation: Int, n: Int)] = [
+            (1, (16, 16), 3, (3, 3), (2, 2), 1, 32), (1, (15, 17), 3, (3, 3), (2, 2), 1, 24), (2, (9, 11), 5, (3, 3), (1, 1), 1, 40),
+            (1, (30, 8), 4, (3, 3), (1, 1), 1, 16), (1, (12, 14), 2, (5, 5), (1, 1), 1, 17), (1, (11, 19), 3, (7, 7), (2, 2), 1, 8),
+            (1, (10, 25), 6, (3, 3), (3, 3), 1, 33), (1, (12, 10), 3, (3, 2), (1, 1), 2, 16), (1, (6, 8), 3, (3, 9), (1, 1), 1, 16),
+            (1, (9, 12), 64, (3, 3), (1, 1), 1, 48),
+        ]
+        for shape in shapes {
+            let rows = WindowGeometry(padding: .same, input: shape.input.0, filter: shape.filter.0, stride: shape.stride.0, dilation: shape.dilation)
+            let cols = WindowGeometry(padding: .same, input: shape.input.1, filter: shape.filter.1, stride: shape.stride.1, dilation: 1)
+            let g = Conv2D.Geometry(
+                batches: shape.batches, inputHeight: shape.input.0, inputWidth: shape.input.1, inputChannels: shape.channels,
+                outputHeight: rows.outputSize, outputWidth: cols.outputSize, outputChannels: shape.n,
+                filterHeight: shape.filter.0, filterWidth: shape.filter.1, strideHeight: shape.stride.0, strideWidth: shape.stride.1,
+                dilationHeight: shape.dilation, dilationWidth: 1, padTop: rows.paddingBefore, padLeft: cols.paddingBefore)
+            let what = "\(shape)"
+            var values = SeededFloats(state: UInt64(shape.input.0 * 131 + shape.channels * 7 + shape.n))
+            var source = values.array(g.batches * g.inputHeight * g.inputWidth * g.inputChannels)
+            for (i, special) in [Float(0), -0.0, .infinity, -.infinity].enumerated() { source[(i * 37) % source.count] = special }
+            let weights = values.array(g.outputChannels * g.patchSize), bias = values.array(g.outputChannels)
+            let kernel = weights.withUnsafeBufferPointer { w in
+                bias.withUnsafeBufferPointer { Conv2DFloat32(geometry: g, filter: w, bias: $0, range: -.infinity ... .infinity) }
+            }
+            guard case .inPlace(padded: .some) = kernel.layout else {
+                XCTFail("\(what): \(kernel.layout), not in place from a frame")
+                continue
+            }
+            let pixels = g.outputHeight * g.outputWidth, count = g.batches * pixels * g.outputChannels
+            var actual = [Float](repeating: .nan, count: count), expected = actual
+            let scratch = UnsafeMutablePointer<Float>.allocate(capacity: kernel.scratchBytes / 4)
+            defer { scratch.deallocate() }
+            scratch.initialize(repeating: .nan, count: kernel.scratchBytes / 4)
+            kernel.convolve(source, &actual, scratch: scratch)
+            // Every pixel's patch by the definition (zeros in the padding), then one product.
+            var patches = [Float](repeating: 0, count: pixels * g.patchSize)
+            for b in 0 ..< g.batches {
+                for p in 0 ..< pixels {
+                    let (oy, ox) = (p / g.outputWidth, p % g.outputWidth)
+                    for ky in 0 ..< g.filterHeight {
+                        for kx in 0 ..< g.filterWidth {
+                            let iy = oy * g.strideHeight - g.padTop + ky * g.dilationHeight, ix = ox * g.strideWidth - g.padLeft + kx
+                            for i in 0 ..< g.inputChannels {
+                                let inside = (0 ..< g.inputHeight).contains(iy) && (0 ..< g.inputWidth).contains(ix)
+                                patches[p * g.patchSize + (ky * g.filterWidth + kx) * g.inputChannels + i] =
+                                    inside ? source[((b * g.inputHeight + iy) * g.inputWidth + ix) * g.inputChannels + i] : 0
+                            }
+                        }
+                    }
+                }
+                expected.withUnsafeMutableBufferPointer { out in
+                    FloatGEMM.multiply(m: pixels, a: patches, lda: g.patchSize, weights: kernel.weights, range: kernel.range,
+                                       c: out.baseAddress! + b * pixels * g.outputChannels, ldc: g.outputChannels)
+                }
+            }
+            XCTAssertEqual(actual.map(\.bitPattern), expected.map(\.bitPattern), what)
+        }
+    }
+
     /// One depthwise convolution through `DepthwiseConv2DFloat32.convolve` and its scalar reference.
     private func checkDepthwise(input: (Int, Int), channels: Int, filter: (Int, Int) = (3, 3), stride: (Int, Int),
                                 dilation: (Int, Int) = (1, 1), padding: Padding, range: ClosedRange<Float> = -1 ... 1,
