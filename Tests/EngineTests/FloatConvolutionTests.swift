@@ -210,6 +210,11 @@ final class FloatConvolutionTests: XCTestCase {
         // 5 rows), at both strides.
         checkDepthwise(input: (7, 96), channels: 32, filter: (5, 5), stride: (1, 1), padding: .same, range: -1000 ... 1000)
         checkDepthwise(input: (7, 56), channels: 48, filter: (5, 5), stride: (2, 2), padding: .same, range: -1000 ... 1000)
+        for (input, stride) in [((7, 96), (1, 1)), ((7, 56), (2, 2))] {
+            let planes = DepthwiseConv2DFloat32.Planes(.oneImage(input: input, channels: 16, filter: (5, 5), stride: stride,
+                                                                 dilation: (1, 1), padding: .same))
+            XCTAssertEqual(planes != nil, !FloatGEMM.wide, "\(input) at stride \(stride): the planes only without AVX-512")
+        }
         // Rows too wide for the ring stay on the general path.
         checkDepthwise(input: (6, 120), channels: 16, filter: (5, 5), stride: (2, 2), padding: .same)
         XCTAssertNil(DepthwiseConv2DFloat32.Planes(.oneImage(input: (6, 120), channels: 16, filter: (5, 5), stride: (2, 2),
