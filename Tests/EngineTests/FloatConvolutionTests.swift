@@ -64,11 +64,12 @@ final class FloatConvolutionTests: XCTestCase {
         checkConv(input: (6, 9), channels: 70, filter: (3, 3), outputChannels: 7, stride: (2, 1), dilation: (2, 2), padding: .valid)
     }
 
-    /// In place with padding (runs read from a frame of zeros around the image): the same bytes
-    /// as one product over every pixel's patch (im2col's), the padding's values zeros in both.
-    /// Padding before and after, or after only (a stride-2 stem); strides 1 to 3; dilation down;
-    /// windows wider than the image; rows taller than wide; two images; values of both signs,
-    /// ±0 and ±∞ among them.
+    /// In place with padding, read from a frame of zeros around the image or with the windows
+    /// that reach into the padding from their patches (`Conv2DFloat32.Padding`): both the same
+    /// bytes as one product over every pixel's patch (im2col's). Padding before and after, or
+    /// after only (a stride-2 stem); strides 1 to 3; dilation down; windows wider than the image
+    /// (no inside column); rows taller than wide (an edge column in several products); two
+    /// images; values of both signs, ±0 and ±∞ among them.
     func testPaddedInPlaceIsByteIdenticalToPatches() {
         let shapes: [(batches: Int, input: (Int, Int), channels: Int, filter: (Int, Int), stride: (Int, Int), dilation: Int, n: Int)] = [
             (1, (16, 16), 3, (3, 3), (2, 2), 1, 32), (1, (15, 17), 3, (3, 3), (2, 2), 1, 24), (2, (9, 11), 5, (3, 3), (1, 1), 1, 40),
@@ -89,19 +90,16 @@ final class FloatConvolutionTests: XCTestCase {
             var source = values.array(g.batches * g.inputHeight * g.inputWidth * g.inputChannels)
             for (i, special) in [Float(0), -0.0, .infinity, -.infinity].enumerated() { source[(i * 37) % source.count] = special }
             let weights = values.array(g.outputChannels * g.patchSize), bias = values.array(g.outputChannels)
-            let kernel = weights.withUnsafeBufferPointer { w in
-                bias.withUnsafeBufferPointer { Conv2DFloat32(geometry: g, filter: w, bias: $0, range: -.infinity ... .infinity) }
-            }
-            guard case .inPlace(padded: .some) = kernel.layout else {
-                XCTFail("\(what): \(kernel.layout), not in place from a frame")
-                continue
+            func kernel(frame: Bool) -> Conv2DFloat32 {
+                weights.withUnsafeBufferPointer { w in
+                    bias.withUnsafeBufferPointer {
+                        Conv2DFloat32(geometry: g, filter: w, bias: $0, range: -.infinity ... .infinity, framesPadding: frame)
+                    }
+                }
             }
             let pixels = g.outputHeight * g.outputWidth, count = g.batches * pixels * g.outputChannels
-            var actual = [Float](repeating: .nan, count: count), expected = actual
-            let scratch = UnsafeMutablePointer<Float>.allocate(capacity: kernel.scratchBytes / 4)
-            defer { scratch.deallocate() }
-            scratch.initialize(repeating: .nan, count: kernel.scratchBytes / 4)
-            kernel.convolve(source, &actual, scratch: scratch)
+            var expected = [Float](repeating: .nan, count: count)
+            let product = kernel(frame: true)
             // Every pixel's patch by the definition (zeros in the padding), then one product.
             var patches = [Float](repeating: 0, count: pixels * g.patchSize)
             for b in 0 ..< g.batches {
@@ -119,11 +117,56 @@ final class FloatConvolutionTests: XCTestCase {
                     }
                 }
                 expected.withUnsafeMutableBufferPointer { out in
-                    FloatGEMM.multiply(m: pixels, a: patches, lda: g.patchSize, weights: kernel.weights, range: kernel.range,
+                    FloatGEMM.multiply(m: pixels, a: patches, lda: g.patchSize, weights: product.weights, range: product.range,
                                        c: out.baseAddress! + b * pixels * g.outputChannels, ldc: g.outputChannels)
                 }
             }
-            XCTAssertEqual(actual.map(\.bitPattern), expected.map(\.bitPattern), what)
+            for frame in [true, false] {
+                let kernel = kernel(frame: frame)
+                switch (kernel.layout, frame) {
+                case (.inPlace(padding: .frame), true), (.inPlace(padding: .patches), false): break
+                default:
+                    XCTFail("\(what): \(kernel.layout), not in place with the \(frame ? "frame" : "patches")")
+                    continue
+                }
+                var actual = [Float](repeating: .nan, count: count)
+                let scratch = UnsafeMutablePointer<Float>.allocate(capacity: kernel.scratchBytes / 4)
+                defer { scratch.deallocate() }
+                scratch.initialize(repeating: .nan, count: kernel.scratchBytes / 4)
+                kernel.convolve(source, &actual, scratch: scratch)
+                XCTAssertEqual(actual.map(\.bitPattern), expected.map(\.bitPattern), "\(what) with the \(frame ? "frame" : "patches")")
+            }
+        }
+    }
+
+    /// In place with padding, the cheaper of the two copies: the frame where it is no larger than
+    /// the edge pixels' patches.
+    func testPaddingTakesTheSmallerCopy() {
+        func layout(input: (Int, Int), channels: Int, stride: Int, padding: Padding) -> Conv2DFloat32.Layout {
+            let rows = WindowGeometry(padding: padding, input: input.0, filter: 3, stride: stride, dilation: 1)
+            let cols = WindowGeometry(padding: padding, input: input.1, filter: 3, stride: stride, dilation: 1)
+            let g = Conv2D.Geometry(batches: 1, inputHeight: input.0, inputWidth: input.1, inputChannels: channels,
+                                    outputHeight: rows.outputSize, outputWidth: cols.outputSize, outputChannels: 16,
+                                    filterHeight: 3, filterWidth: 3, strideHeight: stride, strideWidth: stride,
+                                    dilationHeight: 1, dilationWidth: 1, padTop: rows.paddingBefore, padLeft: cols.paddingBefore)
+            let weights = [Float](repeating: 1, count: 16 * g.patchSize)
+            return weights.withUnsafeBufferPointer { Conv2DFloat32(geometry: g, filter: $0, bias: nil, range: 0 ... 6).layout }
+        }
+        // A stem: 223 edge pixels of 27 values against a frame of 225 × 225 × 3.
+        guard case .inPlace(padding: .patches(let inside)) = layout(input: (224, 224), channels: 3, stride: 2, padding: .same) else {
+            return XCTFail("the stem reads a frame")
+        }
+        XCTAssertEqual(inside.rows, 0 ..< 111)
+        XCTAssertEqual(inside.columns, 0 ..< 111)
+        // ResNet's 3 × 3 layers: 56 × 56 × 64 patches (220 × 576 against 58 × 58 × 64), 14 × 14 × 256 the frame.
+        guard case .inPlace(padding: .patches) = layout(input: (56, 56), channels: 64, stride: 1, padding: .same) else {
+            return XCTFail("56 × 56 × 64 reads a frame")
+        }
+        guard case .inPlace(padding: .frame(16, 16)) = layout(input: (14, 14), channels: 256, stride: 1, padding: .same) else {
+            return XCTFail("14 × 14 × 256 reads patches")
+        }
+        guard case .inPlace(padding: nil) = layout(input: (14, 14), channels: 256, stride: 1, padding: .valid) else {
+            return XCTFail("a valid window pads")
         }
     }
 

@@ -71,6 +71,8 @@ final class PointwiseDepthwiseTests: XCTestCase {
         let frame = image + source.count
         pointwise.padFrame(image, into: frame, rows: 0 ..< pointwise.frameHeight)
         let read = UnsafePointer(pointwise.frameHeight > 0 ? frame : image)
+        let patches = UnsafeMutablePointer<Float>.allocate(capacity: max(1, pointwise.patchBytes / 4))
+        defer { patches.deallocate() }
         let rowBytes = expandedSize.1 * channels * 4
         for ringRows in [3, 4, 7, expandedSize.0 + 2] {
             let what = "\(input)×\(depth) \(producer) → \(channels) stride \(stride) \(padding), ring of \(ringRows) rows"
@@ -89,7 +91,10 @@ final class PointwiseDepthwiseTests: XCTestCase {
                 for r in (0 ..< rows.parts).reversed() {
                     for c in 0 ..< columns.parts {
                         // The ring keeps stale rows from the previous tile: nothing may read them.
-                        fused.run(read, &actual, rows: rows.range(r), channels: columns.range(c), ring: floats, band: band)
+                        // Patches left from the previous tile must not leak into this one either.
+                        patches.initialize(repeating: .nan, count: max(1, pointwise.patchBytes / 4))
+                        fused.run(read, &actual, rows: rows.range(r), channels: columns.range(c), ring: floats, band: band,
+                                  patches: patches)
                     }
                 }
                 XCTAssertEqual(bits(actual), bits(expected), "\(what), \(rows.parts) × \(columns.parts) tiles", file: file, line: line)

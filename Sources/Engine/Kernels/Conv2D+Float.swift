@@ -4,7 +4,9 @@
 /// - **pointwise** (1×1, stride 1): the input itself is the matrix;
 /// - **in place** (dilation 1 across): for one output row, patch `x` is `filterHeight` runs of
 ///   `filterWidth · i` adjacent input values starting `strideWidth · i` after patch `x − 1`'s
-///   (`FloatGEMM.Runs`); with padding, from a zero-padded copy of the input in scratch;
+///   (`FloatGEMM.Runs`); with padding, from a zero-padded copy of the input in scratch, or
+///   (where that copy would be the larger) the windows that reach into the padding from their
+///   patches, as im2col's (`Padding`);
 /// - **im2col** otherwise: patches are copied out a chunk of pixels at a time into scratch.
 ///
 /// Fused with the element-wise operators after it (`followed(by:output:)`), the kernel writes
@@ -25,10 +27,41 @@ struct Conv2DFloat32: PartitionedKernel, TiledKernel {
 
     enum Layout {
         case pointwise
-        /// Padded to `height × width` pixels (the input is used as is when nil).
-        case inPlace(padded: (height: Int, width: Int)?)
+        /// Windows that reach into the padding taken as `padding` says (none do when nil).
+        case inPlace(padding: Padding?)
         /// Output pixels per im2col chunk.
         case im2col(chunkPixels: Int)
+    }
+
+    /// How an in-place layout reads the windows that reach into the padding. The two copy
+    /// different bytes at every evaluation: the frame the whole image, the patches
+    /// `filterHeight · filterWidth` pixels per output pixel on the edges. A stem's few edge pixels
+    /// (224 × 224 × 3 in, 112 × 112 out, padded on the right and at the bottom) take the patches;
+    /// ResNet's 3 × 3 layers on 14 × 14 × 256, whose edge pixels' patches outweigh the image
+    /// almost twice, the frame.
+    enum Padding {
+        /// The image copied into a `height × width` frame of zeros, shared by the threads, and
+        /// every window read from it.
+        case frame(height: Int, width: Int)
+        /// The pixels of `inside` read from the image, every other one from its patch (the
+        /// padding's values zeros) in the worker's scratch.
+        case patches(inside: Inside)
+    }
+
+    /// The output pixels of one image whose windows lie inside the input: the rows whose
+    /// windows' rows all do, the columns whose windows' columns all do.
+    struct Inside {
+        let rows: Range<Int>
+        let columns: Range<Int>
+
+        /// The outputs `0 ..< outputs` whose windows of `span` inputs, `stride` apart from
+        /// `padding` before the first, lie inside `0 ..< inputs`.
+        static func range(outputs: Int, inputs: Int, span: Int, stride: Int, padding: Int) -> Range<Int> {
+            let first = min(outputs, (padding + stride - 1) / stride)
+            let reach = inputs - span + padding
+            let end = reach < 0 ? 0 : min(outputs, reach / stride + 1)
+            return first ..< max(first, end)
+        }
     }
 
     init(_ context: inout PrepareContext, geometry g: Conv2D.Geometry, activation: FusedActivation) throws(ModelError) {
@@ -42,18 +75,19 @@ struct Conv2DFloat32: PartitionedKernel, TiledKernel {
         self.init(geometry: g, filter: try context.constant(Conv2D.filter).elements(as: Float.self), bias: biasData,
                   range: try context.floatActivationRange(activation),
                   input: context.node.inputs[Conv2D.input], output: context.node.outputs[Conv2D.output])
-        if case .im2col = layout {
-            context.requestWorkerScratch(bytes: scratchBytes)
-        } else {
+        if sharesScratch {
             context.requestScratch(bytes: scratchBytes)
+        } else {
+            context.requestWorkerScratch(bytes: scratchBytes)
         }
         context.markPacked(Conv2D.filter)
         if biasData != nil { context.markPacked(Conv2D.bias) }
     }
 
-    /// A kernel on the given constants; tests leave it unbound to tensors and call `convolve`.
+    /// A kernel on the given constants; tests leave it unbound to tensors and call `convolve`
+    /// (and may choose the padding's frame, `true`, or patches, `false`, over the cheaper one).
     init(geometry g: Conv2D.Geometry, filter: UnsafeBufferPointer<Float>, bias: UnsafeBufferPointer<Float>?,
-         range: ClosedRange<Float>, input: Int = -1, output: Int = -1) {
+         range: ClosedRange<Float>, input: Int = -1, output: Int = -1, framesPadding: Bool? = nil) {
         geometry = g
         self.input = input
         self.output = output
@@ -64,15 +98,25 @@ struct Conv2DFloat32: PartitionedKernel, TiledKernel {
             layout = .pointwise
             scratchBytes = 0
         } else if !Self.copiesPatches(g) {
-            // Input pixels the windows reach, padding included.
+            let inside = Inside(rows: Inside.range(outputs: g.outputHeight, inputs: g.inputHeight,
+                                                   span: (g.filterHeight - 1) * g.dilationHeight + 1, stride: g.strideHeight,
+                                                   padding: g.padTop),
+                                columns: Inside.range(outputs: g.outputWidth, inputs: g.inputWidth, span: g.filterWidth,
+                                                      stride: g.strideWidth, padding: g.padLeft))
+            // Input pixels the windows reach, padding included: the frame.
             let height = max(g.padTop + g.inputHeight, (g.outputHeight - 1) * g.strideHeight + (g.filterHeight - 1) * g.dilationHeight + 1)
             let width = max(g.padLeft + g.inputWidth, (g.outputWidth - 1) * g.strideWidth + g.filterWidth)
-            if g.padTop == 0, g.padLeft == 0, height == g.inputHeight, width == g.inputWidth {
-                layout = .inPlace(padded: nil)
+            let edgePixels = g.outputHeight * g.outputWidth - inside.rows.count * inside.columns.count
+            if edgePixels == 0 {
+                layout = .inPlace(padding: nil)
                 scratchBytes = 0
-            } else {
-                layout = .inPlace(padded: (height, width))
+            } else if framesPadding ?? (height * width * g.inputChannels <= edgePixels * g.patchSize) {
+                layout = .inPlace(padding: .frame(height: height, width: width))
                 scratchBytes = height * width * g.inputChannels * floatSize
+            } else {
+                // The patches of one output row, or of one column's edge pixels in as many rows.
+                layout = .inPlace(padding: .patches(inside: inside))
+                scratchBytes = g.outputWidth * g.patchSize * floatSize
             }
         } else {
             // Every chunk is a product that reads all the weights again: a chunk's patches take
@@ -91,6 +135,13 @@ struct Conv2DFloat32: PartitionedKernel, TiledKernel {
         fused.epilogue = epilogue
         fused.output = output
         return fused
+    }
+
+    /// Whether `scratchBytes` is one area shared by the threads (the padding's frame) rather than
+    /// one per worker.
+    var sharesScratch: Bool {
+        if case .inPlace(padding: .frame) = layout { return true }
+        return false
     }
 
     /// Whether the patches are copied out (im2col) rather than read in place: where they are not
@@ -144,14 +195,14 @@ struct Conv2DFloat32: PartitionedKernel, TiledKernel {
         let g = geometry
         let pixels = g.batches * g.outputHeight * g.outputWidth
         switch layout {
-        case .inPlace(padded: let padded?) where g.batches == 1:
+        case .inPlace(padding: .frame(let height, let width)) where g.batches == 1:
             // The padded copy is shared by every thread: its rows first, then the tiles.
-            memory.parallelize(self, step: Self.padding, count: padded.height, work: padded.height * padded.width * g.inputChannels)
+            memory.parallelize(self, step: Self.padding, count: height, work: height * width * g.inputChannels)
             memory.parallelize(self, step: Self.paddedRows, grid: memory.grid { grid(memory, step: Self.paddedRows) })
-        case .inPlace(padded: .some):
+        case .inPlace(padding: .frame):
             convolve(source, out, rows: 0 ..< pixels, columns: 0 ..< g.outputChannels, scratch: memory.scratch(as: Float.self), prepared: false,
                      epilogue: epilogue?.bound(memory: memory))
-        case .inPlace(padded: nil):
+        case .inPlace:
             memory.parallelize(self, step: Self.imageRows, grid: memory.grid { grid(memory, step: Self.imageRows) })
         case .pointwise, .im2col:
             memory.parallelize(self, step: Self.pixelBlocks, grid: memory.grid { grid(memory, step: Self.pixelBlocks) })
@@ -159,7 +210,7 @@ struct Conv2DFloat32: PartitionedKernel, TiledKernel {
     }
 
     /// The parallel steps: the padded frame's rows, tiles of the one image from that frame, tiles
-    /// of the input read in place (over all batches), tiles of pixel blocks.
+    /// of the input read in place (over all batches; with patches), tiles of pixel blocks.
     private static let padding = 0, paddedRows = 1, imageRows = 2, pixelBlocks = 3
 
     /// The tiles of step `step`: the cheapest split for the reads (`TileGrid.cheapest`). Under
@@ -182,9 +233,7 @@ struct Conv2DFloat32: PartitionedKernel, TiledKernel {
 
     /// Rows `units` of the padded frame (step `padding`).
     func evalPart(_ units: Range<Int>, step: Int, worker: Int, memory: TensorMemory) {
-        guard case .inPlace(padded: let padded?) = layout else { return }
-        pad(memory.input(input, as: Float.self), into: memory.scratch(as: Float.self), height: padded.height, width: padded.width,
-            rows: units)
+        padFrame(memory.input(input, as: Float.self), into: memory.scratch(as: Float.self), rows: units)
     }
 
     /// Tile `rows` × `columns` of a tile step: output rows (in place) or pixels (pixel blocks),
@@ -194,9 +243,12 @@ struct Conv2DFloat32: PartitionedKernel, TiledKernel {
         let source = memory.input(input, as: Float.self), out = memory.output(output, as: Float.self)
         let epilogue = epilogue?.bound(memory: memory)
         switch step {
-        case Self.paddedRows, Self.imageRows:
+        case Self.paddedRows:
             convolve(source, out, rows: rows.lowerBound * g.outputWidth ..< rows.upperBound * g.outputWidth, columns: columns,
-                     scratch: memory.scratch(as: Float.self), prepared: step == Self.paddedRows, epilogue: epilogue)
+                     scratch: memory.scratch(as: Float.self), prepared: true, epilogue: epilogue)
+        case Self.imageRows:
+            convolve(source, out, rows: rows.lowerBound * g.outputWidth ..< rows.upperBound * g.outputWidth, columns: columns,
+                     scratch: memory.scratch(as: Float.self, worker: worker), prepared: false, epilogue: epilogue)
         default:
             convolve(source, out, rows: rows, columns: columns, scratch: memory.scratch(as: Float.self, worker: worker), prepared: false,
                      epilogue: epilogue)
@@ -204,9 +256,9 @@ struct Conv2DFloat32: PartitionedKernel, TiledKernel {
     }
 
     /// Output pixels `rows` (counted over all batches; whole output rows for the in-place layout),
-    /// output channels `columns` (bounds at multiples of `FloatGEMM.columnGranularity`).
-    /// `prepared`: the in-place layout's padded frame of the (single) image is already in `scratch`.
-    /// `epilogue`: bound for `C` at `out`.
+    /// output channels `columns` (bounds at multiples of `FloatGEMM.columnGranularity`); `scratch`
+    /// holds `scratchBytes`. `prepared`: the in-place layout's padded frame of the (single) image
+    /// is already in `scratch`. `epilogue`: bound for `C` at `out`.
     private func convolve(_ source: UnsafePointer<Float>, _ out: UnsafeMutablePointer<Float>, rows: Range<Int>, columns: Range<Int>,
                           scratch: UnsafeMutablePointer<Float>, prepared: Bool, epilogue: FloatEpilogue.Bound?) {
         let g = geometry
@@ -228,7 +280,8 @@ struct Conv2DFloat32: PartitionedKernel, TiledKernel {
                     image = UnsafePointer(scratch)
                 }
                 let first = (b * pixels + oy * g.outputWidth) * n
-                outputRows(image, rows: oy ..< oy + count, columns: columns, c: out + first, ldc: n, epilogue: epilogue?.advanced(by: first))
+                outputRows(image, rows: oy ..< oy + count, columns: columns, c: out + first, ldc: n, patches: scratch,
+                           epilogue: epilogue?.advanced(by: first))
                 row += count
             }
         case .im2col(let chunkPixels):
@@ -246,35 +299,82 @@ struct Conv2DFloat32: PartitionedKernel, TiledKernel {
     }
 
     /// Whether `outputRows` computes this convolution's rows: the pointwise layout, or in place
-    /// on one image (read as it is, or from its padded frame, `padFrame`).
+    /// (on one image where it reads its padded frame, `padFrame`).
     var computesRows: Bool {
         switch layout {
-        case .pointwise, .inPlace(padded: nil): true
-        case .inPlace(padded: .some): geometry.batches == 1
+        case .pointwise, .inPlace(padding: nil), .inPlace(padding: .patches): true
+        case .inPlace(padding: .frame): geometry.batches == 1
         case .im2col: false
         }
+    }
+
+    /// Bytes of patches `outputRows` needs (0 where it reads no patches).
+    var patchBytes: Int {
+        if case .inPlace(padding: .patches) = layout { return scratchBytes }
+        return 0
     }
 
     /// Output rows `rows` of one image, channels `columns` (bounds at multiples of
     /// `FloatGEMM.columnGranularity`), to `c`: pixel `x` of row `rows.lowerBound + r` at
     /// `c + (r · outputWidth + x) · ldc` — the same sums as `convolve` (`computesRows` layouts
-    /// only). `image` is the image itself, or its frame (`padFrame`) where the layout pads.
-    /// `epilogue`: bound for `C` at `c` (none from the fused depthwise kernels, which take only
-    /// convolutions without one).
+    /// only). `image` is the image itself, or its frame (`padFrame`) where the layout pads so;
+    /// `patches` holds `patchBytes`. `epilogue`: bound for `C` at `c` (none from the fused
+    /// depthwise kernels, which take only convolutions without one).
+    ///
+    /// With patches, each row's inside pixels are one product on the image; a row whose windows
+    /// reach above or below the input, one product on its patches; and the pixels of each edge
+    /// column in the other rows, one product on their patches, rows `outputWidth · ldc` apart in
+    /// `C`. A patch holds the values the frame would give the runs, in the same order, so every
+    /// sum is the same bias and products in the same order, whichever product and tile computes it.
     func outputRows(_ image: UnsafePointer<Float>, rows: Range<Int>, columns: Range<Int>, c: UnsafeMutablePointer<Float>, ldc: Int,
-                    epilogue: FloatEpilogue.Bound? = nil) {
+                    patches: UnsafeMutablePointer<Float>? = nil, epilogue: FloatEpilogue.Bound? = nil) {
         let g = geometry
-        let channels = g.inputChannels
+        let channels = g.inputChannels, outputWidth = g.outputWidth
         switch layout {
         case .pointwise:
-            FloatGEMM.multiply(m: rows.count * g.outputWidth, a: image + rows.lowerBound * g.inputWidth * channels, lda: channels,
+            FloatGEMM.multiply(m: rows.count * outputWidth, a: image + rows.lowerBound * g.inputWidth * channels, lda: channels,
                                weights: weights, columns: columns, range: range, c: c, ldc: ldc, epilogue: epilogue)
-        case .inPlace(let padded):
-            let width = padded?.width ?? g.inputWidth
+        case .inPlace(padding: .patches(let inside)):
+            let runs = FloatGEMM.Runs(count: g.filterHeight, length: g.filterWidth * channels, stride: g.dilationHeight * g.inputWidth * channels)
+            let patches = patches!
+            for oy in rows {
+                let first = (oy - rows.lowerBound) * outputWidth * ldc
+                if inside.rows.contains(oy) {
+                    guard !inside.columns.isEmpty else { continue }
+                    let start = first + inside.columns.lowerBound * ldc
+                    let origin = (oy * g.strideHeight - g.padTop) * g.inputWidth + inside.columns.lowerBound * g.strideWidth - g.padLeft
+                    FloatGEMM.multiply(m: inside.columns.count, a: image + origin * channels, lda: g.strideWidth * channels,
+                                       runs: runs, weights: weights, columns: columns, range: range,
+                                       c: c + start, ldc: ldc, epilogue: epilogue?.advanced(by: start))
+                } else {
+                    for ox in 0 ..< outputWidth { patch(image, row: oy, column: ox, into: patches + ox * g.patchSize) }
+                    FloatGEMM.multiply(m: outputWidth, a: patches, lda: g.patchSize, weights: weights, columns: columns, range: range,
+                                       c: c + first, ldc: ldc, epilogue: epilogue?.advanced(by: first))
+                }
+            }
+            let middle = rows.clamped(to: inside.rows)
+            guard !middle.isEmpty else { return }
+            // Each edge column down the inside rows, up to `outputWidth` rows (the scratch) per product.
+            func edgeColumn(_ ox: Int) {
+                var y = middle.lowerBound
+                while y < middle.upperBound {
+                    let count = min(outputWidth, middle.upperBound - y)
+                    for r in 0 ..< count { patch(image, row: y + r, column: ox, into: patches + r * g.patchSize) }
+                    let start = ((y - rows.lowerBound) * outputWidth + ox) * ldc
+                    FloatGEMM.multiply(m: count, a: patches, lda: g.patchSize, weights: weights, columns: columns, range: range,
+                                       c: c + start, ldc: outputWidth * ldc, epilogue: epilogue?.advanced(by: start))
+                    y += count
+                }
+            }
+            for ox in 0 ..< inside.columns.lowerBound { edgeColumn(ox) }
+            for ox in max(inside.columns.lowerBound, inside.columns.upperBound) ..< outputWidth { edgeColumn(ox) }
+        case .inPlace(let padding):
+            var width = g.inputWidth
+            if case .frame(_, let frameWidth) = padding { width = frameWidth }
             let runs = FloatGEMM.Runs(count: g.filterHeight, length: g.filterWidth * channels, stride: g.dilationHeight * width * channels)
             for oy in rows {
-                let first = (oy - rows.lowerBound) * g.outputWidth * ldc
-                FloatGEMM.multiply(m: g.outputWidth, a: image + oy * g.strideHeight * width * channels, lda: g.strideWidth * channels,
+                let first = (oy - rows.lowerBound) * outputWidth * ldc
+                FloatGEMM.multiply(m: outputWidth, a: image + oy * g.strideHeight * width * channels, lda: g.strideWidth * channels,
                                    runs: runs, weights: weights, columns: columns, range: range,
                                    c: c + first, ldc: ldc, epilogue: epilogue?.advanced(by: first))
             }
@@ -286,14 +386,14 @@ struct Conv2DFloat32: PartitionedKernel, TiledKernel {
     /// Rows `rows` of the frame `outputRows` reads for one image where the layout pads (nothing
     /// otherwise); `frame` holds `scratchBytes`.
     func padFrame(_ image: UnsafePointer<Float>, into frame: UnsafeMutablePointer<Float>, rows: Range<Int>) {
-        guard case .inPlace(padded: let padded?) = layout else { return }
-        pad(image, into: frame, height: padded.height, width: padded.width, rows: rows)
+        guard case .inPlace(padding: .frame(let height, let width)) = layout else { return }
+        pad(image, into: frame, height: height, width: width, rows: rows)
     }
 
     /// The padded frame's height (0 where the layout does not pad).
     var frameHeight: Int {
-        guard case .inPlace(padded: let padded?) = layout else { return 0 }
-        return padded.height
+        guard case .inPlace(padding: .frame(let height, _)) = layout else { return 0 }
+        return height
     }
 
     /// Copies one image into a `height × width` frame of zeros, at (`padTop`, `padLeft`): the frame's rows `rows`.
@@ -313,28 +413,34 @@ struct Conv2DFloat32: PartitionedKernel, TiledKernel {
         }
     }
 
+    /// The window of output pixel (`row`, `column`) of one image as `patchSize` values in the
+    /// filter's order (rows, columns, channels), zeros where it falls in the padding.
+    @inline(__always)
+    private func patch(_ image: UnsafePointer<Float>, row oy: Int, column ox: Int, into patch: UnsafeMutablePointer<Float>) {
+        let g = geometry
+        let c = g.inputChannels
+        var dst = patch
+        for ky in 0 ..< g.filterHeight {
+            let iy = oy * g.strideHeight - g.padTop + ky * g.dilationHeight
+            for kx in 0 ..< g.filterWidth {
+                let ix = ox * g.strideWidth - g.padLeft + kx * g.dilationWidth
+                if iy >= 0, iy < g.inputHeight, ix >= 0, ix < g.inputWidth {
+                    dst.update(from: image + (iy * g.inputWidth + ix) * c, count: c)
+                } else {
+                    dst.update(repeating: 0, count: c)
+                }
+                dst += c
+            }
+        }
+    }
+
     /// Lays out the receptive field of each output pixel in `pixels` as one row of `patchSize`
     /// values, zero where it falls in the padding.
     private func im2col(_ source: UnsafePointer<Float>, pixels: Range<Int>, into patches: UnsafeMutablePointer<Float>) {
-        let g = geometry
-        let c = g.inputChannels
-        var oy = pixels.lowerBound / g.outputWidth, ox = pixels.lowerBound % g.outputWidth
         var dst = patches
-        for _ in pixels {
-            for ky in 0 ..< g.filterHeight {
-                let iy = oy * g.strideHeight - g.padTop + ky * g.dilationHeight
-                for kx in 0 ..< g.filterWidth {
-                    let ix = ox * g.strideWidth - g.padLeft + kx * g.dilationWidth
-                    if iy >= 0, iy < g.inputHeight, ix >= 0, ix < g.inputWidth {
-                        dst.update(from: source + (iy * g.inputWidth + ix) * c, count: c)
-                    } else {
-                        dst.update(repeating: 0, count: c)
-                    }
-                    dst += c
-                }
-            }
-            ox += 1
-            if ox == g.outputWidth { ox = 0; oy += 1 }
+        for pixel in pixels {
+            patch(source, row: pixel / geometry.outputWidth, column: pixel % geometry.outputWidth, into: dst)
+            dst += geometry.patchSize
         }
     }
 

@@ -3,7 +3,8 @@
 /// of rows at a time, so that the expanded tensor never leaves the cache. The first convolution
 /// may also be one that reads its windows in place (`Conv2DFloat32.computesRows`: the networks'
 /// 3 × 3 stride-2 stem, which feeds the first depthwise layer), from its padded frame where it
-/// pads, which the threads fill first. And where the depthwise output feeds nothing but a
+/// pads so, which the threads fill first, or with its windows in the padding from patches in the
+/// worker's scratch. And where the depthwise output feeds nothing but a
 /// pointwise CONV_2D (the block's projection), that runs in the bands as well (`projection`):
 /// an inverted residual block as one operator, neither tensor inside it written.
 ///
@@ -83,12 +84,15 @@ struct PointwiseDepthwiseFloat32: TiledKernel, PartitionedKernel {
         (ringRows * depthwise.geometry.inputWidth * depthwise.geometry.inputChannels * MemoryLayout<Float>.stride + 63) / 64 * 64
     }
 
-    /// One worker's ring, after its `RingState`, then (with a projection) its band buffer: one
-    /// band of depthwise output rows.
-    var workerScratchBytes: Int {
+    /// Bytes of one worker's band buffer (with a projection): one band of depthwise output rows.
+    private var bandBytes: Int {
         let d = depthwise.geometry
-        return RingState.bytes + ringBytes + (projection == nil ? 0 : bandRows * d.outputWidth * d.outputChannels * MemoryLayout<Float>.stride)
+        return projection == nil ? 0 : (bandRows * d.outputWidth * d.outputChannels * MemoryLayout<Float>.stride + 63) / 64 * 64
     }
+
+    /// One worker's ring, after its `RingState`, then its band buffer, then the first
+    /// convolution's patches (`Conv2DFloat32.patchBytes`).
+    var workerScratchBytes: Int { RingState.bytes + ringBytes + bandBytes + pointwise.patchBytes }
 
     /// The tensor the fused operators write: the projection's output, or the depthwise one.
     var output: Int { projection?.output ?? depthwise.output }
@@ -153,21 +157,23 @@ struct PointwiseDepthwiseFloat32: TiledKernel, PartitionedKernel {
         let computed = run(source, memory.output(output, as: Float.self) + n * d.outputHeight * d.outputWidth * outputChannels,
                            rows: rows, channels: columns, ring: memory.scratch(as: Float.self, worker: worker, offset: RingState.bytes),
                            band: memory.scratch(as: Float.self, worker: worker, offset: RingState.bytes + ringBytes),
+                           patches: memory.scratch(as: Float.self, worker: worker, offset: RingState.bytes + ringBytes + bandBytes),
                            computed: continues ? state.pointee.computed : 0)
         state.pointee = RingState(image: n, channels: columns, nextRow: rows.upperBound, computed: computed)
     }
 
     /// Output rows `rows`, channels `channels` (bounds at multiples of `FloatGEMM.columnGranularity`,
     /// or the channel count; all of them with a projection) of one image, read from `source` (the
-    /// image, or its padded frame where `pointwise` pads); `ring` holds `ringRows` expanded rows,
-    /// `band` (with a projection) `bandRows` depthwise rows. `out` is the depthwise output, or the
-    /// projection's with one. `computed`: the
+    /// image, or its padded frame where `pointwise` pads so); `ring` holds `ringRows` expanded
+    /// rows, `band` (with a projection) `bandRows` depthwise rows, `patches` the first
+    /// convolution's `patchBytes`. `out` is the depthwise output, or the projection's with one.
+    /// `computed`: the
     /// ring already holds these channels of the expanded rows up to there, as the part that
     /// ended at `rows.lowerBound` left them (0 when it holds nothing). Returns the new `computed`.
     @discardableResult
     func run(_ source: UnsafePointer<Float>, _ out: UnsafeMutablePointer<Float>, rows: Range<Int>, channels: Range<Int>,
              ring: UnsafeMutablePointer<Float>, band buffer: UnsafeMutablePointer<Float>? = nil,
-             computed alreadyComputed: Int = 0) -> Int {
+             patches: UnsafeMutablePointer<Float>? = nil, computed alreadyComputed: Int = 0) -> Int {
         let d = depthwise.geometry
         let rowElements = d.inputWidth * d.inputChannels
         // Expanded rows below `computed` are in the ring (those the current band needs, at least):
@@ -182,7 +188,8 @@ struct PointwiseDepthwiseFloat32: TiledKernel, PartitionedKernel {
             while y < last {
                 // Rows in consecutive slots, up to the end of the ring.
                 let slot = y % ringRows, count = min(last - y, ringRows - slot)
-                pointwise.outputRows(source, rows: y ..< y + count, columns: channels, c: ring + slot * rowElements, ldc: d.inputChannels)
+                pointwise.outputRows(source, rows: y ..< y + count, columns: channels, c: ring + slot * rowElements, ldc: d.inputChannels,
+                                     patches: patches)
                 y += count
             }
             computed = max(computed, last)
