@@ -167,9 +167,9 @@ struct PointwiseDepthwiseFloat32: TiledKernel, PartitionedKernel {
     /// image, or its padded frame where `pointwise` pads so); `ring` holds `ringRows` expanded
     /// rows, `band` (with a projection) `bandRows` depthwise rows, `patches` the first
     /// convolution's `patchBytes`. `out` is the depthwise output, or the projection's with one.
-    /// `computed`: the
-    /// ring already holds these channels of the expanded rows up to there, as the part that
-    /// ended at `rows.lowerBound` left them (0 when it holds nothing). Returns the new `computed`.
+    /// `computed`: the ring already holds these channels of the expanded rows up to there, as the
+    /// part that ended at `rows.lowerBound` left them (0 when it holds nothing). Returns the new
+    /// `computed`.
     @discardableResult
     func run(_ source: UnsafePointer<Float>, _ out: UnsafeMutablePointer<Float>, rows: Range<Int>, channels: Range<Int>,
              ring: UnsafeMutablePointer<Float>, band buffer: UnsafeMutablePointer<Float>? = nil,
