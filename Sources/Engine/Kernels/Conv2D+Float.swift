@@ -243,12 +243,12 @@ struct Conv2DFloat32: PartitionedKernel, TiledKernel {
         let source = memory.input(input, as: Float.self), out = memory.output(output, as: Float.self)
         let epilogue = epilogue?.bound(memory: memory)
         switch step {
-        case Self.paddedRows:
+        case Self.paddedRows, Self.imageRows:
+            // The padded frame is the threads' shared scratch; patches are each worker's own.
+            let framed = step == Self.paddedRows
             convolve(source, out, rows: rows.lowerBound * g.outputWidth ..< rows.upperBound * g.outputWidth, columns: columns,
-                     scratch: memory.scratch(as: Float.self), prepared: true, epilogue: epilogue)
-        case Self.imageRows:
-            convolve(source, out, rows: rows.lowerBound * g.outputWidth ..< rows.upperBound * g.outputWidth, columns: columns,
-                     scratch: memory.scratch(as: Float.self, worker: worker), prepared: false, epilogue: epilogue)
+                     scratch: framed ? memory.scratch(as: Float.self) : memory.scratch(as: Float.self, worker: worker), prepared: framed,
+                     epilogue: epilogue)
         default:
             convolve(source, out, rows: rows, columns: columns, scratch: memory.scratch(as: Float.self, worker: worker), prepared: false,
                      epilogue: epilogue)

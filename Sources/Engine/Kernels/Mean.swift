@@ -73,15 +73,10 @@ enum Mean {
     }
 }
 
-/// Float32 mean. Sums each output element's inputs in input order (as TFLite's reference kernel
-/// does), then divides by their count.
-///
-/// The input is viewed with size-1 dimensions dropped and neighbouring dimensions that are both
-/// reduced or both kept merged, so `[1, H, W, C]` over axes 1 and 2 becomes `[H·W (reduced), C]`:
-/// one contiguous, vectorisable add of `C` channels per pixel.
-/// A reduction's input as the integer kernels walk it: merged dimensions in memory order, with
-/// each dimension's element stride in the output (0 where it is reduced). Computed once at
-/// prepare for quantized MEAN, SUM, REDUCE_MAX and REDUCE_PROD.
+/// A reduction's input as the kernels walk it: merged dimensions in memory order (size-1
+/// dimensions dropped, neighbours that are both reduced or both kept joined), with each
+/// dimension's element stride in the output (0 where it is reduced). Computed once at prepare for
+/// MEAN, SUM, REDUCE_MAX and REDUCE_PROD.
 struct ReductionLayout: Sendable {
     /// Merged dimensions, outermost first; never empty.
     let extents: [Int]
@@ -106,67 +101,49 @@ struct ReductionLayout: Sendable {
     }
 }
 
+/// Float32 mean. Sums each output element's inputs in input order (as TFLite's reference kernel
+/// does), then divides by their count. The input is walked in memory order over its merged
+/// dimensions (`ReductionLayout`), which is input order for every output: `[1, H, W, C]` over
+/// axes 1 and 2 is `[H·W (reduced), C]`, one add of `C` channels per pixel (`ColumnSums`).
 struct MeanFloat32: Kernel {
-    /// Merged dimensions, outermost first; never empty.
-    let extents: [Int]
-    let reduced: [Bool]
-    /// Element strides of each merged dimension in the input and in the output (0 when reduced).
-    let inputStrides: [Int], outputStrides: [Int]
-    let outputCount: Int
+    let layout: ReductionLayout
     let count: Float
-    /// Whether the merged dimensions are `[reduced, kept]`: a spatial mean's (`ColumnSums`).
-    let sumsColumns: Bool
     let input: Int, output: Int
 
     init(_ r: Mean.Reduction, input: Int, output: Int) {
-        let (extents, reduced) = r.mergedDimensions()
-        var inputStrides = [Int](repeating: 0, count: extents.count), outputStrides = inputStrides
-        var inputStride = 1, outputStride = 1
-        for d in extents.indices.reversed() {
-            inputStrides[d] = inputStride
-            inputStride *= extents[d]
-            if !reduced[d] {
-                outputStrides[d] = outputStride
-                outputStride *= extents[d]
-            }
-        }
-        self.extents = extents
-        self.reduced = reduced
-        self.inputStrides = inputStrides
-        self.outputStrides = outputStrides
-        outputCount = r.outputShape.reduce(1, *)
+        layout = ReductionLayout(r)
         count = Float(r.count)
-        sumsColumns = reduced == [true, false]
         self.input = input
         self.output = output
     }
 
     func eval(_ memory: TensorMemory) {
         let out = memory.output(output, as: Float.self)
-        out.update(repeating: 0, count: outputCount)
-        if sumsColumns {
-            ColumnSums.add(memory.input(input, as: Float.self), rows: extents[0], columns: extents[1], into: out)
+        out.update(repeating: 0, count: layout.outputCount)
+        var source = memory.input(input, as: Float.self)
+        if layout.sumsColumns {
+            ColumnSums.add(source, rows: layout.extents[0], columns: layout.extents[1], into: out)
         } else {
-            accumulate(0, memory.input(input, as: Float.self), out)
+            accumulate(0, &source, out)
         }
         // An empty reduction gives 0 / 0 = NaN, as TFLite does.
-        for i in 0 ..< outputCount { out[i] = out[i] / count }
+        for i in 0 ..< layout.outputCount { out[i] = out[i] / count }
     }
 
-    /// Adds the inputs under dimension `d` into their outputs, in input order.
-    private func accumulate(_ d: Int, _ source: UnsafePointer<Float>, _ sums: UnsafeMutablePointer<Float>) {
-        let n = extents[d]
-        if d == extents.count - 1 {
-            if reduced[d] {
+    /// Adds the inputs under dimension `d` into their outputs, consuming `source` in memory order.
+    private func accumulate(_ d: Int, _ source: inout UnsafePointer<Float>, _ sums: UnsafeMutablePointer<Float>) {
+        let n = layout.extents[d], stride = layout.outputStrides[d]
+        if d == layout.extents.count - 1 {
+            if stride == 0 {
                 var sum = sums[0]
                 for i in 0 ..< n { sum += source[i] }
                 sums[0] = sum
             } else {
                 for i in 0 ..< n { sums[i] += source[i] }
             }
+            source += n
             return
         }
-        let inputStride = inputStrides[d], outputStride = outputStrides[d]
-        for i in 0 ..< n { accumulate(d + 1, source + i * inputStride, sums + i * outputStride) }
+        for i in 0 ..< n { accumulate(d + 1, &source, sums + i * stride) }
     }
 }
