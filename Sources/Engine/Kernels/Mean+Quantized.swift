@@ -67,12 +67,7 @@ struct MeanQuantized<T: FixedWidthInteger & Sendable & ColumnSummand>: Kernel wh
         }
         let sums = memory.scratch(as: Int32.self)
         sums.update(repeating: 0, count: layout.outputCount)
-        var source = memory.input(input, as: T.self)
-        if layout.sumsColumns {
-            ColumnSums.add(source, rows: layout.extents[0], columns: layout.extents[1], into: sums)
-        } else {
-            accumulate(0, &source, sums)
-        }
+        layout.addSums(memory.input(input, as: T.self), into: sums)
         // TFLite subtracts zpIn · n in 64 bits and keeps the low 32.
         let offset = Int32(truncatingIfNeeded: Int64(inputZeroPoint) * Int64(count))
         let lower = Int32(T.min), upper = Int32(T.max)
@@ -99,21 +94,4 @@ struct MeanQuantized<T: FixedWidthInteger & Sendable & ColumnSummand>: Kernel wh
     /// Whether `RequantizationBlock` gives `multiplyByQuantizedMultiplier`'s results: shifts
     /// within a lane's 0...31.
     private var requantizesInLanes: Bool { (-31 ... 31).contains(multiplier.shift) }
-
-    /// Adds the inputs under dimension `d` into their outputs, consuming `source` in memory order.
-    private func accumulate(_ d: Int, _ source: inout UnsafePointer<T>, _ sums: UnsafeMutablePointer<Int32>) {
-        let n = layout.extents[d], stride = layout.outputStrides[d]
-        if d == layout.extents.count - 1 {
-            if stride == 0 {
-                var sum = sums[0]
-                for i in 0 ..< n { sum &+= Int32(source[i]) }
-                sums[0] = sum
-            } else {
-                for i in 0 ..< n { sums[i] &+= Int32(source[i]) }
-            }
-            source += n
-            return
-        }
-        for i in 0 ..< n { accumulate(d + 1, &source, sums + i * stride) }
-    }
 }

@@ -99,6 +99,36 @@ struct ReductionLayout: Sendable {
         outputCount = r.outputShape.reduce(1, *)
         sumsColumns = reduced == [true, false]
     }
+
+    /// Adds every element of `source` (the input, `inputCount` elements) into its output's sum
+    /// in `sums` (`outputCount`, as they are: zero them first), each output's elements in input
+    /// order: column sums for `[reduced, kept]`, else a walk in memory order.
+    func addSums<Element: ColumnSummand>(_ source: UnsafePointer<Element>, into sums: UnsafeMutablePointer<Element.Sum>) {
+        if sumsColumns {
+            ColumnSums.add(source, rows: extents[0], columns: extents[1], into: sums)
+        } else {
+            var source = source
+            accumulate(0, &source, sums)
+        }
+    }
+
+    /// Adds the inputs under dimension `d` into their outputs, consuming `source` in memory order.
+    private func accumulate<Element: ColumnSummand>(_ d: Int, _ source: inout UnsafePointer<Element>,
+                                                    _ sums: UnsafeMutablePointer<Element.Sum>) {
+        let n = extents[d], stride = outputStrides[d]
+        if d == extents.count - 1 {
+            if stride == 0 {
+                var sum = sums[0]
+                for i in 0 ..< n { sum = Element.adding(sum, source[i]) }
+                sums[0] = sum
+            } else {
+                for i in 0 ..< n { sums[i] = Element.adding(sums[i], source[i]) }
+            }
+            source += n
+            return
+        }
+        for i in 0 ..< n { accumulate(d + 1, &source, sums + i * stride) }
+    }
 }
 
 /// Float32 mean. Sums each output element's inputs in input order (as TFLite's reference kernel
@@ -120,30 +150,8 @@ struct MeanFloat32: Kernel {
     func eval(_ memory: TensorMemory) {
         let out = memory.output(output, as: Float.self)
         out.update(repeating: 0, count: layout.outputCount)
-        var source = memory.input(input, as: Float.self)
-        if layout.sumsColumns {
-            ColumnSums.add(source, rows: layout.extents[0], columns: layout.extents[1], into: out)
-        } else {
-            accumulate(0, &source, out)
-        }
+        layout.addSums(memory.input(input, as: Float.self), into: out)
         // An empty reduction gives 0 / 0 = NaN, as TFLite does.
         for i in 0 ..< layout.outputCount { out[i] = out[i] / count }
-    }
-
-    /// Adds the inputs under dimension `d` into their outputs, consuming `source` in memory order.
-    private func accumulate(_ d: Int, _ source: inout UnsafePointer<Float>, _ sums: UnsafeMutablePointer<Float>) {
-        let n = layout.extents[d], stride = layout.outputStrides[d]
-        if d == layout.extents.count - 1 {
-            if stride == 0 {
-                var sum = sums[0]
-                for i in 0 ..< n { sum += source[i] }
-                sums[0] = sum
-            } else {
-                for i in 0 ..< n { sums[i] += source[i] }
-            }
-            source += n
-            return
-        }
-        for i in 0 ..< n { accumulate(d + 1, &source, sums + i * stride) }
     }
 }
