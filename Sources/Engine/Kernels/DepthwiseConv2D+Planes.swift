@@ -13,7 +13,7 @@ import SIMDKernelsAVX512
 /// pixel's 16 channels sit a whole pixel (hundreds of bytes) from its neighbour's: the offsets
 /// are runtime multiples the compiler keeps in spilled registers, the loads do not share across
 /// taps, and the edge pixels (4 of 14 in a row) need slower code of their own. The copy reads
-/// each input vector of the tile once per group; the ring (16 KiB at most) stays in L1.
+/// each input vector of the tile once per group; the ring (32 KiB at most) stays in L1.
 ///
 /// Each output is the bias, then the taps row by row, left to right, as in `reference`; rows
 /// above or below the input are skipped, columns outside it add a product with zero (the 3×3
@@ -33,10 +33,9 @@ extension DepthwiseConv2DFloat32 {
         let kernel: RowKernel
 
         /// The shapes this path takes: 5×5 windows at stride 1 or 2 across, in rows short enough
-        /// that one group's ring fits `budget` (51 columns with AVX-512, 102 without). (On the
-        /// AVX-512 tier, wider rows — EfficientNet-Lite0's 56-pixel rows at stride 2 — and 3×3
-        /// windows, 9 FMAs per output, ran faster in place, `convolveWindows` and `convolve3x3`,
-        /// on two threads, where a tile of a few output rows copies the rows around them as well.)
+        /// that one group's ring fits `budget` (up to 102 columns). Wider rows go through the
+        /// in-place windows (`convolveWindows`), and so do 3×3 windows (`convolve3x3`), 9 FMAs
+        /// per output, where a tile of a few output rows would copy the rows around them as well.
         init?(_ g: DepthwiseConv2D.Geometry, budget: Int = Planes.budget) {
             guard g.filterHeight == g.filterWidth, g.dilationHeight == 1, g.dilationWidth == 1,
                   g.outputChannels >= Lanes.scalarCount, g.outputWidth > 0,
@@ -50,11 +49,11 @@ extension DepthwiseConv2DFloat32 {
             kernel = DepthwiseConv2DFloat32.rowKernel(stride: g.strideWidth, pixels: pixels)
         }
 
-        /// Bytes of ring the groups share. With AVX-512, 16 KiB, a third of a 48 KiB L1, so the
-        /// ring stays there beside the filter taps and the output. Without it, 32 KiB: the
-        /// in-place windows of the AVX2 tier (four pixels, two `ymm` each) are slower than a ring
-        /// that fills a 32 KiB L1, whose five rows a step reads only a few pixels of at a time.
-        static let budget = FloatGEMM.wide ? 16 * 1024 : 32 * 1024
+        /// Bytes of ring the groups share: 32 KiB, the whole of a 32 KiB L1 (two thirds of a
+        /// 48 KiB one). A step reads only a few pixels of each of the five rows at a time, so the
+        /// rows a step needs stay in L1 while the rest of the ring is written; on both tiers
+        /// the in-place windows are slower than such a ring for the rows it holds.
+        static let budget = 32 * 1024
 
         /// Floats in one group's ring row.
         var rowFloats: Int { width * Lanes.scalarCount }
