@@ -44,4 +44,43 @@ final class ByteLookupKernelTests: XCTestCase {
             }
         }
     }
+
+    /// Every form of look-up this machine runs gives each byte its table entry: runs of 0 to 200
+    /// bytes (the vector steps' tails and several steps) from unaligned starts, a random table,
+    /// into a separate buffer with guard bytes around it and in place.
+    func testEveryLookupFormGivesTheTableEntries() {
+        var rng = KernelTestRandom(seed: 11)
+        let table = (0 ..< 256).map { _ in UInt8.random(in: 0 ... 255, using: &rng) }
+        let source = (0 ..< 260).map { _ in UInt8.random(in: 0 ... 255, using: &rng) }
+        let forms = ByteLookup.allCases.filter(\.runsHere)
+        XCTAssertTrue(forms.contains(ByteLookup.fastest))
+        #if arch(x86_64)
+        XCTAssertTrue(forms.contains(.avx2), "every x86-64 machine this project runs on has AVX2")
+        #endif
+        for form in forms {
+            for count in 0 ... 200 {
+                for start in [0, 1, 3] {
+                    let x = Array(source[start ..< start + count])
+                    let expected = x.map { table[Int($0)] }
+                    var y = [UInt8](repeating: 0xEE, count: count + 2)
+                    table.withUnsafeBufferPointer { t in
+                        x.withUnsafeBufferPointer { xs in
+                            y.withUnsafeMutableBufferPointer { ys in
+                                form.apply(t.baseAddress!, xs.baseAddress ?? t.baseAddress!, ys.baseAddress! + 1, count: count)
+                            }
+                        }
+                    }
+                    XCTAssertEqual(Array(y[1 ..< count + 1]), expected, "\(form), \(count) bytes from \(start)")
+                    XCTAssertEqual([y[0], y[count + 1]], [0xEE, 0xEE], "\(form) wrote outside \(count) bytes")
+                    var inPlace = x
+                    table.withUnsafeBufferPointer { t in
+                        inPlace.withUnsafeMutableBufferPointer { b in
+                            if let p = b.baseAddress { form.apply(t.baseAddress!, p, p, count: count) }
+                        }
+                    }
+                    XCTAssertEqual(inPlace, expected, "\(form) in place, \(count) bytes")
+                }
+            }
+        }
+    }
 }

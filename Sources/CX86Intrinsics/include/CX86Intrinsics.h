@@ -67,6 +67,17 @@ static inline int swiftlite_cpu_runs_cascadelake_code(void) {
     if (!__get_cpuid(0x80000001, &a, &b, &c, &d)) return 0;
     return (c & 1u << 5) != 0;  // LZCNT
 }
+
+/// Whether this CPU, and the OS's saving of its `zmm` and mask registers, run
+/// `swiftlite_lookup_bytes_vbmi` (AVX-512 F, BW and VBMI: Intel Ice Lake and later, AMD Zen 4).
+int swiftlite_cpu_runs_vbmi_lookup(void);
+/// Whether this CPU, and the OS's saving of its `ymm` registers, run `swiftlite_lookup_bytes_avx2`.
+int swiftlite_cpu_runs_avx2_lookup(void);
+/// `y[i] = table[x[i]]` for `i < count` (ByteLookup.c), `table` 256 bytes; `y` may be `x`. Only
+/// where `swiftlite_cpu_runs_vbmi_lookup` says so: 64 bytes a step.
+void swiftlite_lookup_bytes_vbmi(const uint8_t *table, const uint8_t *x, uint8_t *y, intptr_t count);
+/// The same, 32 bytes a step, only where `swiftlite_cpu_runs_avx2_lookup` says so.
+void swiftlite_lookup_bytes_avx2(const uint8_t *table, const uint8_t *x, uint8_t *y, intptr_t count);
 #endif
 
 // The wrappers pass 64-byte vectors, whose calling convention differs with and without AVX-512

@@ -1,3 +1,6 @@
+import CX86Intrinsics
+import Microkernels
+
 /// An elementwise operator from one 8-bit type to another (uint8 or int8), evaluated through a
 /// 256-entry table filled at prepare time by running the exact integer (or float) arithmetic of
 /// TFLite's kernel on every possible input. Eval is one look-up per element, so the table is as
@@ -6,7 +9,8 @@
 /// Used by the quantized RELU family, LEAKY_RELU, HARD_SWISH, LOGISTIC, TANH and the 8-bit
 /// requantizing QUANTIZE. A table that only adds a constant to every byte (the converter's
 /// uint8 ↔ int8 QUANTIZE of a model's input or output: `x ± 128` at equal scales) is applied as
-/// that addition, which vectorizes; threads take ranges of the elements.
+/// that addition, which vectorizes; other tables by byte shuffles where the CPU has them
+/// (`ByteLookup`). Threads take ranges of the elements.
 struct ByteLookupKernel: PartitionedKernel {
     /// Output bit patterns, indexed by the input's bit pattern (`UInt8(truncatingIfNeeded: x)`).
     let table: PackedBuffer<UInt8>
@@ -47,11 +51,13 @@ struct ByteLookupKernel: PartitionedKernel {
 
     /// The work of one table look-up in the units `TensorMemory.parallelize` counts (a
     /// convolution's multiply-adds): a scalar load and store per element, where the vector units
-    /// do 16 multiply-adds. An addition, vectorized, counts 1.
+    /// do 16 multiply-adds. An addition, vectorized, counts 1. (Quantized MUL and CONCATENATION
+    /// count their elements in it too.)
     static let lookupWork = 16
 
     func eval(_ memory: TensorMemory) {
-        memory.parallelize(self, count: count, granularity: 64, work: offset == nil ? count * Self.lookupWork : count)
+        let work = offset == nil ? count * ByteLookup.fastest.elementWork : count
+        memory.parallelize(self, count: count, granularity: 64, work: work)
     }
 
     func evalPart(_ range: Range<Int>, step: Int, worker: Int, memory: TensorMemory) {
@@ -59,8 +65,61 @@ struct ByteLookupKernel: PartitionedKernel {
         if let offset {
             for i in 0 ..< range.count { y[i] = x[i] &+ offset }
         } else {
-            let t = table.pointer
-            for i in 0 ..< range.count { y[i] = t[Int(x[i])] }
+            ByteLookup.fastest.apply(table.pointer, x, y, count: range.count)
+        }
+    }
+}
+
+/// How a 256-entry byte table is applied to a run of bytes, `y[i] = table[x[i]]`: the same bytes
+/// every way, chosen once for the machine (`fastest`).
+enum ByteLookup: CaseIterable {
+    /// 64 bytes a step, two `vpermt2b` over the table's halves and a blend (AVX-512 VBMI).
+    case vbmi
+    /// 32 bytes a step, a `vpshufb` per 16-byte row of the table and a tree of blends (AVX2).
+    case avx2
+    /// One load and one store per byte.
+    case scalar
+
+    /// The first of `vbmi`, `avx2`, `scalar` that this machine runs. `vbmi` follows the AVX-512
+    /// kernels (`RunTimeCPU.runsAVX512Kernels`), so that `SWIFTLITE_KERNELS=avx2` holds this to
+    /// AVX2 as well.
+    static let fastest: ByteLookup = allCases.first { $0.runsHere }!
+
+    /// Whether this machine runs this form.
+    var runsHere: Bool {
+        switch self {
+        #if arch(x86_64)
+        case .vbmi: RunTimeCPU.runsAVX512Kernels && swiftlite_cpu_runs_vbmi_lookup() != 0
+        case .avx2: swiftlite_cpu_runs_avx2_lookup() != 0
+        #else
+        case .vbmi, .avx2: false
+        #endif
+        case .scalar: true
+        }
+    }
+
+    /// A look-up's work in `TensorMemory.parallelize`'s units: `ByteLookupKernel.lookupWork` for
+    /// the scalar loop; VBMI's 64 bytes a step cost about what a vector addition does per byte,
+    /// AVX2's 32 bytes a step (16 shuffles, 15 blends) a bit less than half the scalar loop.
+    var elementWork: Int {
+        switch self {
+        case .vbmi: 1
+        case .avx2: ByteLookupKernel.lookupWork / 2
+        case .scalar: ByteLookupKernel.lookupWork
+        }
+    }
+
+    /// `y[i] = table[x[i]]` for `i < count`; `table` holds 256 bytes. Only where `runsHere`.
+    func apply(_ table: UnsafePointer<UInt8>, _ x: UnsafePointer<UInt8>, _ y: UnsafeMutablePointer<UInt8>, count: Int) {
+        switch self {
+        #if arch(x86_64)
+        case .vbmi: swiftlite_lookup_bytes_vbmi(table, x, y, count)
+        case .avx2: swiftlite_lookup_bytes_avx2(table, x, y, count)
+        #else
+        case .vbmi, .avx2: preconditionFailure("no vector byte look-up on this architecture")
+        #endif
+        case .scalar:
+            for i in 0 ..< count { y[i] = table[Int(x[i])] }
         }
     }
 }
