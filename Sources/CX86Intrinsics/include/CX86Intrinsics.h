@@ -367,6 +367,13 @@ SWIFTLITE_INLINE swiftlite_i32x16 swiftlite_load_widened_bytes(const void *p, in
     return swiftlite_join(_mm256_cvtepu8_epi32(bytes), _mm256_cvtepu8_epi32(_mm_srli_si128(bytes, 8)));
 }
 
+/// `swiftlite_load_16_bytes` sign-extended to 32-bit lanes (two `vpmovsxbd`). The AVX2 form of
+/// the AVX-512 wrapper of the same name below.
+SWIFTLITE_INLINE swiftlite_i32x16 swiftlite_load_widened_signed_bytes(const void *p, intptr_t count, intptr_t readable) {
+    __m128i bytes = (__m128i)swiftlite_load_16_bytes(p, count, readable);
+    return swiftlite_join(_mm256_cvtepi8_epi32(bytes), _mm256_cvtepi8_epi32(_mm_srli_si128(bytes, 8)));
+}
+
 /// `swiftlite_tap_quads` (below: the same result from the same 64 bytes) in two `ymm`: each
 /// half loads two columns; a `vpermd` puts each column's channel quads in the order that one
 /// `vpunpcklqdq` and one `vpunpckhqdq` of the two halves make channels 0–7's and 8–15's lanes
@@ -428,6 +435,16 @@ SWIFTLITE_INLINE swiftlite_i32x16 swiftlite_load_widened_bytes(const void *p, in
     }
     __mmask64 mask = ((__mmask64)1 << count) - 1;
     return (swiftlite_i32x16)_mm512_cvtepu8_epi32(_mm512_castsi512_si128(_mm512_maskz_loadu_epi8(mask, p)));
+}
+
+/// `swiftlite_load_widened_bytes` sign-extended (one `vpmovsxbd` from memory, or from a masked load).
+SWIFTLITE_INLINE swiftlite_i32x16 swiftlite_load_widened_signed_bytes(const void *p, intptr_t count, intptr_t readable) {
+    (void)readable;
+    if (count >= 16) {
+        return (swiftlite_i32x16)_mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i *)p));
+    }
+    __mmask64 mask = ((__mmask64)1 << count) - 1;
+    return (swiftlite_i32x16)_mm512_cvtepi8_epi32(_mm512_castsi512_si128(_mm512_maskz_loadu_epi8(mask, p)));
 }
 
 #if defined(__AVX512VL__)

@@ -1,4 +1,8 @@
 import Microkernels
+#if SWIFTLITE_AVX2
+import SIMDKernels
+import SIMDKernelsAVX512
+#endif
 
 extension Mul {
     /// Quantized MUL (uint8, int8), as TFLite's reference kernels:
@@ -22,7 +26,8 @@ extension Mul {
 /// `multiplyByQuantizedMultiplier`), the rest of each run one by one (`multiplied`, the reference
 /// the vector lanes are tested against). Threads take ranges of the broadcast's runs
 /// (`Broadcast.spans`): of the elements for same-shape operands, of the rows for broadcast ones
-/// (a squeeze-and-excitation block's `[1, h, w, c] · [1, 1, 1, c]`: rows of `c`).
+/// (a squeeze-and-excitation block's `[1, h, w, c] · [1, 1, 1, c]`: rows of `c`). On x86-64 those
+/// two shapes take `QuantizedMultiplication`'s loop, a task's rows in one call (`rows`).
 struct MulQuantized<T: FixedWidthInteger & Sendable>: PartitionedKernel {
     let lhs: Int, rhs: Int, output: Int
     let broadcast: Broadcast
@@ -37,6 +42,10 @@ struct MulQuantized<T: FixedWidthInteger & Sendable>: PartitionedKernel {
     /// a task reads, without retaining them from every thread. (`unsafe`: memory no one writes
     /// after `init`.)
     nonisolated(unsafe) private let wideStage: (multipliers: UnsafeRawPointer, constants: UnsafeRawPointer)?
+    /// How both operands step along the rows of the output, where they do: rows of `width`
+    /// elements, the operands `lhsStride` and `rhsStride` elements apart from row to row (0: one
+    /// row read again). Same-shape operands are one row per task (`width` 0: the task's elements).
+    let rows: (lhsStride: Int, rhsStride: Int, width: Int)?
 
     init(lhs: Int, rhs: Int, output: Int, broadcast: Broadcast, lhsZeroPoint: Int32, rhsZeroPoint: Int32,
          multiplier: QuantizedMultiplier, outputZeroPoint: Int32, range: ClosedRange<Int32>) {
@@ -47,6 +56,14 @@ struct MulQuantized<T: FixedWidthInteger & Sendable>: PartitionedKernel {
                                           range: (range.lowerBound, range.upperBound))
         self.stage = stage
         wideStage = stage.wide.map { (UnsafeRawPointer(stage.multipliers.pointer), UnsafeRawPointer($0.pointer)) }
+        if broadcast.isElementwise {
+            rows = (0, 0, 0)
+        } else if broadcast.extents.count == 2, broadcast.innerStrides == (1, 1),
+                  broadcast.lhsStrides[0] == 0 || broadcast.rhsStrides[0] == 0 {
+            rows = (broadcast.lhsStrides[0], broadcast.rhsStrides[0], broadcast.extents[1])
+        } else {
+            rows = nil
+        }
     }
 
     /// The work of one element in the units `TensorMemory.parallelize` counts (a convolution's
@@ -64,6 +81,20 @@ struct MulQuantized<T: FixedWidthInteger & Sendable>: PartitionedKernel {
     @_specialize(where T == UInt8)
     func evalPart(_ units: Range<Int>, step: Int, worker: Int, memory: TensorMemory) {
         let x = memory.input(lhs, as: T.self), y = memory.input(rhs, as: T.self), z = memory.output(output, as: T.self)
+        #if SWIFTLITE_AVX2
+        if let wide = wideStage, let rows {
+            // Same-shape operands: the task's elements as one row; else the task's rows of `width`.
+            let u = units.lowerBound
+            let (count, width, l, r, o) = rows.width == 0 ? (1, units.count, u, u, u)
+                : (units.count, rows.width, u * rows.lhsStride, u * rows.rhsStride, u * rows.width)
+            let run = KernelSelection.runsAVX512 ? SIMDKernelsAVX512.QuantizedMultiplication.rows : SIMDKernels.QuantizedMultiplication.rows
+            run(T.isSigned, x + l, rows.lhsStride, y + r, rows.rhsStride,
+                UnsafeMutableRawPointer(z + o).assumingMemoryBound(to: UInt8.self), count, width,
+                (lhsZeroPoint, rhsZeroPoint, outputZeroPoint), (wide.multipliers, wide.constants), stage.clampsBelowZeroPoint,
+                range.lowerBound, range.upperBound)
+            return
+        }
+        #endif
         let (xStep, yStep) = broadcast.innerStrides
         broadcast.spans(units) { l, r, o, count in
             multiply(x + l, repeatingLeft: xStep == 0, y + r, repeatingRight: yStep == 0, z + o, count: count)

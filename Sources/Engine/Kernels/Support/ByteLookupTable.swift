@@ -1,5 +1,4 @@
 import CX86Intrinsics
-import Microkernels
 
 /// An elementwise operator from one 8-bit type to another (uint8 or int8), evaluated through a
 /// 256-entry table filled at prepare time by running the exact integer (or float) arithmetic of
@@ -81,7 +80,7 @@ enum ByteLookup: CaseIterable {
     case scalar
 
     /// The first of `vbmi`, `avx2`, `scalar` that this machine runs. `vbmi` follows the AVX-512
-    /// kernels (`RunTimeCPU.runsAVX512Kernels`), so that `SWIFTLITE_KERNELS=avx2` holds this to
+    /// kernels (`KernelSelection.runsAVX512`), so that `SWIFTLITE_KERNELS=avx2` holds this to
     /// AVX2 as well.
     static let fastest: ByteLookup = allCases.first { $0.runsHere }!
 
@@ -89,7 +88,7 @@ enum ByteLookup: CaseIterable {
     var runsHere: Bool {
         switch self {
         #if arch(x86_64)
-        case .vbmi: RunTimeCPU.runsAVX512Kernels && swiftlite_cpu_runs_vbmi_lookup() != 0
+        case .vbmi: KernelSelection.runsAVX512 && swiftlite_cpu_runs_vbmi_lookup() != 0
         case .avx2: swiftlite_cpu_runs_avx2_lookup() != 0
         #else
         case .vbmi, .avx2: false

@@ -1,0 +1,1 @@
+../SIMDKernels/QuantizedMultiplication.swift
