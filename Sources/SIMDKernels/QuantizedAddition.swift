@@ -22,13 +22,36 @@ public enum QuantizedAddition {
     public static func elementwise(signed: Bool, _ x: UnsafeRawPointer, _ y: UnsafeRawPointer, _ z: UnsafeMutablePointer<UInt8>,
                                    count: Int, zeroPoints: (lhs: Int32, rhs: Int32, output: Int32), leftShift: Int32,
                                    lhs: Stage?, rhs: Stage?, output: Stage, subtract: Bool, lower: Int32, upper: Int32) {
-        if signed {
-            elementwiseInRegisters(signed: true, x, y, z, count: count, zeroPoints: zeroPoints, leftShift: leftShift,
-                                   lhs: lhs, rhs: rhs, output: output, subtract: subtract, lower: lower, upper: upper)
-        } else {
-            elementwiseInRegisters(signed: false, x, y, z, count: count, zeroPoints: zeroPoints, leftShift: leftShift,
-                                   lhs: lhs, rhs: rhs, output: output, subtract: subtract, lower: lower, upper: upper)
+        let run = switch (signed, subtract) {
+        case (true, false): signedSum
+        case (true, true): signedDifference
+        case (false, false): unsignedSum
+        case (false, true): unsignedDifference
         }
+        run(x, y, z, count, zeroPoints, leftShift, lhs, rhs, output, lower, upper)
+    }
+
+    /// `elementwise`'s arguments but for the flags, which each copy below holds as constants.
+    private typealias Copy = @Sendable (UnsafeRawPointer, UnsafeRawPointer, UnsafeMutablePointer<UInt8>, Int,
+                              (lhs: Int32, rhs: Int32, output: Int32), Int32, Stage?, Stage?, Stage, Int32, Int32) -> Void
+
+    // One copy of the loop per function: four inlined into `elementwise` itself may be too many
+    // for the inliner, which then calls one with the flags as variables.
+    private static let signedSum: Copy = { x, y, z, count, zeroPoints, leftShift, lhs, rhs, output, lower, upper in
+        elementwiseInRegisters(signed: true, subtract: false, x, y, z, count: count, zeroPoints: zeroPoints, leftShift: leftShift,
+                               lhs: lhs, rhs: rhs, output: output, lower: lower, upper: upper)
+    }
+    private static let signedDifference: Copy = { x, y, z, count, zeroPoints, leftShift, lhs, rhs, output, lower, upper in
+        elementwiseInRegisters(signed: true, subtract: true, x, y, z, count: count, zeroPoints: zeroPoints, leftShift: leftShift,
+                               lhs: lhs, rhs: rhs, output: output, lower: lower, upper: upper)
+    }
+    private static let unsignedSum: Copy = { x, y, z, count, zeroPoints, leftShift, lhs, rhs, output, lower, upper in
+        elementwiseInRegisters(signed: false, subtract: false, x, y, z, count: count, zeroPoints: zeroPoints, leftShift: leftShift,
+                               lhs: lhs, rhs: rhs, output: output, lower: lower, upper: upper)
+    }
+    private static let unsignedDifference: Copy = { x, y, z, count, zeroPoints, leftShift, lhs, rhs, output, lower, upper in
+        elementwiseInRegisters(signed: false, subtract: true, x, y, z, count: count, zeroPoints: zeroPoints, leftShift: leftShift,
+                               lhs: lhs, rhs: rhs, output: output, lower: lower, upper: upper)
     }
     #else
     /// An operand's rescaling, `MultiplyByQuantizedMultiplierSmallerThanOneExp((x − zp) · 2^20,
@@ -95,31 +118,28 @@ public enum QuantizedAddition {
     /// `elementwise` with every rescaling's constants loaded into registers once (from memory in
     /// every step, the compiler could not keep them: the byte stores might alias them), 64
     /// elements per step packed to bytes and clamped as bytes (`swiftlite_store_clamped_bytes`:
-    /// exact, the clamp range lies inside the packs' range). `signed` is a constant at both
-    /// call sites, so each copy keeps one widening load.
+    /// exact, the clamp range lies inside the packs' range). `signed` and `subtract` are
+    /// constants at every call site, so each copy keeps one widening load and one sum.
     @inline(__always)
-    private static func elementwiseInRegisters(signed: Bool, _ x: UnsafeRawPointer, _ y: UnsafeRawPointer,
+    private static func elementwiseInRegisters(signed: Bool, subtract: Bool, _ x: UnsafeRawPointer, _ y: UnsafeRawPointer,
                                                _ z: UnsafeMutablePointer<UInt8>, count: Int,
                                                zeroPoints: (lhs: Int32, rhs: Int32, output: Int32), leftShift: Int32,
-                                               lhs: Stage?, rhs: Stage?, output: Stage, subtract: Bool,
-                                               lower: Int32, upper: Int32) {
+                                               lhs: Stage?, rhs: Stage?, output: Stage, lower: Int32, upper: Int32) {
         let lhsOffset = SIMD16<Int32>(repeating: zeroPoints.lhs), rhsOffset = SIMD16<Int32>(repeating: zeroPoints.rhs)
-        let negate = SIMD16<Int32>(repeating: subtract ? -1 : 0)
         // An operand without a stage reads the output's constants, which it never uses.
         let lhsBlock = Block(lhs ?? output), rhsBlock = Block(rhs ?? output), outBlock = Block(output)
         let lhsHalf = lhs == nil, rhsHalf = rhs == nil
         let halfShift = leftShift &- 1
         @inline(__always)
         func operand(_ p: UnsafeRawPointer, _ offset: SIMD16<Int32>, _ half: Bool, _ block: Block) -> SIMD16<Int32> {
-            let bytes = swiftlite_load_widened_bytes(p, 16, 16)
-            let d = (signed ? (bytes &<< 24) &>> 24 : bytes) &- offset
+            let d = (signed ? swiftlite_load_widened_signed_bytes(p, 16, 16) : swiftlite_load_widened_bytes(p, 16, 16)) &- offset
             return half ? d &<< halfShift : block.rescaled(d &<< leftShift)
         }
         @inline(__always)
         func sum(_ i: Int) -> SIMD16<Int32> {
             let su = operand(x + i, lhsOffset, lhsHalf, lhsBlock)
             let sv = operand(y + i, rhsOffset, rhsHalf, rhsBlock)
-            return outBlock.rescaled(su &+ ((sv ^ negate) &- negate))
+            return outBlock.rescaled(subtract ? su &- sv : su &+ sv)
         }
         var i = 0
         while i + 64 <= count {

@@ -33,33 +33,22 @@ public enum QuantizedMultiplication {
         run(x, xStride, y, yStride, z, rows, width, zeroPoints, stage, lower, upper)
     }
 
-    // `loop` with each flag a constant, one copy per function (inside `rows` itself, four inlined
-    // copies were too many for the inliner, which left one called with the flags as variables).
-    private static func signedNonnegative(_ x: UnsafeRawPointer, _ xStride: Int, _ y: UnsafeRawPointer, _ yStride: Int,
-                                          _ z: UnsafeMutablePointer<UInt8>, _ rows: Int, _ width: Int,
-                                          _ zeroPoints: (lhs: Int32, rhs: Int32, output: Int32), _ stage: Stage,
-                                          _ lower: Int32, _ upper: Int32) {
+    /// `rows`' arguments but for the flags, which each copy below holds as constants.
+    private typealias Copy = @Sendable (UnsafeRawPointer, Int, UnsafeRawPointer, Int, UnsafeMutablePointer<UInt8>, Int, Int,
+                              (lhs: Int32, rhs: Int32, output: Int32), Stage, Int32, Int32) -> Void
+
+    // One copy of the loop per function: four inlined into `rows` itself were too many for the
+    // inliner, which left one called with the flags as variables.
+    private static let signedNonnegative: Copy = { x, xStride, y, yStride, z, rows, width, zeroPoints, stage, lower, upper in
         loop(signed: true, nonnegative: true, x, xStride, y, yStride, z, rows, width, zeroPoints, stage, lower, upper)
     }
-
-    private static func signedAny(_ x: UnsafeRawPointer, _ xStride: Int, _ y: UnsafeRawPointer, _ yStride: Int,
-                                  _ z: UnsafeMutablePointer<UInt8>, _ rows: Int, _ width: Int,
-                                  _ zeroPoints: (lhs: Int32, rhs: Int32, output: Int32), _ stage: Stage,
-                                  _ lower: Int32, _ upper: Int32) {
+    private static let signedAny: Copy = { x, xStride, y, yStride, z, rows, width, zeroPoints, stage, lower, upper in
         loop(signed: true, nonnegative: false, x, xStride, y, yStride, z, rows, width, zeroPoints, stage, lower, upper)
     }
-
-    private static func unsignedNonnegative(_ x: UnsafeRawPointer, _ xStride: Int, _ y: UnsafeRawPointer, _ yStride: Int,
-                                            _ z: UnsafeMutablePointer<UInt8>, _ rows: Int, _ width: Int,
-                                            _ zeroPoints: (lhs: Int32, rhs: Int32, output: Int32), _ stage: Stage,
-                                            _ lower: Int32, _ upper: Int32) {
+    private static let unsignedNonnegative: Copy = { x, xStride, y, yStride, z, rows, width, zeroPoints, stage, lower, upper in
         loop(signed: false, nonnegative: true, x, xStride, y, yStride, z, rows, width, zeroPoints, stage, lower, upper)
     }
-
-    private static func unsignedAny(_ x: UnsafeRawPointer, _ xStride: Int, _ y: UnsafeRawPointer, _ yStride: Int,
-                                    _ z: UnsafeMutablePointer<UInt8>, _ rows: Int, _ width: Int,
-                                    _ zeroPoints: (lhs: Int32, rhs: Int32, output: Int32), _ stage: Stage,
-                                    _ lower: Int32, _ upper: Int32) {
+    private static let unsignedAny: Copy = { x, xStride, y, yStride, z, rows, width, zeroPoints, stage, lower, upper in
         loop(signed: false, nonnegative: false, x, xStride, y, yStride, z, rows, width, zeroPoints, stage, lower, upper)
     }
 
