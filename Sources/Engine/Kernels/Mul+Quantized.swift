@@ -26,8 +26,9 @@ extension Mul {
 /// `multiplyByQuantizedMultiplier`), the rest of each run one by one (`multiplied`, the reference
 /// the vector lanes are tested against). Threads take ranges of the broadcast's runs
 /// (`Broadcast.spans`): of the elements for same-shape operands, of the rows for broadcast ones
-/// (a squeeze-and-excitation block's `[1, h, w, c] · [1, 1, 1, c]`: rows of `c`). On x86-64 those
-/// two shapes take `QuantizedMultiplication`'s loop, a task's rows in one call (`rows`).
+/// (a squeeze-and-excitation block's `[1, h, w, c] · [1, 1, 1, c]`: rows of `c`). On x86-64, where the
+/// output stage has its one-shift form, those two shapes take `QuantizedMultiplication`'s loop,
+/// a task's rows in one call (`rows`).
 struct MulQuantized<T: FixedWidthInteger & Sendable>: PartitionedKernel {
     let lhs: Int, rhs: Int, output: Int
     let broadcast: Broadcast
