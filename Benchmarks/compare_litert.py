@@ -150,10 +150,15 @@ def litert_round(interpreter, runs):
     return float(np.median(times))
 
 
+# `swiftlite bench --warmup` takes at most this many.
+MAX_WARMUP_RUNS = 100_000
+
+
 def warmup_runs(estimate_ms, minimum):
     """Untimed invocations for about WARMUP_MS of a fresh `swiftlite bench` process at `estimate_ms`
-    each, at least `minimum`."""
-    return max(minimum, math.ceil(WARMUP_MS / max(estimate_ms, 0.0001)))
+    each, at least `minimum`, at most what `bench` accepts (a layer of a few hundred
+    multiply-adds, such as a squeeze-and-excitation block's, takes under a microsecond)."""
+    return min(MAX_WARMUP_RUNS, max(minimum, math.ceil(WARMUP_MS / max(estimate_ms, 0.0001))))
 
 
 def swiftlite_round(exe, path, threads, runs, estimate_ms):
