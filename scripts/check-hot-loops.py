@@ -31,8 +31,8 @@ import sys
 BINARY = sys.argv[1] if len(sys.argv) > 1 else ".build/release/swiftlite"
 # Mangled-name fragments of the kernel types whose functions must not call the helpers.
 KERNELS = ["10FloatTilesO", "18FloatDepthwiseRowsO", "16DepthwiseTapRowsO", "17QuantizedAdditionO",
-           "12IntegerGEMMV", "11VNNIProductV", "17DepthwiseRowVNNIO", "18RequantizationBlockV", "15LogisticFloat32V",
-           "12SwishFloat32V"]
+           "23QuantizedMultiplicationO", "12IntegerGEMMV", "11VNNIProductV", "17DepthwiseRowVNNIO",
+           "18RequantizationBlockV", "15LogisticFloat32V", "12SwishFloat32V"]
 # Mangled-name fragments of the AVX2 module's float kernels, which must hold no `vblendvps`.
 NO_BLENDS = ["11SIMDKernels10FloatTilesO", "11SIMDKernels18FloatDepthwiseRowsO"]
 # Mangled-name fragments of the element-wise float kernels, which must hold no scalar arithmetic.
