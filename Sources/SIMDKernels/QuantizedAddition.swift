@@ -33,7 +33,7 @@ public enum QuantizedAddition {
 
     /// `elementwise`'s arguments but for the flags, which each copy below holds as constants.
     private typealias Copy = @Sendable (UnsafeRawPointer, UnsafeRawPointer, UnsafeMutablePointer<UInt8>, Int,
-                              (lhs: Int32, rhs: Int32, output: Int32), Int32, Stage?, Stage?, Stage, Int32, Int32) -> Void
+                                        (lhs: Int32, rhs: Int32, output: Int32), Int32, Stage?, Stage?, Stage, Int32, Int32) -> Void
 
     // One copy of the loop per function: four inlined into `elementwise` itself may be too many
     // for the inliner, which then calls one with the flags as variables.

@@ -35,7 +35,7 @@ public enum QuantizedMultiplication {
 
     /// `rows`' arguments but for the flags, which each copy below holds as constants.
     private typealias Copy = @Sendable (UnsafeRawPointer, Int, UnsafeRawPointer, Int, UnsafeMutablePointer<UInt8>, Int, Int,
-                              (lhs: Int32, rhs: Int32, output: Int32), Stage, Int32, Int32) -> Void
+                                        (lhs: Int32, rhs: Int32, output: Int32), Stage, Int32, Int32) -> Void
 
     // One copy of the loop per function: four inlined into `rows` itself were too many for the
     // inliner, which left one called with the flags as variables.
