@@ -32,11 +32,11 @@ BINARY = sys.argv[1] if len(sys.argv) > 1 else ".build/release/swiftlite"
 # Mangled-name fragments of the kernel types whose functions must not call the helpers.
 KERNELS = ["10FloatTilesO", "18FloatDepthwiseRowsO", "16DepthwiseTapRowsO", "17QuantizedAdditionO",
            "23QuantizedMultiplicationO", "12IntegerGEMMV", "11VNNIProductV", "17DepthwiseRowVNNIO",
-           "18RequantizationBlockV", "15LogisticFloat32V", "12SwishFloat32V"]
+           "18RequantizationBlockV", "15LogisticFloat32V", "12SwishFloat32V", "16FloatElementwiseO"]
 # Mangled-name fragments of the AVX2 module's float kernels, which must hold no `vblendvps`.
 NO_BLENDS = ["11SIMDKernels10FloatTilesO", "11SIMDKernels18FloatDepthwiseRowsO"]
 # Mangled-name fragments of the element-wise float kernels, which must hold no scalar arithmetic.
-NO_SCALARS = ["15LogisticFloat32V", "12SwishFloat32V"]
+NO_SCALARS = ["15LogisticFloat32V", "12SwishFloat32V", "16FloatElementwiseO"]
 SCALAR = re.compile(r"\tv(add|sub|mul|div|min|max|sqrt|f[n]?madd[0-9]+|f[n]?msub[0-9]+)ss\b")
 # Mangled-name fragments of the helpers: `loadUnaligned`, `storeBytes`, and stdlib SIMD generics.
 HELPERS = re.compile(r"13loadUnaligned|10storeBytes|s4SIMDP|s[56]SIMD[0-9]+V")

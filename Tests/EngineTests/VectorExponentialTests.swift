@@ -1,6 +1,9 @@
 import Foundation
 import XCTest
 @testable import Engine
+#if SWIFTLITE_AVX2
+import SIMDKernelsAVX512
+#endif
 
 /// The vector `exp` behind the float LOGISTIC against the exact exponential (Double `exp`, which
 /// is accurate far past a float's precision), and the vector LOGISTIC against TFLite's reference
@@ -98,6 +101,39 @@ final class VectorExponentialTests: XCTestCase {
             return XCTFail("logistic(\(x)): \(a), the Swift form \(b)")
         }
     }
+
+    #if SWIFTLITE_AVX2
+    /// The AVX-512 LOGISTIC and swish (`FloatElementwise`, sixteen lanes a register) have the bits
+    /// of the eight-lane form: a sweep of the floats, the special values, outputs down to the
+    /// denormals, and lanes below −87.5 (whose vector takes the two-factor exponential) beside
+    /// ordinary ones; runs with a tail of 1–15 lanes; swish unclamped and clamped to ReLU6's range.
+    func testSixteenLaneLogisticAndSwishHaveTheBitsOfTheEightLaneForm() throws {
+        try XCTSkipUnless(KernelSelection.runsAVX512, "this machine does not run the AVX-512 kernels")
+        let specials: [Float] = [-87.5, Float(-87.5).nextDown, -9, Float(-9).nextDown, LogisticFloat32.upperCutoff,
+                                 LogisticFloat32.upperCutoff.nextUp, 0, -0, .infinity, -.infinity, .nan,
+                                 Float.leastNonzeroMagnitude, .greatestFiniteMagnitude, -.greatestFiniteMagnitude]
+        let mixed = (0 ..< 64).flatMap { i -> [Float] in [-100, Float(i) * 0.37 - 12] }
+        let xs = sweep(from: -.greatestFiniteMagnitude, to: .greatestFiniteMagnitude, stride: 2477) + specials + mixed
+            + sweep(from: -105, to: -80, stride: 997)
+        let eight = vectorMap(xs, LogisticFloat32.logistic(_:) as (Lanes) -> Lanes)
+        func same(_ a: Float, _ b: Float) -> Bool { a.bitPattern == b.bitPattern || (a.isNaN && b.isNaN) }
+        for count in [xs.count, (xs.count - 16) / 16 * 16, (xs.count - 7) / 16 * 16 + 7, 5] {
+            var y = [Float](repeating: 0, count: count + 1)
+            FloatElementwise.logistic(xs, &y, count: count)
+            if let i = (0 ..< count).first(where: { !same(y[$0], eight[$0]) }) {
+                return XCTFail("logistic(\(xs[i])): \(y[i]), the eight-lane form \(eight[i]) (\(count) elements)")
+            }
+            XCTAssertEqual(y[count], 0, "logistic wrote past \(count) elements")
+            for (lower, upper) in [(-Float.infinity, Float.infinity), (0, 6)] {
+                FloatElementwise.swish(xs, &y, count: count, lower: lower, upper: upper)
+                if let i = (0 ..< count).first(where: { !same(y[$0], FloatGEMM.clamp(xs[$0] * eight[$0], lower, upper)) }) {
+                    return XCTFail("swish(\(xs[i])) in \(lower)...\(upper): \(y[i]) (\(count) elements)")
+                }
+                XCTAssertEqual(y[count], 0, "swish wrote past \(count) elements")
+            }
+        }
+    }
+    #endif
 
     /// TFLite's `reference_ops::Logistic` for one float, with the C library's `expf`.
     private func referenceLogistic(_ x: Float) -> Float {

@@ -396,6 +396,55 @@ SWIFTLITE_INLINE swiftlite_i32x16 swiftlite_tap_quads(const void *p, int taps) {
 
 #if defined(__x86_64__) && defined(__AVX512F__) && defined(__AVX512BW__)
 
+typedef float swiftlite_f32x16 __attribute__((vector_size(64)));
+
+/// `swiftlite_exp_reduced_f32x8` in sixteen lanes: the same operations, constant for constant.
+SWIFTLITE_INLINE __m512 swiftlite_exp_reduced_f32x16(__m512 x, __m512 *p) {
+    const __m512 shifter = _mm512_set1_ps(SWIFTLITE_EXP_SHIFTER);
+    const __m512 shifted = _mm512_fmadd_ps(x, _mm512_set1_ps(1.44269504f), shifter);
+    const __m512 n = _mm512_sub_ps(shifted, shifter);
+    __m512 r = _mm512_fmadd_ps(n, _mm512_set1_ps(-0.693147182464599609375f), x);
+    r = _mm512_fmadd_ps(n, _mm512_set1_ps(1.90465432314823608057e-9f), r);
+    __m512 q = _mm512_fmadd_ps(_mm512_set1_ps(1.381829963e-3f), r, _mm512_set1_ps(8.368532173e-3f));
+    q = _mm512_fmadd_ps(q, r, _mm512_set1_ps(4.166829214e-2f));
+    q = _mm512_fmadd_ps(q, r, _mm512_set1_ps(1.666652262e-1f));
+    q = _mm512_fmadd_ps(q, r, _mm512_set1_ps(4.999999404e-1f));
+    q = _mm512_fmadd_ps(q, r, _mm512_set1_ps(1.0f));
+    *p = _mm512_fmadd_ps(q, r, _mm512_set1_ps(1.0f));
+    return shifted;
+}
+
+/// `swiftlite_exp_not_above_88_f32x8` in sixteen lanes. Where some lane is below −87.5 all
+/// sixteen take the clamps and two factors, which give every lane that is not the bits of the
+/// one product by 2^n (scaling by powers of two is exact while the result stays normal), so
+/// the lanes do not depend on their neighbours.
+SWIFTLITE_INLINE __m512 swiftlite_exp_not_above_88_f32x16(__m512 x) {
+    __m512 p;
+    if (!_mm512_cmp_ps_mask(x, _mm512_set1_ps(-87.5f), _CMP_LT_OQ)) {
+        const __m512 shifted = swiftlite_exp_reduced_f32x16(x, &p);
+        return _mm512_mul_ps(p, _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_castps_si512(shifted), 23)));
+    }
+    const __m512 v = _mm512_min_ps(_mm512_set1_ps(89.0f), _mm512_max_ps(_mm512_set1_ps(-104.0f), x));
+    const __m512 shifted = swiftlite_exp_reduced_f32x16(v, &p);
+    const __m512i integer = _mm512_sub_epi32(_mm512_castps_si512(shifted),
+                                             _mm512_castps_si512(_mm512_set1_ps(SWIFTLITE_EXP_SHIFTER)));
+    const __m512i a = _mm512_srai_epi32(integer, 1), b = _mm512_sub_epi32(integer, a), bias = _mm512_set1_epi32(127);
+    const __m512 scaleA = _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_add_epi32(a, bias), 23));
+    const __m512 scaleB = _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_add_epi32(b, bias), 23));
+    return _mm512_mul_ps(_mm512_mul_ps(p, scaleA), scaleB);
+}
+
+/// `swiftlite_logistic_f32x8` in sixteen lanes, lane for lane the same value (the reference's
+/// three cases chosen by masks instead of blends).
+SWIFTLITE_INLINE swiftlite_f32x16 swiftlite_logistic_f32x16(swiftlite_f32x16 value) {
+    const __m512 v = (__m512)value, one = _mm512_set1_ps(1.0f);
+    const __mmask16 below = _mm512_cmp_ps_mask(v, _mm512_set1_ps(-9.0f), _CMP_LT_OQ);
+    const __m512 negated = _mm512_castsi512_ps(_mm512_xor_si512(_mm512_castps_si512(v), _mm512_set1_epi32((int)0x80000000u)));
+    const __m512 e = swiftlite_exp_not_above_88_f32x16(_mm512_mask_blend_ps(below, negated, v));
+    const __m512 y = _mm512_mask_blend_ps(below, _mm512_div_ps(one, _mm512_add_ps(one, e)), e);
+    return (swiftlite_f32x16)_mm512_mask_blend_ps(_mm512_cmp_ps_mask(v, _mm512_set1_ps(16.619047164916992188f), _CMP_GT_OQ), y, one);
+}
+
 /// The first `count` (0...64) bytes at `p`, the rest zero; bytes past `count` are not read
 /// (a masked `vmovdqu8`, which cannot fault on them).
 SWIFTLITE_INLINE swiftlite_i32x16 swiftlite_load_bytes(const void *p, intptr_t count) {

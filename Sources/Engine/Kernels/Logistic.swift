@@ -1,5 +1,6 @@
 #if SWIFTLITE_AVX2
 import CX86Intrinsics
+import SIMDKernelsAVX512
 #endif
 
 /// LOGISTIC (sigmoid): `1 / (1 + exp(−x))`, with TFLite's reference cut-offs: exactly 1 above
@@ -38,8 +39,12 @@ struct LogisticFloat32: PartitionedKernel {
                       count: range.count)
     }
 
-    /// `y[i] = logistic(x[i])` for `count` elements (`mapLanes`).
+    /// `y[i] = logistic(x[i])` for `count` elements (`mapLanes`; with AVX-512, sixteen lanes in
+    /// one register, `FloatElementwise.logistic`).
     static func logistic(_ x: UnsafePointer<Float>, _ y: UnsafeMutablePointer<Float>, count: Int) {
+        #if SWIFTLITE_AVX2
+        if KernelSelection.runsAVX512 { return FloatElementwise.logistic(x, y, count: count) }
+        #endif
         @inline(always) func lanes(_ v: Lanes) -> Lanes { logistic(v) }
         mapLanes(x, y, count: count, lanes)
     }

@@ -1,3 +1,7 @@
+#if SWIFTLITE_AVX2
+import SIMDKernelsAVX512
+#endif
+
 /// Swish (SiLU), `x · logistic(x)`, as converters write it: a LOGISTIC (or, in 8 bits, any
 /// table-driven activation) whose output only the MUL right after it reads, the MUL's other
 /// operand being the activation's own input, both of one shape. `Plan` fuses the pair
@@ -52,9 +56,13 @@ struct SwishFloat32: PartitionedKernel {
               count: range.count)
     }
 
-    /// `y[i] = swish(x[i])` for `count` elements (`mapLanes`).
+    /// `y[i] = swish(x[i])` for `count` elements (`mapLanes`; with AVX-512, sixteen lanes in one
+    /// register, `FloatElementwise.swish`).
     func swish(_ x: UnsafePointer<Float>, _ y: UnsafeMutablePointer<Float>, count: Int) {
         let lower = lower, upper = upper
+        #if SWIFTLITE_AVX2
+        if KernelSelection.runsAVX512 { return FloatElementwise.swish(x, y, count: count, lower: lower, upper: upper) }
+        #endif
         @inline(always) func swished(_ v: Lanes) -> Lanes { FloatGEMM.clamp(v * LogisticFloat32.logistic(v), lower, upper) }
         mapLanes(x, y, count: count, swished)
     }
