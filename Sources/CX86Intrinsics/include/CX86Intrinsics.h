@@ -104,18 +104,32 @@ SWIFTLITE_INLINE swiftlite_f32x8 swiftlite_clamp_f32x8(swiftlite_f32x8 x, float 
 
 /// `VectorExponential.shifter`: 1.5 · 2^23 + 127.
 #define SWIFTLITE_EXP_SHIFTER 12583039.0f
+/// `VectorExponential`'s other constants, shared by the eight- and sixteen-lane forms: log2(e),
+/// −ln 2 in two parts, the polynomial's coefficients from the highest degree down (the last
+/// two are 1), the cut-offs of LOGISTIC and of the one-factor scaling.
+#define SWIFTLITE_EXP_LOG2E 1.44269504f
+#define SWIFTLITE_EXP_LN2_HIGH -0.693147182464599609375f
+#define SWIFTLITE_EXP_LN2_LOW 1.90465432314823608057e-9f
+#define SWIFTLITE_EXP_C6 1.381829963e-3f
+#define SWIFTLITE_EXP_C5 8.368532173e-3f
+#define SWIFTLITE_EXP_C4 4.166829214e-2f
+#define SWIFTLITE_EXP_C3 1.666652262e-1f
+#define SWIFTLITE_EXP_C2 4.999999404e-1f
+#define SWIFTLITE_LOGISTIC_LOWER -9.0f
+#define SWIFTLITE_LOGISTIC_UPPER 16.619047164916992188f
+#define SWIFTLITE_EXP_ONE_FACTOR_LOWER -87.5f
 
 /// `VectorExponential.reduced`: `shifter + n` (returned) and `exp(r)` (in `*p`) for x = n·ln 2 + r.
 SWIFTLITE_INLINE __m256 swiftlite_exp_reduced_f32x8(__m256 x, __m256 *p) {
     const __m256 shifter = _mm256_set1_ps(SWIFTLITE_EXP_SHIFTER);
-    const __m256 shifted = _mm256_fmadd_ps(x, _mm256_set1_ps(1.44269504f), shifter);
+    const __m256 shifted = _mm256_fmadd_ps(x, _mm256_set1_ps(SWIFTLITE_EXP_LOG2E), shifter);
     const __m256 n = _mm256_sub_ps(shifted, shifter);
-    __m256 r = _mm256_fmadd_ps(n, _mm256_set1_ps(-0.693147182464599609375f), x);
-    r = _mm256_fmadd_ps(n, _mm256_set1_ps(1.90465432314823608057e-9f), r);
-    __m256 q = _mm256_fmadd_ps(_mm256_set1_ps(1.381829963e-3f), r, _mm256_set1_ps(8.368532173e-3f));
-    q = _mm256_fmadd_ps(q, r, _mm256_set1_ps(4.166829214e-2f));
-    q = _mm256_fmadd_ps(q, r, _mm256_set1_ps(1.666652262e-1f));
-    q = _mm256_fmadd_ps(q, r, _mm256_set1_ps(4.999999404e-1f));
+    __m256 r = _mm256_fmadd_ps(n, _mm256_set1_ps(SWIFTLITE_EXP_LN2_HIGH), x);
+    r = _mm256_fmadd_ps(n, _mm256_set1_ps(SWIFTLITE_EXP_LN2_LOW), r);
+    __m256 q = _mm256_fmadd_ps(_mm256_set1_ps(SWIFTLITE_EXP_C6), r, _mm256_set1_ps(SWIFTLITE_EXP_C5));
+    q = _mm256_fmadd_ps(q, r, _mm256_set1_ps(SWIFTLITE_EXP_C4));
+    q = _mm256_fmadd_ps(q, r, _mm256_set1_ps(SWIFTLITE_EXP_C3));
+    q = _mm256_fmadd_ps(q, r, _mm256_set1_ps(SWIFTLITE_EXP_C2));
     q = _mm256_fmadd_ps(q, r, _mm256_set1_ps(1.0f));
     *p = _mm256_fmadd_ps(q, r, _mm256_set1_ps(1.0f));
     return shifted;
@@ -125,7 +139,7 @@ SWIFTLITE_INLINE __m256 swiftlite_exp_reduced_f32x8(__m256 x, __m256 *p) {
 /// else `exp(_:)`'s clamps and two factors.
 SWIFTLITE_INLINE __m256 swiftlite_exp_not_above_88_f32x8(__m256 x) {
     __m256 p;
-    if (!_mm256_movemask_ps(_mm256_cmp_ps(x, _mm256_set1_ps(-87.5f), _CMP_LT_OQ))) {
+    if (!_mm256_movemask_ps(_mm256_cmp_ps(x, _mm256_set1_ps(SWIFTLITE_EXP_ONE_FACTOR_LOWER), _CMP_LT_OQ))) {
         const __m256 shifted = swiftlite_exp_reduced_f32x8(x, &p);
         return _mm256_mul_ps(p, _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_castps_si256(shifted), 23)));
     }
@@ -148,11 +162,11 @@ SWIFTLITE_INLINE __m256 swiftlite_exp_not_above_88_f32x8(__m256 x) {
 SWIFTLITE_INLINE swiftlite_f32x8 swiftlite_logistic_f32x8(swiftlite_f32x8 value) {
     const __m256 v = (__m256)value, one = _mm256_set1_ps(1.0f);
     // The exponential's argument: v below the lower cut-off, −v (the sign bit flipped) elsewhere.
-    const __m256 below = _mm256_cmp_ps(v, _mm256_set1_ps(-9.0f), _CMP_LT_OQ);
+    const __m256 below = _mm256_cmp_ps(v, _mm256_set1_ps(SWIFTLITE_LOGISTIC_LOWER), _CMP_LT_OQ);
     const __m256 e = swiftlite_exp_not_above_88_f32x8(_mm256_blendv_ps(_mm256_xor_ps(v, _mm256_set1_ps(-0.0f)), v, below));
     // 1 / (1 + e); e itself below the lower cut-off; 1 above the upper one.
     const __m256 y = _mm256_blendv_ps(_mm256_div_ps(one, _mm256_add_ps(one, e)), e, below);
-    return (swiftlite_f32x8)_mm256_blendv_ps(y, one, _mm256_cmp_ps(v, _mm256_set1_ps(16.619047164916992188f), _CMP_GT_OQ));
+    return (swiftlite_f32x8)_mm256_blendv_ps(y, one, _mm256_cmp_ps(v, _mm256_set1_ps(SWIFTLITE_LOGISTIC_UPPER), _CMP_GT_OQ));
 }
 
 /// The 8 × 8 floats from `source` (rows `sourceStride` floats apart) transposed into `target`
@@ -401,14 +415,14 @@ typedef float swiftlite_f32x16 __attribute__((vector_size(64)));
 /// `swiftlite_exp_reduced_f32x8` in sixteen lanes: the same operations, constant for constant.
 SWIFTLITE_INLINE __m512 swiftlite_exp_reduced_f32x16(__m512 x, __m512 *p) {
     const __m512 shifter = _mm512_set1_ps(SWIFTLITE_EXP_SHIFTER);
-    const __m512 shifted = _mm512_fmadd_ps(x, _mm512_set1_ps(1.44269504f), shifter);
+    const __m512 shifted = _mm512_fmadd_ps(x, _mm512_set1_ps(SWIFTLITE_EXP_LOG2E), shifter);
     const __m512 n = _mm512_sub_ps(shifted, shifter);
-    __m512 r = _mm512_fmadd_ps(n, _mm512_set1_ps(-0.693147182464599609375f), x);
-    r = _mm512_fmadd_ps(n, _mm512_set1_ps(1.90465432314823608057e-9f), r);
-    __m512 q = _mm512_fmadd_ps(_mm512_set1_ps(1.381829963e-3f), r, _mm512_set1_ps(8.368532173e-3f));
-    q = _mm512_fmadd_ps(q, r, _mm512_set1_ps(4.166829214e-2f));
-    q = _mm512_fmadd_ps(q, r, _mm512_set1_ps(1.666652262e-1f));
-    q = _mm512_fmadd_ps(q, r, _mm512_set1_ps(4.999999404e-1f));
+    __m512 r = _mm512_fmadd_ps(n, _mm512_set1_ps(SWIFTLITE_EXP_LN2_HIGH), x);
+    r = _mm512_fmadd_ps(n, _mm512_set1_ps(SWIFTLITE_EXP_LN2_LOW), r);
+    __m512 q = _mm512_fmadd_ps(_mm512_set1_ps(SWIFTLITE_EXP_C6), r, _mm512_set1_ps(SWIFTLITE_EXP_C5));
+    q = _mm512_fmadd_ps(q, r, _mm512_set1_ps(SWIFTLITE_EXP_C4));
+    q = _mm512_fmadd_ps(q, r, _mm512_set1_ps(SWIFTLITE_EXP_C3));
+    q = _mm512_fmadd_ps(q, r, _mm512_set1_ps(SWIFTLITE_EXP_C2));
     q = _mm512_fmadd_ps(q, r, _mm512_set1_ps(1.0f));
     *p = _mm512_fmadd_ps(q, r, _mm512_set1_ps(1.0f));
     return shifted;
@@ -420,7 +434,7 @@ SWIFTLITE_INLINE __m512 swiftlite_exp_reduced_f32x16(__m512 x, __m512 *p) {
 /// the lanes do not depend on their neighbours.
 SWIFTLITE_INLINE __m512 swiftlite_exp_not_above_88_f32x16(__m512 x) {
     __m512 p;
-    if (!_mm512_cmp_ps_mask(x, _mm512_set1_ps(-87.5f), _CMP_LT_OQ)) {
+    if (!_mm512_cmp_ps_mask(x, _mm512_set1_ps(SWIFTLITE_EXP_ONE_FACTOR_LOWER), _CMP_LT_OQ)) {
         const __m512 shifted = swiftlite_exp_reduced_f32x16(x, &p);
         return _mm512_mul_ps(p, _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_castps_si512(shifted), 23)));
     }
@@ -438,11 +452,11 @@ SWIFTLITE_INLINE __m512 swiftlite_exp_not_above_88_f32x16(__m512 x) {
 /// three cases chosen by masks instead of blends).
 SWIFTLITE_INLINE swiftlite_f32x16 swiftlite_logistic_f32x16(swiftlite_f32x16 value) {
     const __m512 v = (__m512)value, one = _mm512_set1_ps(1.0f);
-    const __mmask16 below = _mm512_cmp_ps_mask(v, _mm512_set1_ps(-9.0f), _CMP_LT_OQ);
+    const __mmask16 below = _mm512_cmp_ps_mask(v, _mm512_set1_ps(SWIFTLITE_LOGISTIC_LOWER), _CMP_LT_OQ);
     const __m512 negated = _mm512_castsi512_ps(_mm512_xor_si512(_mm512_castps_si512(v), _mm512_set1_epi32((int)0x80000000u)));
     const __m512 e = swiftlite_exp_not_above_88_f32x16(_mm512_mask_blend_ps(below, negated, v));
     const __m512 y = _mm512_mask_blend_ps(below, _mm512_div_ps(one, _mm512_add_ps(one, e)), e);
-    return (swiftlite_f32x16)_mm512_mask_blend_ps(_mm512_cmp_ps_mask(v, _mm512_set1_ps(16.619047164916992188f), _CMP_GT_OQ), y, one);
+    return (swiftlite_f32x16)_mm512_mask_blend_ps(_mm512_cmp_ps_mask(v, _mm512_set1_ps(SWIFTLITE_LOGISTIC_UPPER), _CMP_GT_OQ), y, one);
 }
 
 /// The first `count` (0...64) bytes at `p`, the rest zero; bytes past `count` are not read
