@@ -39,7 +39,8 @@ extension Concatenation {
     }
 }
 
-/// uint8 concatenation that requantizes some inputs through 256-entry tables (nil: plain copy).
+/// uint8 concatenation that requantizes some inputs through 256-entry tables (nil: plain copy),
+/// applied as `ByteLookup` applies them.
 /// Threads take ranges of the output's elements (a range may start and end inside any input's
 /// chunk), so that one large slice (a detector's class scores from several inputs) splits too.
 struct ConcatenationUInt8Rescaling: PartitionedKernel {
@@ -60,7 +61,7 @@ struct ConcatenationUInt8Rescaling: PartitionedKernel {
     func eval(_ memory: TensorMemory) {
         let count = outerCount * sliceSize
         // A re-scaled element is a table look-up, as in `ByteLookupKernel`.
-        memory.parallelize(self, count: count, granularity: 64, work: count * ByteLookupKernel.lookupWork)
+        memory.parallelize(self, count: count, granularity: 64, work: count * ByteLookup.fastest.elementWork)
     }
 
     /// Output elements `range`, input chunk by input chunk.
@@ -80,7 +81,7 @@ struct ConcatenationUInt8Rescaling: PartitionedKernel {
             let source = memory.input(inputs[i], as: UInt8.self) + o * chunkSizes[i] + within
             let destination = out + position
             if let table = tables[i]?.pointer {
-                for j in 0 ..< n { destination[j] = table[Int(source[j])] }
+                ByteLookup.fastest.apply(table, source, destination, count: n)
             } else {
                 destination.update(from: source, count: n)
             }

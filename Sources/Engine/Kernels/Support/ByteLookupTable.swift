@@ -50,8 +50,8 @@ struct ByteLookupKernel: PartitionedKernel {
 
     /// The work of one table look-up in the units `TensorMemory.parallelize` counts (a
     /// convolution's multiply-adds): a scalar load and store per element, where the vector units
-    /// do 16 multiply-adds. An addition, vectorized, counts 1. (Quantized MUL and CONCATENATION
-    /// count their elements in it too.)
+    /// do 16 multiply-adds. An addition, vectorized, counts 1. (Quantized MUL counts its elements
+    /// in it too.)
     static let lookupWork = 16
 
     func eval(_ memory: TensorMemory) {
