@@ -29,12 +29,17 @@ final class ShapeKernelTests: XCTestCase {
         // Per-channel vector: rows of 3 with the vector restarting each row.
         let channel = try XCTUnwrap(Broadcast([1, 4, 4, 3], [1, 1, 1, 3]))
         XCTAssertEqual([channel.extents, channel.lhsStrides, channel.rhsStrides], [[16, 3], [3, 1], [0, 1]])
+        XCTAssertEqual(channel.repeatedRow.map { [$0.lhsStride, $0.rhsStride, $0.width] }, [3, 0, 3])
+        XCTAssertEqual(Broadcast([1, 1, 1, 3], [1, 4, 4, 3])?.repeatedRow.map { [$0.lhsStride, $0.rhsStride, $0.width] }, [0, 3, 3])
         // Scalar on the left.
         let scalar = try XCTUnwrap(Broadcast([], [2, 3]))
         XCTAssertEqual([scalar.extents, scalar.lhsStrides, scalar.rhsStrides], [[6], [0], [1]])
+        XCTAssertNil(scalar.repeatedRow)
+        XCTAssertNil(same.repeatedRow)
         // [2, 1, 5] ⊕ [1, 3, 1]: three levels, each operand repeating on alternate ones.
         let cross = try XCTUnwrap(Broadcast([2, 1, 5], [1, 3, 1]))
         XCTAssertEqual([cross.extents, cross.lhsStrides, cross.rhsStrides], [[2, 3, 5], [5, 0, 1], [0, 1, 0]])
+        XCTAssertNil(cross.repeatedRow)
         // One element in all.
         let one = try XCTUnwrap(Broadcast([1, 1], [1]))
         XCTAssertEqual([one.outputShape, one.extents, one.lhsStrides, one.rhsStrides], [[1, 1], [1], [0], [0]])

@@ -43,9 +43,10 @@ struct MulQuantized<T: FixedWidthInteger & Sendable>: PartitionedKernel {
     /// a task reads, without retaining them from every thread. (`unsafe`: memory no one writes
     /// after `init`.)
     nonisolated(unsafe) private let wideStage: (multipliers: UnsafeRawPointer, constants: UnsafeRawPointer)?
-    /// How both operands step along the rows of the output, where they do: rows of `width`
-    /// elements, the operands `lhsStride` and `rhsStride` elements apart from row to row (0: one
-    /// row read again). Same-shape operands are one row per task (`width` 0: the task's elements).
+    /// How both operands step along the rows of the output, where they do
+    /// (`Broadcast.repeatedRow`): rows of `width` elements, the operands `lhsStride` and
+    /// `rhsStride` elements apart from row to row (0: one row read again). Same-shape operands
+    /// are one row per task (`width` 0: the task's elements).
     let rows: (lhsStride: Int, rhsStride: Int, width: Int)?
 
     init(lhs: Int, rhs: Int, output: Int, broadcast: Broadcast, lhsZeroPoint: Int32, rhsZeroPoint: Int32,
@@ -57,14 +58,7 @@ struct MulQuantized<T: FixedWidthInteger & Sendable>: PartitionedKernel {
                                           range: (range.lowerBound, range.upperBound))
         self.stage = stage
         wideStage = stage.wide.map { (UnsafeRawPointer(stage.multipliers.pointer), UnsafeRawPointer($0.pointer)) }
-        if broadcast.isElementwise {
-            rows = (0, 0, 0)
-        } else if broadcast.extents.count == 2, broadcast.innerStrides == (1, 1),
-                  broadcast.lhsStrides[0] == 0 || broadcast.rhsStrides[0] == 0 {
-            rows = (broadcast.lhsStrides[0], broadcast.rhsStrides[0], broadcast.extents[1])
-        } else {
-            rows = nil
-        }
+        rows = broadcast.isElementwise ? (0, 0, 0) : broadcast.repeatedRow
     }
 
     /// The work of one element in the units `TensorMemory.parallelize` counts (a convolution's

@@ -78,6 +78,15 @@ struct Broadcast: Sendable, Equatable {
     /// True when both operands have the output's shape (up to leading 1s): one flat loop.
     var isElementwise: Bool { extents.count == 1 && lhsStrides[0] == 1 && rhsStrides[0] == 1 }
 
+    /// The output as rows of `width` along which both operands step by one, one operand the same
+    /// row for every output row (its stride 0) and the other the next row (stride `width`): a
+    /// squeeze-and-excitation block's `[1, h, w, c] · [1, 1, 1, c]`, the scale on either side. Nil
+    /// for every other plan.
+    var repeatedRow: (lhsStride: Int, rhsStride: Int, width: Int)? {
+        guard extents.count == 2, innerStrides == (1, 1), lhsStrides[0] == 0 || rhsStrides[0] == 0 else { return nil }
+        return (lhsStrides[0], rhsStrides[0], extents[1])
+    }
+
     /// What a kernel shares out over threads (`spans`): with one loop level, its elements; with
     /// more, the rows of the innermost level (`extents.last` elements each).
     var units: Int { extents.count == 1 ? outputCount : outputCount / extents[extents.count - 1] }
