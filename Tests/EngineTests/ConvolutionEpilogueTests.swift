@@ -24,6 +24,9 @@ final class ConvolutionEpilogueTests: XCTestCase {
 
     private enum Operator {
         case add(otherFirst: Bool, ClosedRange<Float>)
+        /// A PAD of the other operand's channels (`missing` fewer than the output's) with +0,
+        /// then the ADD of it.
+        case paddedAdd(otherFirst: Bool, ClosedRange<Float>, missing: Int)
         case prelu
         case relu(ClosedRange<Float>)
         case hardSwish
@@ -66,7 +69,7 @@ final class ConvolutionEpilogueTests: XCTestCase {
     /// `base` (reading tensor 0, writing tensor 1 of `shape`) then `operators`, run apart and
     /// fused (`fused(epilogue, output)`), on 1 and 3 threads: the same bits. Tensors: 0 input, 1
     /// the base kernel's output, 2 the ADD's other operand, 3 the alphas, 4 … the operators'
-    /// outputs run apart, last the fused output (with 64 guard bytes).
+    /// outputs run apart, then the fused output (with 64 guard bytes), last a PAD's output.
     private func checkEpilogue(_ base: any Kernel, fused: (FloatEpilogue, Int) -> any Kernel, _ operators: [Operator],
                                values: inout SeededFloats, input inputCount: Int, shape: [Int], scratchBytes: Int,
                                workerScratchBytes: Int, what layer: String, file: StaticString, line: UInt) throws {
@@ -88,6 +91,20 @@ final class ConvolutionEpilogueTests: XCTestCase {
                 kernels.append(ArithmeticFloat32<Addition>(lhs: otherFirst ? 2 : produced, rhs: otherFirst ? produced : 2, output: output,
                                                            broadcast: broadcast, lower: range.lowerBound, upper: range.upperBound))
                 stages.append(.add(other: 2, otherFirst: otherFirst, lower: range.lowerBound, upper: range.upperBound))
+            case let .paddedAdd(otherFirst, range, missing):
+                // Tensor 2's first pixels × `narrow` values, padded to `channels` into the last tensor.
+                let narrow = max(1, channels - missing), padded = 5 + operators.count
+                let size = MemoryLayout<Float>.stride
+                kernels.append(PadKernel(input: 2, output: padded, elementSize: size, inputShape: [count / channels, narrow],
+                                         before: [0, 0], after: [0, channels - narrow], outputStrides: [channels * size, size],
+                                         inputBlockBytes: narrow * size, fill: .bits(0), imagePadding: nil,
+                                         channelPadding: .init(inputChannels: narrow, outputChannels: channels)))
+                let broadcast = try XCTUnwrap(Broadcast(shape, shape))
+                kernels.append(ArithmeticFloat32<Addition>(lhs: otherFirst ? padded : produced, rhs: otherFirst ? produced : padded,
+                                                           output: output, broadcast: broadcast, lower: range.lowerBound,
+                                                           upper: range.upperBound))
+                stages.append(.paddedAdd(other: 2, padding: .init(otherChannels: narrow, channels: channels), otherFirst: otherFirst,
+                                         lower: range.lowerBound, upper: range.upperBound))
             case .prelu:
                 let broadcast = try XCTUnwrap(Broadcast(shape, [1, 1, channels]))
                 kernels.append(PreluFloat32(input: produced, alpha: 3, output: output, broadcast: broadcast))
@@ -108,7 +125,7 @@ final class ConvolutionEpilogueTests: XCTestCase {
         let guardBytes = [UInt8](repeating: 0xA5, count: 64)
         let empty = [UInt8](repeating: 0, count: 4 * count)
         for threads in [1, 3] {
-            var tensors = [bytes(input), empty, bytes(other), bytes(alphas)] + operators.map { _ in empty } + [empty + guardBytes]
+            var tensors = [bytes(input), empty, bytes(other), bytes(alphas)] + operators.map { _ in empty } + [empty + guardBytes, empty]
             evaluate(kernels, on: &tensors, threads: threads, scratchBytes: scratchBytes, workerScratchBytes: workerScratchBytes)
             evaluate([fusedKernel], on: &tensors, threads: threads, scratchBytes: scratchBytes, workerScratchBytes: workerScratchBytes)
             let what = "\(layer) \(operators), \(threads) threads"
@@ -130,6 +147,9 @@ final class ConvolutionEpilogueTests: XCTestCase {
         [.hardSwish],
         [.add(otherFirst: true, -.infinity ... .infinity), .hardSwish],
         [.hardSwish, .add(otherFirst: false, -.infinity ... .infinity)],
+        // A widened shortcut: most of a vector missing, then a few channels.
+        [.paddedAdd(otherFirst: false, -.infinity ... .infinity, missing: 11), .relu(0 ... .infinity)],
+        [.prelu, .paddedAdd(otherFirst: true, -1 ... 1, missing: 3)],
     ]
 
     func testEveryLayoutWritesTheOperatorsBytes() throws {
@@ -190,14 +210,18 @@ final class ConvolutionEpilogueTests: XCTestCase {
     }
 
     /// The MediaPipe models whose convolutions are followed by ADD, PRELU or RELU (with folded
-    /// DEQUANTIZE operators between them in face_landmark): the fused plan computes the unfused
-    /// plan's bytes, on 1, 2 and 3 threads, and a run stopped inside a fused step leaves each
-    /// operator's output as the unfused plan does.
+    /// DEQUANTIZE operators between them in face_landmark, and the PAD of a widened shortcut
+    /// before the ADD in both face models): the fused plan computes the unfused plan's bytes, on
+    /// 1, 2 and 3 threads, and a run stopped inside a fused step leaves each operator's output as
+    /// the unfused plan does.
     func testMediaPipeModelsMatchUnfusedPlans() throws {
         let names = ["iris_landmark", "face_landmark", "face_detection_short_range"]
         for (url, graph, plan) in try Self.zooPlans(names) {
             let fusedOps = Set(plan.fusedOperators.map { graph.nodes[$0].opName })
             XCTAssertFalse(fusedOps.isDisjoint(with: ["ADD", "PRELU", "RELU"]), "\(url.lastPathComponent): fused \(fusedOps)")
+            if url.lastPathComponent.hasPrefix("face") {
+                XCTAssertTrue(fusedOps.contains("PAD"), "\(url.lastPathComponent): no shortcut PAD fused")
+            }
             try assertFusedPlanMatchesUnfused(graph, plan: plan, name: url.lastPathComponent, stops: Int.max, checksReuse: false)
         }
     }

@@ -75,10 +75,17 @@ enum Pad {
         if rank == 4, input.dataType == .float32, case .bits(0) = fill, pairs[0] == 0, pairs[1] == 0, pairs[6] == 0, pairs[7] == 0 {
             imagePadding = PadKernel.ImagePadding(top: pairs[2], bottom: pairs[3], left: pairs[4], right: pairs[5])
         }
+        // A float tensor padded with zeros after its innermost dimension only: an ADD of it after
+        // a convolution may read the input itself (`FloatEpilogue.paddedAdd`).
+        var channelPadding: PadKernel.ChannelPadding?
+        if rank > 0, input.dataType == .float32, case .bits(0) = fill, let channels = input.shape.last, channels > 0,
+           pairs[2 * rank - 2] == 0, pairs[2 * rank - 1] > 0, pairs.dropLast(2).allSatisfy({ $0 == 0 }) {
+            channelPadding = PadKernel.ChannelPadding(inputChannels: channels, outputChannels: channels + pairs[2 * rank - 1])
+        }
         return PadKernel(input: context.node.inputs[Self.input], output: context.node.outputs[Self.output], elementSize: size,
                          inputShape: blocks.map(\.extent), before: blocks.map(\.before), after: blocks.map(\.after),
                          outputStrides: strides, inputBlockBytes: blocks.dropFirst().reduce(size) { $0 * $1.extent }, fill: fill,
-                         imagePadding: imagePadding)
+                         imagePadding: imagePadding, channelPadding: channelPadding)
     }
 
     enum Fill: Sendable {
@@ -109,6 +116,15 @@ struct PadKernel: PartitionedKernel {
 
     struct ImagePadding: Sendable, Equatable {
         var top, bottom, left, right: Int
+    }
+
+    /// Where this pads a float32 tensor with +0 after its innermost dimension only (a residual
+    /// shortcut widened to the channels of the convolution it is added to): each group of
+    /// `inputChannels` input values becomes `outputChannels` output values, the input's first.
+    let channelPadding: ChannelPadding?
+
+    struct ChannelPadding: Sendable, Equatable {
+        var inputChannels, outputChannels: Int
     }
 
     func eval(_ memory: TensorMemory) {

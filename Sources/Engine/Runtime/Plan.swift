@@ -37,7 +37,7 @@ public final class Plan: Sendable {
     /// reads the depthwise one, if any, in bands of rows that stay in cache (see
     /// `PointwiseDepthwiseFloat32`); the ADD, PRELU, RELU-family and HARD_SWISH operators after a
     /// float CONV_2D or DEPTHWISE_CONV_2D (`FloatEpilogue`), with any operator folded at prepare
-    /// between them; a swish's MUL (`Swish`). The tensors between them are not written. None
+    /// between them and the PAD of a residual shortcut's channels before its ADD; a swish's MUL (`Swish`). The tensors between them are not written. None
     /// when tensors are preserved.
     public var fusedOperators: [Int] { steps.flatMap { $0.fused.map(\.node.index) } }
 
@@ -157,7 +157,8 @@ public final class Plan: Sendable {
     /// then fuses each float CONV_2D with the 3×3 DEPTHWISE_CONV_2D right after it that alone reads
     /// its output, and that with the pointwise CONV_2D right after it that alone reads its output
     /// (`PointwiseDepthwiseFloat32`, which says when); each other float CONV_2D or
-    /// DEPTHWISE_CONV_2D with the element-wise operators after it (`withEpilogue`); and each
+    /// DEPTHWISE_CONV_2D with the element-wise operators after it, a shortcut's channel PAD
+    /// among them (`withEpilogue`); and each
     /// swish, an activation with the MUL of its input and output right after it (`Swish`). Only
     /// without `preserveAllTensors`: the tensors between them are then never written. `readers`:
     /// per tensor, the operators that read it, plus one for a graph output.
@@ -230,7 +231,8 @@ public final class Plan: Sendable {
     /// The float CONV_2D or DEPTHWISE_CONV_2D of `steps[i]` with the longest run of operators
     /// after it that `FloatEpilogue` computes, each reading the one before it, which nothing else
     /// reads; operators whose outputs are all constants (folded at prepare; they compute nothing)
-    /// may lie between them. The fused step and how many steps it takes; nil where no operator fuses.
+    /// may lie between them, and so may a float PAD of zeros after the channels whose output
+    /// only the next operator, an ADD to the run's output, reads (`FloatEpilogue.paddedAdd`). The fused step and how many steps it takes; nil where no operator fuses.
     private static func withEpilogue(_ steps: [Step], at i: Int, readers: [Int], tensors: [TensorDescriptor]) -> (Step, count: Int)? {
         let base = steps[i].kernel
         let host: (output: Int, channels: Int, followed: (FloatEpilogue, Int) -> any Kernel)
@@ -250,6 +252,22 @@ public final class Plan: Sendable {
                 j += 1
                 continue
             }
+            // A PAD of a residual shortcut's channels, then the ADD of it: the ADD reads the
+            // shortcut itself, computed before this run (nothing in the run writes it).
+            if let pad = steps[j].kernel as? PadKernel, j + 1 < steps.count, steps[i].fused.count + after.count + 1 < maxFused,
+               readers[produced] == 1, readers[pad.output] == 1, stages.count < FloatEpilogue.maxStages,
+               !([steps[i].node] + steps[i].fused.map(\.node) + after.map(\.node)).contains(where: { $0.outputs.contains(pad.input) }),
+               let (stage, output) = FloatEpilogue.paddedAdd(steps[j + 1].kernel, on: produced, pad: pad, channels: host.channels,
+                                                             tensors: tensors) {
+                after.append((steps[j].node, kernel))
+                after.append((steps[j + 1].node, ThenPad(first: kernel, pad: pad)))
+                stages.append(stage)
+                kernel = host.followed(FloatEpilogue(stages: stages), output)
+                produced = output
+                j += 2
+                longest = (Step(node: steps[i].node, kernel: kernel, fused: steps[i].fused + after), j - i)
+                continue
+            }
             guard readers[produced] == 1, stages.count < FloatEpilogue.maxStages,
                   let (stage, output) = FloatEpilogue.stage(steps[j].kernel, on: produced, channels: host.channels,
                                                             tensors: tensors) else { break }
@@ -261,6 +279,19 @@ public final class Plan: Sendable {
             longest = (Step(node: steps[i].node, kernel: kernel, fused: steps[i].fused + after), j - i)
         }
         return longest
+    }
+
+    /// A run stopped between a PAD fused into a convolution's epilogue (`withEpilogue`) and the
+    /// ADD that reads it: the operators before the PAD (`first`), then the PAD. The PAD is a
+    /// partitioned kernel, which takes no tile grid, so it leaves `first`'s grid slot alone.
+    private struct ThenPad: Kernel {
+        let first: any Kernel
+        let pad: PadKernel
+
+        func eval(_ memory: TensorMemory) {
+            first.eval(memory)
+            pad.eval(memory)
+        }
     }
 
     /// Places every non-constant tensor in one arena, reusing memory between tensors whose

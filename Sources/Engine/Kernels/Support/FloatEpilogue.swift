@@ -1,5 +1,6 @@
 /// The element-wise operators after a float convolution that `Plan.fuse` runs inside it: an ADD
-/// of another tensor of the output's shape, a PRELU with one alpha per output channel, a RELU,
+/// of another tensor of the output's shape (or of a PAD's zero-padding of one along its channels,
+/// read from the PAD's input), a PRELU with one alpha per output channel, a RELU,
 /// RELU6 or RELU_N1_TO_1, a HARD_SWISH, up to three in the model's order. `FloatGEMM.multiply`
 /// applies them to each chunk of rows of `C` once its columns are stored, while it is in cache
 /// (in L2 where the weights are small), and `DepthwiseConv2DFloat32` to each of its tiles, on the
@@ -17,6 +18,10 @@ struct FloatEpilogue: @unchecked Sendable {
         /// `clamp(c + other)`, or `clamp(other + c)` where the ADD lists the other tensor first;
         /// `other` has the output's shape.
         case add(other: Int, otherFirst: Bool, lower: Float, upper: Float)
+        /// `add` of `other` padded with +0 along its innermost dimension (a PAD's output, which
+        /// is not written): each output pixel's first `padding.otherChannels` channels add
+        /// `other`'s, the rest add +0.
+        case paddedAdd(other: Int, padding: ChannelPadding, otherFirst: Bool, lower: Float, upper: Float)
         /// `c ≥ 0 ? c : c · alpha[channel]`, one alpha per output channel.
         case prelu(alpha: PackedBuffer<Float>)
         /// `clamp(c)` (a RELU-family operator).
@@ -26,6 +31,11 @@ struct FloatEpilogue: @unchecked Sendable {
     }
 
     static let maxStages = 3
+
+    /// A padded ADD operand's channels (`otherChannels`) against the output's (`channels`).
+    struct ChannelPadding: Sendable {
+        var otherChannels, channels: Int
+    }
 
     /// The stages in order, the alphas as pointers into `alphas`, an ADD's operand unbound.
     private let prepared: Bound
@@ -39,6 +49,9 @@ struct FloatEpilogue: @unchecked Sendable {
             switch stage {
             case let .add(other, otherFirst, lower, upper):
                 steps[i] = .add(tensor: other, other: nil, otherFirst: otherFirst, lower: lower, upper: upper)
+            case let .paddedAdd(other, padding, otherFirst, lower, upper):
+                steps[i] = .paddedAdd(tensor: other, other: nil, start: 0, padding: padding, otherFirst: otherFirst,
+                                      lower: lower, upper: upper)
             case let .prelu(alpha):
                 alphas.append(alpha)
                 steps[i] = .prelu(alpha: UnsafePointer(alpha.pointer))
@@ -75,6 +88,21 @@ struct FloatEpilogue: @unchecked Sendable {
         return nil
     }
 
+    /// The ADD `kernel` of `producer` (a float tensor of `channels` channels that no other
+    /// operator reads) and of the output of `pad`, which pads a non-constant float tensor with +0
+    /// after its innermost dimension to `channels`: the stage that reads the PAD's input instead,
+    /// with the tensor the ADD writes; nil for any other operator or layout. The ADD of a padded
+    /// channel computes `c + (+0)` as the separate kernels do (`−0` becomes `+0`).
+    static func paddedAdd(_ kernel: any Kernel, on producer: Int, pad: PadKernel, channels: Int,
+                          tensors: [TensorDescriptor]) -> (Stage, output: Int)? {
+        guard let padding = pad.channelPadding, padding.outputChannels == channels, !tensors[pad.input].isConstant,
+              let add = kernel as? ArithmeticFloat32<Addition>, add.broadcast.isElementwise,
+              (add.lhs, add.rhs) == (producer, pad.output) || (add.lhs, add.rhs) == (pad.output, producer) else { return nil }
+        let operand = ChannelPadding(otherChannels: padding.inputChannels, channels: channels)
+        return (.paddedAdd(other: pad.input, padding: operand, otherFirst: add.lhs == pad.output, lower: add.lower, upper: add.upper),
+                add.output)
+    }
+
     /// A constant float alpha of one value per channel or one for all, broadcast along every
     /// other axis, as `channels` values; nil otherwise.
     private static func perChannel(_ alpha: TensorDescriptor, channels: Int) -> PackedBuffer<Float>? {
@@ -92,8 +120,15 @@ struct FloatEpilogue: @unchecked Sendable {
     /// The stages on one session's tensors, for a `C` that starts at the output's first element.
     func bound(memory: TensorMemory) -> Bound {
         func bind(_ step: Bound.Step) -> Bound.Step {
-            guard case let .add(tensor, _, otherFirst, lower, upper) = step else { return step }
-            return .add(tensor: tensor, other: memory.input(tensor, as: Float.self), otherFirst: otherFirst, lower: lower, upper: upper)
+            switch step {
+            case let .add(tensor, _, otherFirst, lower, upper):
+                .add(tensor: tensor, other: memory.input(tensor, as: Float.self), otherFirst: otherFirst, lower: lower, upper: upper)
+            case let .paddedAdd(tensor, _, start, padding, otherFirst, lower, upper):
+                .paddedAdd(tensor: tensor, other: memory.input(tensor, as: Float.self), start: start, padding: padding,
+                           otherFirst: otherFirst, lower: lower, upper: upper)
+            default:
+                step
+            }
         }
         return Bound(steps: (bind(prepared.steps.0), bind(prepared.steps.1), bind(prepared.steps.2)), count: prepared.count)
     }
@@ -106,6 +141,10 @@ struct FloatEpilogue: @unchecked Sendable {
             case none
             /// The other operand is tensor `tensor`, at `other` once bound.
             case add(tensor: Int, other: UnsafePointer<Float>?, otherFirst: Bool, lower: Float, upper: Float)
+            /// The padded operand's first element is `other` once bound; `C`'s first element is
+            /// element `start` of the output (the padded operand is not laid out as `C` is).
+            case paddedAdd(tensor: Int, other: UnsafePointer<Float>?, start: Int, padding: ChannelPadding, otherFirst: Bool,
+                           lower: Float, upper: Float)
             case prelu(alpha: UnsafePointer<Float>)
             case clamp(lower: Float, upper: Float)
             case hardSwish
@@ -117,8 +156,15 @@ struct FloatEpilogue: @unchecked Sendable {
         /// The stages for a `C` that starts `elements` further on.
         func advanced(by elements: Int) -> Bound {
             func moved(_ step: Step) -> Step {
-                guard case let .add(tensor, other, otherFirst, lower, upper) = step else { return step }
-                return .add(tensor: tensor, other: other.map { $0 + elements }, otherFirst: otherFirst, lower: lower, upper: upper)
+                switch step {
+                case let .add(tensor, other, otherFirst, lower, upper):
+                    .add(tensor: tensor, other: other.map { $0 + elements }, otherFirst: otherFirst, lower: lower, upper: upper)
+                case let .paddedAdd(tensor, other, start, padding, otherFirst, lower, upper):
+                    .paddedAdd(tensor: tensor, other: other, start: start + elements, padding: padding, otherFirst: otherFirst,
+                               lower: lower, upper: upper)
+                default:
+                    step
+                }
             }
             return Bound(steps: (moved(steps.0), moved(steps.1), moved(steps.2)), count: count)
         }
@@ -149,6 +195,9 @@ struct FloatEpilogue: @unchecked Sendable {
                     FloatGEMM.clamp(otherFirst ? other[at] + x : x + other[at], lower, upper)
                 }
                 map(c, ldc: ldc, rows: rows, columns: columns, lanes, scalar)
+            case let .paddedAdd(_, other, start, padding, otherFirst, lower, upper):
+                addPadded(other!, start: start + offset, padding: padding, otherFirst: otherFirst, lower: lower, upper: upper,
+                          c, ldc: ldc, rows: rows, columns: columns)
             case let .prelu(alpha):
                 let alpha = alpha + channel
                 @inline(always) func lanes(_ v: Half, _ at: Int, _ column: Int) -> Half {
@@ -164,6 +213,47 @@ struct FloatEpilogue: @unchecked Sendable {
                 @inline(always) func lanes(_ v: Half, _ at: Int, _ column: Int) -> Half { HardSwishFloat32.hardSwish(v) }
                 @inline(always) func scalar(_ x: Float, _ at: Int, _ column: Int) -> Float { HardSwishFloat32.hardSwish(x) }
                 map(c, ldc: ldc, rows: rows, columns: columns, lanes, scalar)
+            }
+        }
+
+        /// The `paddedAdd` stage on the block: row `r` is output element `start + r · ldc` on,
+        /// which lies in one output pixel (a row is part of one pixel's channels); its columns
+        /// below the operand's channel count add the operand's values of that pixel, the rest +0.
+        private static func addPadded(_ other: UnsafePointer<Float>, start: Int, padding: ChannelPadding, otherFirst: Bool,
+                                      lower: Float, upper: Float, _ c: UnsafeMutablePointer<Float>, ldc: Int, rows: Int, columns: Int) {
+            typealias Half = FloatGEMM.Half
+            let stride = MemoryLayout<Float>.stride, zero = Half(repeating: 0)
+            @inline(always) func sum(_ v: Half, _ w: Half) -> Half { FloatGEMM.clamp(otherFirst ? w + v : v + w, lower, upper) }
+            @inline(always) func sum(_ x: Float, _ w: Float) -> Float { FloatGEMM.clamp(otherFirst ? w + x : x + w, lower, upper) }
+            var row = 0
+            for _ in 0 ..< rows {
+                let element = start &+ row, pixel = element / padding.channels
+                let channel = element &- pixel &* padding.channels
+                let source = UnsafeRawPointer(other + (pixel &* padding.otherChannels &+ channel))
+                let base = UnsafeMutableRawPointer(c + row)
+                // Columns `0 ..< shared` are the operand's channels, `shared ..< columns` padding.
+                let shared = min(columns, max(0, padding.otherChannels &- channel))
+                var j = 0
+                while j &+ Half.scalarCount <= shared {
+                    let v = base.loadUnaligned(fromByteOffset: j &* stride, as: Half.self)
+                    let w = source.loadUnaligned(fromByteOffset: j &* stride, as: Half.self)
+                    base.storeBytes(of: sum(v, w), toByteOffset: j &* stride, as: Half.self)
+                    j &+= Half.scalarCount
+                }
+                while j < shared {
+                    c[row &+ j] = sum(c[row &+ j], source.load(fromByteOffset: j &* stride, as: Float.self))
+                    j &+= 1
+                }
+                while j &+ Half.scalarCount <= columns {
+                    let v = base.loadUnaligned(fromByteOffset: j &* stride, as: Half.self)
+                    base.storeBytes(of: sum(v, zero), toByteOffset: j &* stride, as: Half.self)
+                    j &+= Half.scalarCount
+                }
+                while j < columns {
+                    c[row &+ j] = sum(c[row &+ j], 0)
+                    j &+= 1
+                }
+                row &+= ldc
             }
         }
 
