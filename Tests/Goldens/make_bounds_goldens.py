@@ -229,6 +229,12 @@ INDEX_CASES = [
     ("pool", "max_4x5_window_7x3_stride_3x4_same", OP.MAX_POOL_2D, OPTS.Pool2DOptions, lambda: pool_options((7, 3), (3, 4), SAME), [[2, 4, 5, 3]], [], 1),
     ("pool", "max_9x7_window_2x2_stride_5x5_valid", OP.MAX_POOL_2D, OPTS.Pool2DOptions, lambda: pool_options((2, 2), (5, 5), VALID), [[1, 9, 7, 2]], [], 1),
     ("pool", "max_6x6_window_6x6_valid", OP.MAX_POOL_2D, OPTS.Pool2DOptions, lambda: pool_options((6, 6), (1, 1), VALID), [[1, 6, 6, 2]], [], 1),
+    # Channel counts past the kernels' vector steps (16 + 16 + 5, 16 + 8 + 5), windows cut by the
+    # padding, and a fused RELU6 that clamps.
+    ("pool", "max_7x6_window_3x3_stride_2_same_37_channels", OP.MAX_POOL_2D, OPTS.Pool2DOptions, lambda: pool_options((3, 3), (2, 2), SAME), [[1, 7, 6, 37]], [], 1),
+    ("pool", "max_6x5_window_2x2_stride_2_valid_29_channels", OP.MAX_POOL_2D, OPTS.Pool2DOptions, lambda: pool_options((2, 2), (2, 2), VALID), [[2, 6, 5, 29]], [], 1),
+    ("pool", "max_5x5_window_3x2_stride_1_same_relu6_48_channels", OP.MAX_POOL_2D, OPTS.Pool2DOptions,
+     lambda: with_fields(pool_options((3, 2), (1, 1), SAME), fusedActivationFunction=schema.ActivationFunctionType.RELU6), [[1, 5, 5, 48]], [], 1),
     ("pool", "average_1x1_window_5x5_same", OP.AVERAGE_POOL_2D, OPTS.Pool2DOptions, lambda: pool_options((5, 5), (1, 1), SAME), [[1, 1, 1, 3]], [], 1),
     ("pool", "average_4x5_window_7x3_stride_3x4_same", OP.AVERAGE_POOL_2D, OPTS.Pool2DOptions, lambda: pool_options((7, 3), (3, 4), SAME), [[2, 4, 5, 3]], [], 1),
     ("pool", "average_9x7_window_2x2_stride_5x5_valid", OP.AVERAGE_POOL_2D, OPTS.Pool2DOptions, lambda: pool_options((2, 2), (5, 5), VALID), [[1, 9, 7, 2]], [], 1),

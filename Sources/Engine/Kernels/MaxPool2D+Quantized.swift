@@ -30,29 +30,49 @@ struct MaxPool2DQuantized<T: FixedWidthInteger & Sendable>: PartitionedKernel {
                            work: g.batches * g.outputHeight * g.outputWidth * g.channels * g.filterHeight * g.filterWidth)
     }
 
-    /// Output rows `outputRows`, counted over all batches.
+    /// Output rows `outputRows`, counted over all batches: sixteen channels a step, held in a
+    /// register over the window's taps, then one at a time. Int8 bytes are compared as UInt8
+    /// after flipping their top bit (`x ^ 0x80` maps −128...127 to 0...255 in order), so one
+    /// loop serves both types; the flip is undone on the store.
     @_specialize(where T == Int8)
     @_specialize(where T == UInt8)
     func evalPart(_ outputRows: Range<Int>, step: Int, worker: Int, memory: TensorMemory) {
         let g = geometry
         let c = g.channels
-        let lower = lower, upper = upper
-        let base = memory.input(input, as: T.self), out = memory.output(output, as: T.self)
+        let flip: UInt8 = T.isSigned ? 0x80 : 0
+        let lower = UInt8(truncatingIfNeeded: lower) ^ flip, upper = UInt8(truncatingIfNeeded: upper) ^ flip
+        let (flips, low, high) = (SIMD16<UInt8>(repeating: flip), SIMD16<UInt8>(repeating: lower), SIMD16<UInt8>(repeating: upper))
+        let base = UnsafeRawPointer(memory.input(input, as: T.self)), out = UnsafeMutableRawPointer(memory.output(output, as: T.self))
         for outputRow in outputRows {
             let oy = outputRow % g.outputHeight
-            let source = base + outputRow / g.outputHeight * g.inputHeight * g.inputWidth * c
+            let image = base + outputRow / g.outputHeight * g.inputHeight * g.inputWidth * c
             var dst = out + outputRow * g.outputWidth * c
-            let rows = g.inputRows(oy)
+            let rows = g.inputRows(oy), rowBytes = g.inputWidth &* c
             for ox in 0 ..< g.outputWidth {
-                let cols = g.inputColumns(ox)
-                dst.update(repeating: T.min, count: c)
-                for iy in rows {
-                    for ix in cols {
-                        let src = source + (iy * g.inputWidth + ix) * c
-                        for ch in 0 ..< c { dst[ch] = max(dst[ch], src[ch]) }
+                let columns = g.inputColumns(ox)
+                var ch = 0
+                while ch &+ 16 <= c {
+                    var m = SIMD16<UInt8>(repeating: 0)
+                    for iy in rows {
+                        var tap = iy &* rowBytes &+ columns.lowerBound &* c &+ ch
+                        for _ in columns {
+                            let v = image.loadUnaligned(fromByteOffset: tap, as: SIMD16<UInt8>.self) ^ flips
+                            m = m.replacing(with: v, where: m .< v)
+                            tap &+= c
+                        }
                     }
+                    m = m.replacing(with: low, where: m .< low)
+                    dst.storeBytes(of: m.replacing(with: high, where: m .> high) ^ flips, toByteOffset: ch, as: SIMD16<UInt8>.self)
+                    ch &+= 16
                 }
-                for ch in 0 ..< c { dst[ch] = min(max(dst[ch], lower), upper) }
+                while ch < c {
+                    var m: UInt8 = 0
+                    for iy in rows {
+                        for ix in columns { m = max(m, image.load(fromByteOffset: (iy &* g.inputWidth &+ ix) &* c &+ ch, as: UInt8.self) ^ flip) }
+                    }
+                    dst.storeBytes(of: min(max(m, lower), upper) ^ flip, toByteOffset: ch, as: UInt8.self)
+                    ch &+= 1
+                }
                 dst += c
             }
         }

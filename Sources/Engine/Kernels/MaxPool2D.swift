@@ -11,7 +11,10 @@ enum MaxPool2D {
     }
 }
 
-/// Float32 max pooling, all channels of an output pixel at once (a contiguous, vectorisable loop).
+/// Float32 max pooling, all channels of an output pixel at once: sixteen channels a step, held
+/// in registers over the window's taps, then eight, then one at a time. Each starts at
+/// `−greatestFiniteMagnitude` and takes `m < v ? v : m` per tap (std::max(m, v), as TFLite: a
+/// NaN input is skipped), then clamps to the fused activation's range.
 struct MaxPool2DFloat32: PartitionedKernel {
     let geometry: Pool2DGeometry
     let range: ClosedRange<Float>
@@ -27,27 +30,84 @@ struct MaxPool2DFloat32: PartitionedKernel {
     /// Output rows `outputRows`, counted over all batches.
     func evalPart(_ outputRows: Range<Int>, step: Int, worker: Int, memory: TensorMemory) {
         let g = geometry
-        let c = g.channels
-        let lower = range.lowerBound, upper = range.upperBound
+        let c = g.channels, stride = MemoryLayout<Float>.stride
+        let (lower, upper) = (range.lowerBound, range.upperBound)
         let base = memory.input(input, as: Float.self), out = memory.output(output, as: Float.self)
         for outputRow in outputRows {
             let oy = outputRow % g.outputHeight
-            let source = base + outputRow / g.outputHeight * g.inputHeight * g.inputWidth * c
-            var dst = out + outputRow * g.outputWidth * c
+            let image = UnsafeRawPointer(base + outputRow / g.outputHeight * g.inputHeight * g.inputWidth * c)
+            var dst = UnsafeMutableRawPointer(out + outputRow * g.outputWidth * c)
             let rows = g.inputRows(oy)
             for ox in 0 ..< g.outputWidth {
-                let cols = g.inputColumns(ox)
-                dst.update(repeating: -.greatestFiniteMagnitude, count: c)
-                for iy in rows {
-                    for ix in cols {
-                        let src = source + (iy * g.inputWidth + ix) * c
-                        // `m < v ? v : m` is std::max(m, v): a NaN input is skipped, as in TFLite.
-                        for ch in 0 ..< c { dst[ch] = dst[ch] < src[ch] ? src[ch] : dst[ch] }
-                    }
+                let window = Window(rows: rows, columns: g.inputColumns(ox), rowBytes: g.inputWidth &* c &* stride, pixelBytes: c &* stride)
+                var ch = 0
+                while ch &+ 16 <= c {
+                    let m = window.maximum(image + ch &* stride, SIMD16<Float>(repeating: -.greatestFiniteMagnitude))
+                    dst.storeBytes(of: FloatGEMM.clamp(m, lower, upper), toByteOffset: ch &* stride, as: SIMD16<Float>.self)
+                    ch &+= 16
                 }
-                for ch in 0 ..< c { dst[ch] = FloatGEMM.clamp(dst[ch], lower, upper) }
-                dst += c
+                if ch &+ 8 <= c {
+                    let m = window.maximum(image + ch &* stride, SIMD8<Float>(repeating: -.greatestFiniteMagnitude))
+                    dst.storeBytes(of: FloatGEMM.clamp(m, lower, upper), toByteOffset: ch &* stride, as: SIMD8<Float>.self)
+                    ch &+= 8
+                }
+                while ch < c {
+                    let m = window.maximum(image + ch &* stride, -Float.greatestFiniteMagnitude)
+                    dst.storeBytes(of: FloatGEMM.clamp(m, lower, upper), toByteOffset: ch &* stride, as: Float.self)
+                    ch &+= 1
+                }
+                dst += c &* stride
             }
+        }
+    }
+
+    /// One output pixel's window: input rows and columns, and the bytes between rows and pixels.
+    /// Each `maximum` folds the taps at `source` plus each tap's offset into `m` (one overload per
+    /// lane type: written over `SIMD`, the selection compiled to a loop over the lanes).
+    private struct Window {
+        let rows: Range<Int>, columns: Range<Int>
+        let rowBytes: Int, pixelBytes: Int
+
+        @inline(__always)
+        func maximum(_ source: UnsafeRawPointer, _ start: SIMD16<Float>) -> SIMD16<Float> {
+            var m = start
+            for iy in rows {
+                var tap = iy &* rowBytes &+ columns.lowerBound &* pixelBytes
+                for _ in columns {
+                    let v = source.loadUnaligned(fromByteOffset: tap, as: SIMD16<Float>.self)
+                    m = m.replacing(with: v, where: m .< v)
+                    tap &+= pixelBytes
+                }
+            }
+            return m
+        }
+
+        @inline(__always)
+        func maximum(_ source: UnsafeRawPointer, _ start: SIMD8<Float>) -> SIMD8<Float> {
+            var m = start
+            for iy in rows {
+                var tap = iy &* rowBytes &+ columns.lowerBound &* pixelBytes
+                for _ in columns {
+                    let v = source.loadUnaligned(fromByteOffset: tap, as: SIMD8<Float>.self)
+                    m = m.replacing(with: v, where: m .< v)
+                    tap &+= pixelBytes
+                }
+            }
+            return m
+        }
+
+        @inline(__always)
+        func maximum(_ source: UnsafeRawPointer, _ start: Float) -> Float {
+            var m = start
+            for iy in rows {
+                var tap = iy &* rowBytes &+ columns.lowerBound &* pixelBytes
+                for _ in columns {
+                    let v = source.load(fromByteOffset: tap, as: Float.self)
+                    m = m < v ? v : m
+                    tap &+= pixelBytes
+                }
+            }
+            return m
         }
     }
 }
