@@ -62,6 +62,10 @@ final class FloatConvolutionTests: XCTestCase {
         // im2col (dilated across), with chunks of several tiles.
         checkConv(input: (30, 40), channels: 3, filter: (3, 3), outputChannels: 33, stride: (1, 1), dilation: (1, 2), padding: .same)
         checkConv(input: (6, 9), channels: 70, filter: (3, 3), outputChannels: 7, stride: (2, 1), dilation: (2, 2), padding: .valid)
+        // One output pixel whose window is the whole input (face_landmark's last layer): one row
+        // of adjacent runs, the matrix–vector product; then one whose runs are not adjacent.
+        checkConv(input: (3, 3), channels: 32, filter: (3, 3), outputChannels: 141, stride: (3, 3), padding: .valid)
+        checkConv(input: (4, 4), channels: 9, filter: (3, 3), outputChannels: 45, stride: (2, 2), padding: .valid)
     }
 
     /// In place with padding, read from a frame of zeros around the image or with the windows

@@ -231,9 +231,10 @@ enum FloatGEMM {
         let n = weights.n, k = weights.k
         let runs = runs ?? .contiguous(k)
         let columns = columns ?? 0 ..< n
-        if m == 1 && runs.count == 1 {
-            // One row (a convolution on a 1 × 1 image): the tiles would compute it seven times.
-            // FloatGEMV's sums are this product's row 0, bit for bit.
+        if m == 1 && (runs.count == 1 || runs.stride == runs.length) {
+            // One row (a convolution on a 1 × 1 image, or one whose window is its whole input, its
+            // runs adjacent): the tiles would compute it seven times. FloatGEMV's sums are this
+            // product's row 0, bit for bit.
             FloatGEMV.multiply(x: a, weights: weights, columns: columns, range: range, y: c)
             epilogue?.apply(c + columns.lowerBound, offset: columns.lowerBound, ldc: 0, rows: 1, columns: columns.count,
                             channel: columns.lowerBound)
