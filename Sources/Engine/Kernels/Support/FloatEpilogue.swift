@@ -170,115 +170,216 @@ struct FloatEpilogue: @unchecked Sendable {
         }
 
         /// Applies the stages to `rows` rows of `columns` values at `c` (rows `ldc` apart), whose
-        /// first value is output channel `channel`, `offset` elements into the product's `C`:
-        /// one stage at a time over the whole block, each a loop of 8 lanes and a scalar tail.
+        /// first value is output channel `channel`, `offset` elements into the product's `C`. An
+        /// ADD and the stage after it go over the block in one pass (each vector loaded and stored
+        /// once); every other stage in a pass of its own. Each pass is a loop of 8 lanes and a
+        /// scalar tail, and computes each stage's arithmetic in the model's order.
         func apply(_ c: UnsafeMutablePointer<Float>, offset: Int, ldc: Int, rows: Int, columns: Int, channel: Int) {
-            let (first, second, third) = steps
-            Self.apply(first, c, offset: offset, ldc: ldc, rows: rows, columns: columns, channel: channel)
-            if count > 1 { Self.apply(second, c, offset: offset, ldc: ldc, rows: rows, columns: columns, channel: channel) }
-            if count > 2 { Self.apply(third, c, offset: offset, ldc: ldc, rows: rows, columns: columns, channel: channel) }
+            let block = Block(c: c, ldc: ldc, rows: rows, columns: columns)
+            var i = 0
+            while i < count {
+                let next = i + 1 < count ? step(i + 1) : .none
+                i += Self.pass(step(i), then: next, block, offset: offset, channel: channel) ? 2 : 1
+            }
         }
 
-        private static func apply(_ step: Step, _ c: UnsafeMutablePointer<Float>, offset: Int, ldc: Int, rows: Int, columns: Int,
-                                  channel: Int) {
-            typealias Half = FloatGEMM.Half
+        private func step(_ i: Int) -> Step {
+            switch i {
+            case 0: steps.0
+            case 1: steps.1
+            default: steps.2
+            }
+        }
+
+        /// The block of `C` that one `apply` goes over.
+        private struct Block {
+            let c: UnsafeMutablePointer<Float>
+            let ldc: Int, rows: Int, columns: Int
+        }
+
+        /// One pass of `step`, and of `next` with it where `step` is an ADD; whether `next` was
+        /// applied.
+        private static func pass(_ step: Step, then next: Step, _ block: Block, offset: Int, channel: Int) -> Bool {
             switch step {
             case .none:
-                return
+                return false
             case let .add(_, other, otherFirst, lower, upper):
-                let other = other! + offset
-                @inline(always) func lanes(_ v: Half, _ at: Int, _ column: Int) -> Half {
-                    let w = UnsafeRawPointer(other + at).loadUnaligned(as: Half.self)
-                    return FloatGEMM.clamp(otherFirst ? w + v : v + w, lower, upper)
-                }
-                @inline(always) func scalar(_ x: Float, _ at: Int, _ column: Int) -> Float {
-                    FloatGEMM.clamp(otherFirst ? other[at] + x : x + other[at], lower, upper)
-                }
-                map(c, ldc: ldc, rows: rows, columns: columns, lanes, scalar)
+                return pass(AddLanes(other: other! + offset, otherFirst: otherFirst, lower: lower, upper: upper), then: next, block,
+                            channel: channel)
             case let .paddedAdd(_, other, start, padding, otherFirst, lower, upper):
-                addPadded(other!, start: start + offset, padding: padding, otherFirst: otherFirst, lower: lower, upper: upper,
-                          c, ldc: ldc, rows: rows, columns: columns)
+                let add = PaddedAddLanes(other: other!, start: start + offset, padding: padding, otherFirst: otherFirst,
+                                         lower: lower, upper: upper)
+                return pass(add, then: next, block, channel: channel)
             case let .prelu(alpha):
-                let alpha = alpha + channel
-                @inline(always) func lanes(_ v: Half, _ at: Int, _ column: Int) -> Half {
-                    PreluFloat32.prelu(v, UnsafeRawPointer(alpha + column).loadUnaligned(as: Half.self))
-                }
-                @inline(always) func scalar(_ x: Float, _ at: Int, _ column: Int) -> Float { PreluFloat32.prelu(x, alpha[column]) }
-                map(c, ldc: ldc, rows: rows, columns: columns, lanes, scalar)
+                map(block, PreluLanes(alpha: alpha + channel), Identity())
             case let .clamp(lower, upper):
-                @inline(always) func lanes(_ v: Half, _ at: Int, _ column: Int) -> Half { FloatGEMM.clamp(v, lower, upper) }
-                @inline(always) func scalar(_ x: Float, _ at: Int, _ column: Int) -> Float { FloatGEMM.clamp(x, lower, upper) }
-                map(c, ldc: ldc, rows: rows, columns: columns, lanes, scalar)
+                map(block, ClampLanes(lower: lower, upper: upper), Identity())
             case .hardSwish:
-                @inline(always) func lanes(_ v: Half, _ at: Int, _ column: Int) -> Half { HardSwishFloat32.hardSwish(v) }
-                @inline(always) func scalar(_ x: Float, _ at: Int, _ column: Int) -> Float { HardSwishFloat32.hardSwish(x) }
-                map(c, ldc: ldc, rows: rows, columns: columns, lanes, scalar)
+                map(block, HardSwishLanes(), Identity())
             }
+            return false
         }
 
-        /// The `paddedAdd` stage on the block: row `r` is output element `start + r · ldc` on,
-        /// which lies in one output pixel (a row is part of one pixel's channels); its columns
-        /// below the operand's channel count add the operand's values of that pixel, the rest +0.
-        private static func addPadded(_ other: UnsafePointer<Float>, start: Int, padding: ChannelPadding, otherFirst: Bool,
-                                      lower: Float, upper: Float, _ c: UnsafeMutablePointer<Float>, ldc: Int, rows: Int, columns: Int) {
-            typealias Half = FloatGEMM.Half
-            let stride = MemoryLayout<Float>.stride, zero = Half(repeating: 0)
-            @inline(always) func sum(_ v: Half, _ w: Half) -> Half { FloatGEMM.clamp(otherFirst ? w + v : v + w, lower, upper) }
-            @inline(always) func sum(_ x: Float, _ w: Float) -> Float { FloatGEMM.clamp(otherFirst ? w + x : x + w, lower, upper) }
-            var row = 0
-            for _ in 0 ..< rows {
-                let element = start &+ row, pixel = element / padding.channels
-                let channel = element &- pixel &* padding.channels
-                let source = UnsafeRawPointer(other + (pixel &* padding.otherChannels &+ channel))
-                let base = UnsafeMutableRawPointer(c + row)
-                // Columns `0 ..< shared` are the operand's channels, `shared ..< columns` padding.
-                let shared = min(columns, max(0, padding.otherChannels &- channel))
-                var j = 0
-                while j &+ Half.scalarCount <= shared {
-                    let v = base.loadUnaligned(fromByteOffset: j &* stride, as: Half.self)
-                    let w = source.loadUnaligned(fromByteOffset: j &* stride, as: Half.self)
-                    base.storeBytes(of: sum(v, w), toByteOffset: j &* stride, as: Half.self)
-                    j &+= Half.scalarCount
-                }
-                while j < shared {
-                    c[row &+ j] = sum(c[row &+ j], source.load(fromByteOffset: j &* stride, as: Float.self))
-                    j &+= 1
-                }
-                while j &+ Half.scalarCount <= columns {
-                    let v = base.loadUnaligned(fromByteOffset: j &* stride, as: Half.self)
-                    base.storeBytes(of: sum(v, zero), toByteOffset: j &* stride, as: Half.self)
-                    j &+= Half.scalarCount
-                }
-                while j < columns {
-                    c[row &+ j] = sum(c[row &+ j], 0)
-                    j &+= 1
-                }
-                row &+= ldc
+        /// `first` (an ADD) with `next` in one pass where `next` is a PRELU, a clamp or a
+        /// HARD_SWISH; alone otherwise. Whether `next` was applied.
+        private static func pass<First: StageLanes>(_ first: First, then next: Step, _ block: Block, channel: Int) -> Bool {
+            switch next {
+            case let .prelu(alpha):
+                map(block, first, PreluLanes(alpha: alpha + channel))
+            case let .clamp(lower, upper):
+                map(block, first, ClampLanes(lower: lower, upper: upper))
+            case .hardSwish:
+                map(block, first, HardSwishLanes())
+            default:
+                map(block, first, Identity())
+                return false
             }
+            return true
         }
 
-        /// `c[r · ldc + j] = f(c[r · ldc + j], r · ldc + j, j)` over the block, 8 columns at a time
-        /// (`lanes`), then one at a time (`scalar`).
-        @inline(always)
-        private static func map(_ c: UnsafeMutablePointer<Float>, ldc: Int, rows: Int, columns: Int,
-                                _ lanes: (FloatGEMM.Half, Int, Int) -> FloatGEMM.Half, _ scalar: (Float, Int, Int) -> Float) {
+        /// `c[r · ldc + j] = second(first(c[r · ldc + j]))` over the block, each stage told the
+        /// value's place (`r · ldc + j` from the block's first value, column `j`): 8 columns at a
+        /// time, then one at a time.
+        @inline(__always)
+        private static func map<First: StageLanes, Second: StageLanes>(_ block: Block, _ first: First, _ second: Second) {
             typealias Half = FloatGEMM.Half
+            let c = block.c, columns = block.columns
             let whole = columns & ~(Half.scalarCount - 1), stride = MemoryLayout<Float>.stride
             var row = 0
-            for _ in 0 ..< rows {
+            for _ in 0 ..< block.rows {
+                let a = first.row(row), b = second.row(row)
                 let base = UnsafeMutableRawPointer(c + row)
                 var j = 0
                 while j < whole {
                     let v = base.loadUnaligned(fromByteOffset: j &* stride, as: Half.self)
-                    base.storeBytes(of: lanes(v, row &+ j, j), toByteOffset: j &* stride, as: Half.self)
+                    base.storeBytes(of: b.lanes(a.lanes(v, row &+ j, j), row &+ j, j), toByteOffset: j &* stride, as: Half.self)
                     j &+= Half.scalarCount
                 }
                 while j < columns {
-                    c[row &+ j] = scalar(c[row &+ j], row &+ j, j)
+                    c[row &+ j] = b.scalar(a.scalar(c[row &+ j], row &+ j, j), row &+ j, j)
                     j &+= 1
                 }
-                row &+= ldc
+                row &+= block.ldc
             }
         }
     }
+}
+
+/// One epilogue stage's arithmetic on 8 values and on one, given each value's place in the
+/// block (`at`, from its first value) and its column (from the block's first channel); `row`
+/// makes the stage for the row whose first value is at `at`.
+private protocol StageLanes {
+    func row(_ at: Int) -> Self
+    func lanes(_ v: FloatGEMM.Half, _ at: Int, _ column: Int) -> FloatGEMM.Half
+    func scalar(_ x: Float, _ at: Int, _ column: Int) -> Float
+}
+
+extension StageLanes {
+    @inline(__always) func row(_ at: Int) -> Self { self }
+}
+
+/// No stage: the value as it is.
+private struct Identity: StageLanes {
+    @inline(__always) func lanes(_ v: FloatGEMM.Half, _ at: Int, _ column: Int) -> FloatGEMM.Half { v }
+    @inline(__always) func scalar(_ x: Float, _ at: Int, _ column: Int) -> Float { x }
+}
+
+/// `clamp(c + other)` (`other + c` where the ADD lists it first), `other` laid out as the
+/// block's `C` from the block's first value. An unbounded range clamps nothing (`FloatGEMM.clamp`
+/// changes only values outside it), so it is skipped.
+private struct AddLanes: StageLanes {
+    let other: UnsafePointer<Float>
+    let otherFirst: Bool
+    let lower: Float, upper: Float
+
+    @inline(__always)
+    func lanes(_ v: FloatGEMM.Half, _ at: Int, _ column: Int) -> FloatGEMM.Half {
+        let w = UnsafeRawPointer(other + at).loadUnaligned(as: FloatGEMM.Half.self)
+        let sum = otherFirst ? w + v : v + w
+        return lower == -.infinity && upper == .infinity ? sum : FloatGEMM.clamp(sum, lower, upper)
+    }
+
+    @inline(__always)
+    func scalar(_ x: Float, _ at: Int, _ column: Int) -> Float {
+        FloatGEMM.clamp(otherFirst ? other[at] + x : x + other[at], lower, upper)
+    }
+}
+
+/// The ADD of `other` padded with +0 along its innermost dimension (`Stage.paddedAdd`). The
+/// block's value at `at` is output element `start + at`; a row lies in one output pixel, whose
+/// channels below `padding.otherChannels` add `other`'s values of that pixel and the rest +0
+/// (`row` finds the pixel once per row).
+private struct PaddedAddLanes: StageLanes {
+    let other: UnsafePointer<Float>
+    let start: Int
+    let padding: FloatEpilogue.ChannelPadding
+    let otherFirst: Bool
+    let lower: Float, upper: Float
+    /// For one row: its pixel's `other` values from the row's first channel, and how many of
+    /// the row's columns are such channels.
+    var source: UnsafePointer<Float>? = nil, shared = 0
+
+    func row(_ at: Int) -> PaddedAddLanes {
+        let element = start &+ at, pixel = element / padding.channels
+        let channel = element &- pixel &* padding.channels
+        var row = self
+        row.source = other + (pixel &* padding.otherChannels &+ channel)
+        row.shared = max(0, padding.otherChannels &- channel)
+        return row
+    }
+
+    @inline(__always)
+    func lanes(_ v: FloatGEMM.Half, _ column: Int) -> FloatGEMM.Half {
+        typealias Half = FloatGEMM.Half
+        var w = Half(repeating: 0)
+        if column &+ Half.scalarCount <= shared {
+            w = UnsafeRawPointer(source.unsafelyUnwrapped + column).loadUnaligned(as: Half.self)
+        } else if column < shared {
+            for lane in 0 ..< shared &- column { w[lane] = source.unsafelyUnwrapped[column &+ lane] }
+        }
+        let sum = otherFirst ? w + v : v + w
+        return lower == -.infinity && upper == .infinity ? sum : FloatGEMM.clamp(sum, lower, upper)
+    }
+
+    @inline(__always)
+    func lanes(_ v: FloatGEMM.Half, _ at: Int, _ column: Int) -> FloatGEMM.Half { lanes(v, column) }
+
+    @inline(__always)
+    func scalar(_ x: Float, _ at: Int, _ column: Int) -> Float {
+        let w: Float = column < shared ? source.unsafelyUnwrapped[column] : 0
+        return FloatGEMM.clamp(otherFirst ? w + x : x + w, lower, upper)
+    }
+}
+
+/// `c ≥ 0 ? c : c · alpha[column]`, `alpha` from the block's first channel.
+private struct PreluLanes: StageLanes {
+    let alpha: UnsafePointer<Float>
+
+    @inline(__always)
+    func lanes(_ v: FloatGEMM.Half, _ at: Int, _ column: Int) -> FloatGEMM.Half {
+        PreluFloat32.prelu(v, UnsafeRawPointer(alpha + column).loadUnaligned(as: FloatGEMM.Half.self))
+    }
+
+    @inline(__always)
+    func scalar(_ x: Float, _ at: Int, _ column: Int) -> Float { PreluFloat32.prelu(x, alpha[column]) }
+}
+
+/// `clamp(c)`.
+private struct ClampLanes: StageLanes {
+    let lower: Float, upper: Float
+
+    @inline(__always)
+    func lanes(_ v: FloatGEMM.Half, _ at: Int, _ column: Int) -> FloatGEMM.Half { FloatGEMM.clamp(v, lower, upper) }
+
+    @inline(__always)
+    func scalar(_ x: Float, _ at: Int, _ column: Int) -> Float { FloatGEMM.clamp(x, lower, upper) }
+}
+
+/// `c · clamp(c + 3, 0, 6) / 6`.
+private struct HardSwishLanes: StageLanes {
+    @inline(__always)
+    func lanes(_ v: FloatGEMM.Half, _ at: Int, _ column: Int) -> FloatGEMM.Half { HardSwishFloat32.hardSwish(v) }
+
+    @inline(__always)
+    func scalar(_ x: Float, _ at: Int, _ column: Int) -> Float { HardSwishFloat32.hardSwish(x) }
 }
