@@ -1,6 +1,7 @@
 import XCTest
 
 @testable import Engine
+import TestSupport
 
 /// The byte look-up kernel: tables that only add a constant are applied as that addition, every
 /// other table entry by entry, in parts on several threads, the same bytes either way.
@@ -80,6 +81,36 @@ final class ByteLookupKernelTests: XCTestCase {
                     }
                     XCTAssertEqual(inPlace, expected, "\(form) in place, \(count) bytes")
                 }
+            }
+        }
+    }
+}
+
+/// 8-bit ADD, SUB and MUL of a one-element constant become tables of the other operand, and a
+/// run of table operators (the converter's QUANTIZE around them) one table: the plan that does
+/// both writes the unfused plan's bytes, and a run stopped inside the chain writes the output of
+/// the operator it stopped after.
+final class ByteTableChainTests: XCTestCase {
+    func testConstantOperandTablesAndTheirChainMatchTheUnfusedPlan() throws {
+        let root = Fixtures.directory("EngineTests").appendingPathComponent("quant_ops")
+        for name in ["mul_scalar_const_1x16x16x3_relu6_uint8io", "sub_scalar_const_first_1x16x16x3_relu_uint8io"] {
+            let graph = try Graph(contentsOf: root.appendingPathComponent("\(name)/model.tflite").path)
+            let fused = try Plan(graph: graph), unfused = try Plan(graph: graph, preserveAllTensors: true)
+            XCTAssertEqual(fused.fusedOperators, [1, 2], "\(name): QUANTIZE, the operator and QUANTIZE as one table")
+            XCTAssertTrue(fused.steps[0].kernel is ByteLookupKernel, name)
+            XCTAssertTrue(unfused.steps[1].kernel is ByteLookupKernel, "\(name): the constant operand's table")
+            // Every byte, three times over, in an order that is not the bytes' own.
+            let input = (0 ..< 768).map { UInt8(truncatingIfNeeded: $0 &* 77 &+ 5) }
+            let reference = try Session(plan: unfused, threadCount: 1)
+            try input.withUnsafeBytes { try reference.copy($0, toTensor: graph.inputs[0]) }
+            reference.invoke()
+            for stop in [nil, 0, 1] as [Int?] {
+                let session = try Session(plan: fused, threadCount: 2)
+                try input.withUnsafeBytes { try session.copy($0, toTensor: graph.inputs[0]) }
+                session.invoke(stopAfter: stop)
+                let written = stop.map { graph.nodes[$0].outputs[0] } ?? graph.outputs[0]
+                XCTAssertEqual(Array(session.bytes(ofTensor: written)), Array(reference.bytes(ofTensor: written)),
+                               "\(name) stopped after \(stop.map(String.init) ?? "the end")")
             }
         }
     }

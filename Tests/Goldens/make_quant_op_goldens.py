@@ -391,16 +391,20 @@ ACT_FN = {"NONE": lambda t: t, "RELU": tf.nn.relu, "RELU6": tf.nn.relu6,
           "RELU_N1_TO_1": lambda t: tf.clip_by_value(t, -1.0, 1.0)}
 
 
-def add_binary(name, op, a_shape, b_shape, *, b_const=False, act="NONE", dists=None, desc=""):
+def add_binary(name, op, a_shape, b_shape, *, b_const=False, const_first=False, act="NONE", dists=None, desc=""):
+    """`const_first` (with `b_const`): the constant is the left operand, `op(constant, x)`."""
     tf_fn = BINARY[op]
 
     def build(rng):
         if b_const:
             cval = tf.constant(rng.uniform(-1.5, 1.5, size=b_shape).astype(np.float32))
+            if const_first:
+                return (lambda x: ACT_FN[act](tf_fn(cval, x))), [a_shape]
             return (lambda x: ACT_FN[act](tf_fn(x, cval))), [a_shape]
         return (lambda x, y: ACT_FN[act](tf_fn(x, y))), [a_shape, b_shape]
 
-    operands = (f"runtime {a_shape} and constant {b_shape}" if b_const
+    operands = (f"constant {b_shape} and runtime {a_shape}" if b_const and const_first
+                else f"runtime {a_shape} and constant {b_shape}" if b_const
                 else f"runtime {a_shape} and runtime {b_shape}")
     add(Case(
         name=name,
@@ -433,6 +437,15 @@ add_binary("mul_bcast_2x1x5_1x3x1", "MUL", (2, 1, 5), (1, 3, 1))
 add_binary("mul_const_1x4x4x3_1x4x1x3", "MUL", (1, 4, 4, 3), (1, 4, 1, 3), b_const=True)
 add_binary("mul_bcast_rank1_5_to_2x3x5_relu_n1_to_1", "MUL", (2, 3, 5), (5,), act="RELU_N1_TO_1",
            dists=[("uniform", -2.0, 2.0), ("uniform", -1.0, 1.0)])
+# A one-element constant on either side (a Keras Rescaling layer's MUL and ADD): the output is a
+# function of the other operand's byte; 768 inputs reach most of the 256.
+add_binary("mul_scalar_const_1x16x16x3_relu6", "MUL", (1, 16, 16, 3), (), b_const=True, act="RELU6",
+           dists=("uniform", -4.0, 4.0))
+add_binary("sub_scalar_const_1x16x16x3", "SUB", (1, 16, 16, 3), (), b_const=True)
+add_binary("sub_scalar_const_first_1x16x16x3_relu", "SUB", (1, 16, 16, 3), (1, 1, 1, 1), b_const=True, const_first=True,
+           act="RELU")
+add_binary("add_scalar_const_first_1x16x16x3", "ADD", (1, 16, 16, 3), (), b_const=True, const_first=True,
+           dists=("uniform", -3.0, 2.0))
 
 
 # --- CONCATENATION ------------------------------------------------------------

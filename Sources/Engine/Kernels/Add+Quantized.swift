@@ -32,16 +32,17 @@ enum AdditiveQuantized {
         }
         let range = try context.integerActivationRange(activation, output: output, outputQ)
         let (l, r, o) = (context.node.inputs[0], context.node.inputs[1], context.node.outputs[0])
-        if lhs.dataType == .int8 {
-            return AdditiveQuantizedKernel<Int8>(lhs: l, rhs: r, output: o, broadcast: broadcast,
-                                                 lhsZeroPoint: lhsQ.zeroPoint, lhsMultiplier: lhsMultiplier,
-                                                 rhsZeroPoint: rhsQ.zeroPoint, rhsMultiplier: rhsMultiplier, subtract: subtract,
-                                                 outputMultiplier: outputMultiplier, outputZeroPoint: outputQ.zeroPoint, range: range)
+        let rhs = try context.input(1)
+        /// The kernel, or the table of its other operand where one is a one-element constant.
+        func kernel<T: FixedWidthInteger & Sendable>(_: T.Type) -> any Kernel {
+            let kernel = AdditiveQuantizedKernel<T>(lhs: l, rhs: r, output: o, broadcast: broadcast,
+                                                    lhsZeroPoint: lhsQ.zeroPoint, lhsMultiplier: lhsMultiplier,
+                                                    rhsZeroPoint: rhsQ.zeroPoint, rhsMultiplier: rhsMultiplier, subtract: subtract,
+                                                    outputMultiplier: outputMultiplier, outputZeroPoint: outputQ.zeroPoint, range: range)
+            return ByteLookupKernel.binary(T.self, lhs: lhs, rhs: rhs, output: o, outputCount: broadcast.outputCount, kernel.combined)
+                ?? kernel
         }
-        return AdditiveQuantizedKernel<UInt8>(lhs: l, rhs: r, output: o, broadcast: broadcast,
-                                              lhsZeroPoint: lhsQ.zeroPoint, lhsMultiplier: lhsMultiplier,
-                                              rhsZeroPoint: rhsQ.zeroPoint, rhsMultiplier: rhsMultiplier, subtract: subtract,
-                                              outputMultiplier: outputMultiplier, outputZeroPoint: outputQ.zeroPoint, range: range)
+        return lhs.dataType == .int8 ? kernel(Int8.self) : kernel(UInt8.self)
     }
 }
 

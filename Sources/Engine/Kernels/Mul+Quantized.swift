@@ -13,12 +13,15 @@ extension Mul {
         let multiplier = QuantizedMultiplier(Double(lhsQ.scale * rhsQ.scale / outputQ.scale))
         let range = try context.integerActivationRange(activation, output: output, outputQ)
         let (l, r, o) = (context.node.inputs[Self.lhs], context.node.inputs[Self.rhs], context.node.outputs[Self.output])
-        if lhs.dataType == .int8 {
-            return MulQuantized<Int8>(lhs: l, rhs: r, output: o, broadcast: broadcast, lhsZeroPoint: lhsQ.zeroPoint,
-                                      rhsZeroPoint: rhsQ.zeroPoint, multiplier: multiplier, outputZeroPoint: outputQ.zeroPoint, range: range)
+        let rhs = try context.input(Self.rhs)
+        /// The kernel, or the table of its other operand where one is a one-element constant.
+        func kernel<T: FixedWidthInteger & Sendable>(_: T.Type) -> any Kernel {
+            let kernel = MulQuantized<T>(lhs: l, rhs: r, output: o, broadcast: broadcast, lhsZeroPoint: lhsQ.zeroPoint,
+                                         rhsZeroPoint: rhsQ.zeroPoint, multiplier: multiplier, outputZeroPoint: outputQ.zeroPoint, range: range)
+            return ByteLookupKernel.binary(T.self, lhs: lhs, rhs: rhs, output: o, outputCount: broadcast.outputCount, kernel.multiplied)
+                ?? kernel
         }
-        return MulQuantized<UInt8>(lhs: l, rhs: r, output: o, broadcast: broadcast, lhsZeroPoint: lhsQ.zeroPoint,
-                                   rhsZeroPoint: rhsQ.zeroPoint, multiplier: multiplier, outputZeroPoint: outputQ.zeroPoint, range: range)
+        return lhs.dataType == .int8 ? kernel(Int8.self) : kernel(UInt8.self)
     }
 }
 

@@ -37,7 +37,8 @@ public final class Plan: Sendable {
     /// reads the depthwise one, if any, in bands of rows that stay in cache (see
     /// `PointwiseDepthwiseFloat32`); the ADD, PRELU, RELU-family and HARD_SWISH operators after a
     /// float CONV_2D or DEPTHWISE_CONV_2D (`FloatEpilogue`), with any operator folded at prepare
-    /// between them and the PAD of a residual shortcut's channels before its ADD; a swish's MUL (`Swish`). The tensors between them are not written. None
+    /// between them and the PAD of a residual shortcut's channels before its ADD; an 8-bit table
+    /// operator after another whose output only it reads (one table); a swish's MUL (`Swish`). The tensors between them are not written. None
     /// when tensors are preserved.
     public var fusedOperators: [Int] { steps.flatMap { $0.fused.map(\.node.index) } }
 
@@ -158,7 +159,8 @@ public final class Plan: Sendable {
     /// its output, and that with the pointwise CONV_2D right after it that alone reads its output
     /// (`PointwiseDepthwiseFloat32`, which says when); each other float CONV_2D or
     /// DEPTHWISE_CONV_2D with the element-wise operators after it, a shortcut's channel PAD
-    /// among them (`withEpilogue`); and each
+    /// among them (`withEpilogue`); each 8-bit table operator with the table operator that alone
+    /// reads its output (`ByteLookupKernel.composed`); and each
     /// swish, an activation with the MUL of its input and output right after it (`Swish`). Only
     /// without `preserveAllTensors`: the tensors between them are then never written. `readers`:
     /// per tensor, the operators that read it, plus one for a graph output.
@@ -181,6 +183,9 @@ public final class Plan: Sendable {
                 fused.append(Step(node: steps[i].node, kernel: kernel, fused: after))
                 i += 1 + after.count
             } else if let (step, count) = withEpilogue(steps, at: i, readers: readers, tensors: tensors) {
+                fused.append(step)
+                i += count
+            } else if let (step, count) = tableChain(steps, at: i, readers: readers) {
                 fused.append(step)
                 i += count
             } else if i + 1 < steps.count, let swish = Swish.fused(steps[i].kernel, steps[i + 1].kernel, readers: readers) {
@@ -292,6 +297,22 @@ public final class Plan: Sendable {
             first.eval(memory)
             pad.eval(memory)
         }
+    }
+
+    /// The 8-bit table operator of `steps[i]` with the longest run of table operators after it,
+    /// each reading only the one before it, which nothing else reads: one table
+    /// (`ByteLookupKernel.composed`). The fused step and how many steps it takes; nil where no
+    /// operator follows that way.
+    private static func tableChain(_ steps: [Step], at i: Int, readers: [Int]) -> (Step, count: Int)? {
+        guard steps[i].fused.isEmpty, var table = steps[i].kernel as? ByteLookupKernel else { return nil }
+        var after = [(node: Node, before: any Kernel)](), j = i + 1
+        while j < steps.count, after.count < maxFused, steps[j].fused.isEmpty, let next = steps[j].kernel as? ByteLookupKernel,
+              let composed = ByteLookupKernel.composed(table, next, readers: readers) {
+            after.append((steps[j].node, table))
+            table = composed
+            j += 1
+        }
+        return after.isEmpty ? nil : (Step(node: steps[i].node, kernel: table, fused: after), j - i)
     }
 
     /// Places every non-constant tensor in one arena, reusing memory between tensors whose

@@ -5,8 +5,8 @@ import CX86Intrinsics
 /// TFLite's kernel on every possible input. Eval is one look-up per element, so the table is as
 /// bit-exact as the function that filled it.
 ///
-/// Used by the quantized RELU family, LEAKY_RELU, HARD_SWISH, LOGISTIC, TANH and the 8-bit
-/// requantizing QUANTIZE. A table that only adds a constant to every byte (the converter's
+/// Used by the quantized RELU family, LEAKY_RELU, HARD_SWISH, LOGISTIC, TANH, the 8-bit
+/// requantizing QUANTIZE, and ADD, SUB and MUL of a one-element constant (`binary`). A table that only adds a constant to every byte (the converter's
 /// uint8 ↔ int8 QUANTIZE of a model's input or output: `x ± 128` at equal scales) is applied as
 /// that addition, which vectorizes; other tables by byte shuffles where the CPU has them
 /// (`ByteLookup`). Threads take ranges of the elements.
@@ -37,6 +37,37 @@ struct ByteLookupKernel: PartitionedKernel {
     init<T: FixedWidthInteger>(table values: [T], count: Int, input: Int, output: Int) {
         precondition(T.bitWidth == 8 && values.count == 256, "byte tables have 256 8-bit entries")
         self.init(bytes: values.map { UInt8(truncatingIfNeeded: $0) }, count: count, input: input, output: output)
+    }
+
+    /// An 8-bit binary operator (`f`, its reference arithmetic on one pair of elements) of which
+    /// one operand is a constant of one element, as a table over the other operand's bytes:
+    /// `f(x, c)`, or `f(c, x)` where the constant is the left operand. A single value broadcast
+    /// leaves the other operand's elements in their order, so the output is the table applied
+    /// to them. Nil unless one operand is such a constant of type `T` and the other has the
+    /// output's `outputCount` elements.
+    static func binary<T: FixedWidthInteger>(_: T.Type, lhs: TensorDescriptor, rhs: TensorDescriptor, output: Int, outputCount: Int,
+                                             _ f: (T, T) -> T) -> ByteLookupKernel? {
+        precondition(T.bitWidth == 8, "byte tables take 8-bit operands")
+        for (constant, other, constantFirst) in [(lhs, rhs, true), (rhs, lhs, false)] {
+            guard constant.elementCount == 1, constant.dataType == other.dataType, other.elementCount == outputCount,
+                  !other.isConstant, let data = constant.constantData, data.bytes.count == 1 else { continue }
+            let c = T(truncatingIfNeeded: data.bytes[0])
+            let table = (0 ..< 256).map { byte in
+                let x = T(truncatingIfNeeded: byte)
+                return constantFirst ? f(c, x) : f(x, c)
+            }
+            return ByteLookupKernel(table: table, count: outputCount, input: other.index, output: output)
+        }
+        return nil
+    }
+
+    /// `first` then `second`, where `second` reads only `first`'s output and nothing else does
+    /// (`readers`: per tensor, the operators that read it, plus one for a graph output): one
+    /// table, `second.table[first.table[x]]` for every byte `x`. Nil otherwise.
+    static func composed(_ first: ByteLookupKernel, _ second: ByteLookupKernel, readers: [Int]) -> ByteLookupKernel? {
+        guard second.input == first.output, readers[first.output] == 1, second.count == first.count else { return nil }
+        let bytes = (0 ..< 256).map { second.table.pointer[Int(first.table.pointer[$0])] }
+        return ByteLookupKernel(bytes: bytes, count: first.count, input: first.input, output: second.output)
     }
 
     private init(bytes: [UInt8], count: Int, input: Int, output: Int) {
