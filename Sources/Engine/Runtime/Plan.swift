@@ -38,8 +38,8 @@ public final class Plan: Sendable {
     /// `PointwiseDepthwiseFloat32`); the ADD, PRELU, RELU-family and HARD_SWISH operators after a
     /// float CONV_2D or DEPTHWISE_CONV_2D (`FloatEpilogue`), with any operator folded at prepare
     /// between them and the PAD of a residual shortcut's channels before its ADD; an 8-bit table
-    /// operator after another whose output only it reads (one table); a swish's MUL (`Swish`). The tensors between them are not written. None
-    /// when tensors are preserved.
+    /// operator after another whose output only it reads (one table); a swish's MUL (`Swish`).
+    /// The tensors between them are not written. None when tensors are preserved.
     public var fusedOperators: [Int] { steps.flatMap { $0.fused.map(\.node.index) } }
 
     struct Step: Sendable {
@@ -237,7 +237,8 @@ public final class Plan: Sendable {
     /// after it that `FloatEpilogue` computes, each reading the one before it, which nothing else
     /// reads; operators whose outputs are all constants (folded at prepare; they compute nothing)
     /// may lie between them, and so may a float PAD of zeros after the channels whose output
-    /// only the next operator, an ADD to the run's output, reads (`FloatEpilogue.paddedAdd`). The fused step and how many steps it takes; nil where no operator fuses.
+    /// only the next operator, an ADD to the run's output, reads (`FloatEpilogue.paddedAdd`).
+    /// The fused step and how many steps it takes; nil where no operator fuses.
     private static func withEpilogue(_ steps: [Step], at i: Int, readers: [Int], tensors: [TensorDescriptor]) -> (Step, count: Int)? {
         let base = steps[i].kernel
         let host: (output: Int, channels: Int, followed: (FloatEpilogue, Int) -> any Kernel)

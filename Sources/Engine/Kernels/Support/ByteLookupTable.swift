@@ -6,10 +6,11 @@ import CX86Intrinsics
 /// bit-exact as the function that filled it.
 ///
 /// Used by the quantized RELU family, LEAKY_RELU, HARD_SWISH, LOGISTIC, TANH, the 8-bit
-/// requantizing QUANTIZE, and ADD, SUB and MUL of a one-element constant (`binary`). A table that only adds a constant to every byte (the converter's
-/// uint8 ↔ int8 QUANTIZE of a model's input or output: `x ± 128` at equal scales) is applied as
-/// that addition, which vectorizes; other tables by byte shuffles where the CPU has them
-/// (`ByteLookup`). Threads take ranges of the elements.
+/// requantizing QUANTIZE, and ADD, SUB and MUL of a one-element constant (`binary`). A table that
+/// only adds a constant to every byte (the converter's uint8 ↔ int8 QUANTIZE of a model's input
+/// or output: `x ± 128` at equal scales) is applied as that addition, which vectorizes; other
+/// tables by byte shuffles where the CPU has them (`ByteLookup`). Threads take ranges of the
+/// elements.
 struct ByteLookupKernel: PartitionedKernel {
     /// Output bit patterns, indexed by the input's bit pattern (`UInt8(truncatingIfNeeded: x)`).
     let table: PackedBuffer<UInt8>
