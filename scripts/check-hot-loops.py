@@ -32,7 +32,8 @@ BINARY = sys.argv[1] if len(sys.argv) > 1 else ".build/release/swiftlite"
 # Mangled-name fragments of the kernel types whose functions must not call the helpers.
 KERNELS = ["10FloatTilesO", "18FloatDepthwiseRowsO", "16DepthwiseTapRowsO", "17QuantizedAdditionO",
            "23QuantizedMultiplicationO", "12IntegerGEMMV", "11VNNIProductV", "17DepthwiseRowVNNIO",
-           "18RequantizationBlockV", "15LogisticFloat32V", "12SwishFloat32V", "16FloatElementwiseO"]
+           "18RequantizationBlockV", "15LogisticFloat32V", "12SwishFloat32V", "16FloatElementwiseO",
+           "16MaxPool2DFloat32V", "18MaxPool2DQuantizedV", "13FloatEpilogueV"]
 # Mangled-name fragments of the AVX2 module's float kernels, which must hold no `vblendvps`.
 NO_BLENDS = ["11SIMDKernels10FloatTilesO", "11SIMDKernels18FloatDepthwiseRowsO"]
 # Mangled-name fragments of the element-wise float kernels, which must hold no scalar arithmetic.
