@@ -149,6 +149,9 @@ def macs(key):
 
 def main():
     args = sys.argv[1:]
+    if "-h" in args or "--help" in args:
+        print(__doc__)
+        return
     threads, int8, limit, keep = 1, False, None, None
     if "--threads" in args:
         i = args.index("--threads"); threads = int(args[i + 1]); del args[i:i + 2]
@@ -161,8 +164,10 @@ def main():
     avx2 = "--avx2" in args
     if avx2:
         args.remove("--avx2")
-    if len(args) != 1:
+    if len(args) != 1 or args[0].startswith("-"):
         sys.exit(__doc__)
+    if not os.path.isfile(args[0]):
+        sys.exit(f"compare_layers.py: no model file at {args[0]}")
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
     from ai_edge_litert.interpreter import Interpreter
     if avx2:

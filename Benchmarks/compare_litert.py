@@ -405,6 +405,9 @@ def allocations(models):
 
 def main():
     args = sys.argv[1:]
+    if "-h" in args or "--help" in args:
+        print(__doc__)
+        return
     mode = next((a for a in args if a in ("--memory", "--allocations", "--first")), None)
     markdown = "--markdown" in args
     global AVX2, YOUNG
@@ -427,6 +430,14 @@ def main():
         if args[i] not in ("--memory", "--allocations", "--first", "--young", "--markdown", "--avx2"):
             rest.append(args[i])
         i += 1
+    # Before anything runs: a mistyped option or path would otherwise surface as a runner's
+    # unreadable output after the build.
+    unknown = [a for a in rest if a.startswith("-")]
+    if unknown:
+        sys.exit(f"compare_litert.py: unknown option {unknown[0]} (--help lists them)")
+    missing = [m for m in rest if not os.path.isfile(m)] + [p for _, p in exes if not os.path.isfile(p)]
+    if missing:
+        sys.exit(f"compare_litert.py: no such file: {missing[0]}")
     if os.environ.get("NO_BUILD") is None and not exes:
         subprocess.run(["swift", "build", "-c", "release", "--product", "swiftlite"], cwd=ROOT, check=True)
     models = rest or DEFAULT_MODELS
