@@ -119,20 +119,37 @@ SWIFTLITE_INLINE swiftlite_f32x8 swiftlite_clamp_f32x8(swiftlite_f32x8 x, float 
 #define SWIFTLITE_LOGISTIC_UPPER 16.619047164916992188f
 #define SWIFTLITE_EXP_ONE_FACTOR_LOWER -87.5f
 
-/// `VectorExponential.reduced`: `shifter + n` (returned) and `exp(r)` (in `*p`) for x = n·ln 2 + r.
-SWIFTLITE_INLINE __m256 swiftlite_exp_reduced_f32x8(__m256 x, __m256 *p) {
-    const __m256 shifter = _mm256_set1_ps(SWIFTLITE_EXP_SHIFTER);
-    const __m256 shifted = _mm256_fmadd_ps(x, _mm256_set1_ps(SWIFTLITE_EXP_LOG2E), shifter);
-    const __m256 n = _mm256_sub_ps(shifted, shifter);
-    __m256 r = _mm256_fmadd_ps(n, _mm256_set1_ps(SWIFTLITE_EXP_LN2_HIGH), x);
-    r = _mm256_fmadd_ps(n, _mm256_set1_ps(SWIFTLITE_EXP_LN2_LOW), r);
-    __m256 q = _mm256_fmadd_ps(_mm256_set1_ps(SWIFTLITE_EXP_C6), r, _mm256_set1_ps(SWIFTLITE_EXP_C5));
-    q = _mm256_fmadd_ps(q, r, _mm256_set1_ps(SWIFTLITE_EXP_C4));
-    q = _mm256_fmadd_ps(q, r, _mm256_set1_ps(SWIFTLITE_EXP_C3));
-    q = _mm256_fmadd_ps(q, r, _mm256_set1_ps(SWIFTLITE_EXP_C2));
-    q = _mm256_fmadd_ps(q, r, _mm256_set1_ps(1.0f));
-    *p = _mm256_fmadd_ps(q, r, _mm256_set1_ps(1.0f));
+/// The body of `VectorExponential.reduced` for vectors `VECTOR` of the intrinsics named `MM`_…
+/// (`_mm256` or `_mm512`): from `x`, `shifter + n` (returned) and `exp(r)` (in `*p`) for
+/// x = n·ln 2 + r. One definition for both widths, so that their lanes compute the same
+/// operations in the same order.
+#define SWIFTLITE_EXP_REDUCED_BODY(MM, VECTOR) \
+    const VECTOR shifter = MM##_set1_ps(SWIFTLITE_EXP_SHIFTER); \
+    const VECTOR shifted = MM##_fmadd_ps(x, MM##_set1_ps(SWIFTLITE_EXP_LOG2E), shifter); \
+    const VECTOR n = MM##_sub_ps(shifted, shifter); \
+    VECTOR r = MM##_fmadd_ps(n, MM##_set1_ps(SWIFTLITE_EXP_LN2_HIGH), x); \
+    r = MM##_fmadd_ps(n, MM##_set1_ps(SWIFTLITE_EXP_LN2_LOW), r); \
+    VECTOR q = MM##_fmadd_ps(MM##_set1_ps(SWIFTLITE_EXP_C6), r, MM##_set1_ps(SWIFTLITE_EXP_C5)); \
+    q = MM##_fmadd_ps(q, r, MM##_set1_ps(SWIFTLITE_EXP_C4)); \
+    q = MM##_fmadd_ps(q, r, MM##_set1_ps(SWIFTLITE_EXP_C3)); \
+    q = MM##_fmadd_ps(q, r, MM##_set1_ps(SWIFTLITE_EXP_C2)); \
+    q = MM##_fmadd_ps(q, r, MM##_set1_ps(1.0f)); \
+    *p = MM##_fmadd_ps(q, r, MM##_set1_ps(1.0f)); \
     return shifted;
+
+/// The end of `VectorExponential.exp(_:)` from `shifted` and `p` (a reduction of the clamped
+/// argument): `p · 2^a · 2^b`, where a + b = n is the difference of the two sums' bit patterns
+/// (same exponent) and each factor is a normal float. `BITS` is the vectors' width (256, 512).
+#define SWIFTLITE_EXP_TWO_FACTORS_BODY(MM, BITS, VECTOR, INTEGERS) \
+    const INTEGERS integer = MM##_sub_epi32(MM##_castps_si##BITS(shifted), MM##_castps_si##BITS(MM##_set1_ps(SWIFTLITE_EXP_SHIFTER))); \
+    const INTEGERS a = MM##_srai_epi32(integer, 1), b = MM##_sub_epi32(integer, a), bias = MM##_set1_epi32(127); \
+    const VECTOR scaleA = MM##_castsi##BITS##_ps(MM##_slli_epi32(MM##_add_epi32(a, bias), 23)); \
+    const VECTOR scaleB = MM##_castsi##BITS##_ps(MM##_slli_epi32(MM##_add_epi32(b, bias), 23)); \
+    return MM##_mul_ps(MM##_mul_ps(p, scaleA), scaleB);
+
+/// `VectorExponential.reduced` in eight lanes (`SWIFTLITE_EXP_REDUCED_BODY`).
+SWIFTLITE_INLINE __m256 swiftlite_exp_reduced_f32x8(__m256 x, __m256 *p) {
+    SWIFTLITE_EXP_REDUCED_BODY(_mm256, __m256)
 }
 
 /// `VectorExponential.exp(notAbove88:)`: one product by 2^n where every lane is at least −87.5,
@@ -145,13 +162,7 @@ SWIFTLITE_INLINE __m256 swiftlite_exp_not_above_88_f32x8(__m256 x) {
     }
     const __m256 v = (__m256)swiftlite_clamp_f32x8((swiftlite_f32x8)x, -104.0f, 89.0f);
     const __m256 shifted = swiftlite_exp_reduced_f32x8(v, &p);
-    // n: the difference of the two sums' bit patterns (same exponent), as in `exp(_:)`.
-    const __m256i integer = _mm256_sub_epi32(_mm256_castps_si256(shifted),
-                                             _mm256_castps_si256(_mm256_set1_ps(SWIFTLITE_EXP_SHIFTER)));
-    const __m256i a = _mm256_srai_epi32(integer, 1), b = _mm256_sub_epi32(integer, a), bias = _mm256_set1_epi32(127);
-    const __m256 scaleA = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(a, bias), 23));
-    const __m256 scaleB = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(b, bias), 23));
-    return _mm256_mul_ps(_mm256_mul_ps(p, scaleA), scaleB);
+    SWIFTLITE_EXP_TWO_FACTORS_BODY(_mm256, 256, __m256, __m256i)
 }
 
 /// TFLite's float LOGISTIC on eight lanes: `LogisticFloat32.portableLogistic` and the
@@ -412,20 +423,9 @@ SWIFTLITE_INLINE swiftlite_i32x16 swiftlite_tap_quads(const void *p, int taps) {
 
 typedef float swiftlite_f32x16 __attribute__((vector_size(64)));
 
-/// `swiftlite_exp_reduced_f32x8` in sixteen lanes: the same operations, constant for constant.
+/// `swiftlite_exp_reduced_f32x8` in sixteen lanes: the same body.
 SWIFTLITE_INLINE __m512 swiftlite_exp_reduced_f32x16(__m512 x, __m512 *p) {
-    const __m512 shifter = _mm512_set1_ps(SWIFTLITE_EXP_SHIFTER);
-    const __m512 shifted = _mm512_fmadd_ps(x, _mm512_set1_ps(SWIFTLITE_EXP_LOG2E), shifter);
-    const __m512 n = _mm512_sub_ps(shifted, shifter);
-    __m512 r = _mm512_fmadd_ps(n, _mm512_set1_ps(SWIFTLITE_EXP_LN2_HIGH), x);
-    r = _mm512_fmadd_ps(n, _mm512_set1_ps(SWIFTLITE_EXP_LN2_LOW), r);
-    __m512 q = _mm512_fmadd_ps(_mm512_set1_ps(SWIFTLITE_EXP_C6), r, _mm512_set1_ps(SWIFTLITE_EXP_C5));
-    q = _mm512_fmadd_ps(q, r, _mm512_set1_ps(SWIFTLITE_EXP_C4));
-    q = _mm512_fmadd_ps(q, r, _mm512_set1_ps(SWIFTLITE_EXP_C3));
-    q = _mm512_fmadd_ps(q, r, _mm512_set1_ps(SWIFTLITE_EXP_C2));
-    q = _mm512_fmadd_ps(q, r, _mm512_set1_ps(1.0f));
-    *p = _mm512_fmadd_ps(q, r, _mm512_set1_ps(1.0f));
-    return shifted;
+    SWIFTLITE_EXP_REDUCED_BODY(_mm512, __m512)
 }
 
 /// `swiftlite_exp_not_above_88_f32x8` in sixteen lanes. Where some lane is below −87.5 all
@@ -440,12 +440,7 @@ SWIFTLITE_INLINE __m512 swiftlite_exp_not_above_88_f32x16(__m512 x) {
     }
     const __m512 v = _mm512_min_ps(_mm512_set1_ps(89.0f), _mm512_max_ps(_mm512_set1_ps(-104.0f), x));
     const __m512 shifted = swiftlite_exp_reduced_f32x16(v, &p);
-    const __m512i integer = _mm512_sub_epi32(_mm512_castps_si512(shifted),
-                                             _mm512_castps_si512(_mm512_set1_ps(SWIFTLITE_EXP_SHIFTER)));
-    const __m512i a = _mm512_srai_epi32(integer, 1), b = _mm512_sub_epi32(integer, a), bias = _mm512_set1_epi32(127);
-    const __m512 scaleA = _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_add_epi32(a, bias), 23));
-    const __m512 scaleB = _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_add_epi32(b, bias), 23));
-    return _mm512_mul_ps(_mm512_mul_ps(p, scaleA), scaleB);
+    SWIFTLITE_EXP_TWO_FACTORS_BODY(_mm512, 512, __m512, __m512i)
 }
 
 /// `swiftlite_logistic_f32x8` in sixteen lanes, lane for lane the same value (the reference's

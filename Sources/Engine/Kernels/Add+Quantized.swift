@@ -22,7 +22,7 @@ enum AdditiveQuantized {
 
     static func prepare(_ context: inout PrepareContext, broadcast: Broadcast, activation: FusedActivation,
                         subtract: Bool) throws(ModelError) -> any Kernel {
-        let (lhs, lhsQ, _, rhsQ, output, outputQ) = try context.binaryQuantized()
+        let (lhs, lhsQ, rhs, rhsQ, output, outputQ) = try context.binaryQuantized()
         let twiceMaxInputScale = Double(2 * max(lhsQ.scale, rhsQ.scale))
         let realOutput = twiceMaxInputScale / Double(Float(1 << leftShift) * outputQ.scale)
         guard let lhsMultiplier = QuantizedMultiplier.smallerThanOneExp(Double(lhsQ.scale) / twiceMaxInputScale),
@@ -32,7 +32,6 @@ enum AdditiveQuantized {
         }
         let range = try context.integerActivationRange(activation, output: output, outputQ)
         let (l, r, o) = (context.node.inputs[0], context.node.inputs[1], context.node.outputs[0])
-        let rhs = try context.input(1)
         /// The kernel, or the table of its other operand where one is a one-element constant.
         func kernel<T: FixedWidthInteger & Sendable>(_: T.Type) -> any Kernel {
             let kernel = AdditiveQuantizedKernel<T>(lhs: l, rhs: r, output: o, broadcast: broadcast,

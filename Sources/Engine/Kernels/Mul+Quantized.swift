@@ -9,11 +9,10 @@ extension Mul {
     /// `zpOut + m((x − zpX)(y − zpY))`, with `m` the multiplier of `scaleX · scaleY / scaleOut`
     /// (computed in Float, then widened), clamped to the fused activation's range.
     static func prepareQuantized(_ context: inout PrepareContext, broadcast: Broadcast, activation: FusedActivation) throws(ModelError) -> any Kernel {
-        let (lhs, lhsQ, _, rhsQ, output, outputQ) = try context.binaryQuantized()
+        let (lhs, lhsQ, rhs, rhsQ, output, outputQ) = try context.binaryQuantized()
         let multiplier = QuantizedMultiplier(Double(lhsQ.scale * rhsQ.scale / outputQ.scale))
         let range = try context.integerActivationRange(activation, output: output, outputQ)
         let (l, r, o) = (context.node.inputs[Self.lhs], context.node.inputs[Self.rhs], context.node.outputs[Self.output])
-        let rhs = try context.input(Self.rhs)
         /// The kernel, or the table of its other operand where one is a one-element constant.
         func kernel<T: FixedWidthInteger & Sendable>(_: T.Type) -> any Kernel {
             let kernel = MulQuantized<T>(lhs: l, rhs: r, output: o, broadcast: broadcast, lhsZeroPoint: lhsQ.zeroPoint,
