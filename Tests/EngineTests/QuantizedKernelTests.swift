@@ -38,6 +38,34 @@ final class QuantizedKernelTests: XCTestCase {
         }
     }
 
+    /// Patches copied a filter row at a time for pixels whose windows lie inside the image: rows
+    /// of 17–31 bytes (two overlapping 16-byte copies), exactly 32, and longer ones that end in
+    /// an overlapping 32-byte copy; a 7 × 7 / 2 stem on three channels (21-byte rows), strided
+    /// 1 × 1 layers, images wide enough for runs of several such pixels beside padded ones.
+    func testConvolutionPatchRowsMatchReferenceLoops() throws {
+        var rng = KernelTestRandom(seed: 14)
+        let cases: [(cin: Int, cout: Int, k: (Int, Int), stride: Int, padding: Padding, size: (Int, Int))] = [
+            (3, 8, (7, 7), 2, .same, (17, 19)), (3, 16, (7, 7), 2, .valid, (15, 16)), (7, 5, (3, 3), 1, .same, (6, 9)),
+            (32, 20, (1, 1), 2, .valid, (7, 8)), (16, 33, (1, 2), 1, .same, (5, 6)), (23, 17, (3, 3), 2, .same, (9, 10)),
+            (11, 3, (3, 3), 1, .valid, (5, 12)),
+        ]
+        for type in [DataType.uint8, .int8] {
+            for c in cases {
+                let op = QuantizedOperatorHarness(type: type, rng: &rng)
+                let input = op.activation([1, c.size.0, c.size.1, c.cin])
+                let filter = op.weights([c.cout, c.k.0, c.k.1, c.cin], perChannel: type == .int8, dimension: 0)
+                let bias = op.bias(c.cout, input: input, filter: filter)
+                let output = op.output()
+                let options = Conv2DOptions(padding: c.padding, strideWidth: c.stride, strideHeight: c.stride,
+                                            dilationWidth: 1, dilationHeight: 1, activation: .none)
+                let result = try op.run(.conv2D, .conv2D(options), inputs: [input, filter, bias], output: output)
+                let expected = referenceConvolution(op, input: input, filter: filter, bias: bias, output: output,
+                                                    options: options, outputShape: result.shape)
+                XCTAssertEqual(result.bytes, expected, "\(type) \(c)")
+            }
+        }
+    }
+
     // MARK: DEPTHWISE_CONV_2D
 
     func testDepthwiseConvolutionMatchesReferenceLoops() throws {

@@ -189,7 +189,13 @@ struct Conv2DQuantized: TiledKernel {
         // and store per filter row (the bytes past the row are overwritten by what follows). In
         // the general loop the geometry did not fit the registers: that was half the time of the
         // first convolution of an RGB image.
-        let runs = span <= 16 && g.dilationHeight == 1 && g.dilationWidth == 1
+        let undilated = g.dilationHeight == 1 && g.dilationWidth == 1
+        let runs = span <= 16 && undilated
+        // Longer filter rows, undilated: the pixels of a row whose windows lie inside the image
+        // copy each filter row in 32-byte loads and stores (16-byte ones below 32 bytes), the
+        // last one ending at the row's end (overlapping the one before: both store the same
+        // bytes).
+        let wideRuns = span > 16 && undilated
         let padding = paddingWord
         var dst = patches
         // The pixel's coordinates advance with it (a division per pixel cost as much as the copies).
@@ -200,7 +206,33 @@ struct Conv2DQuantized: TiledKernel {
             // The pixels from this one on whose windows lie inside the image and whose last
             // 16-byte read ends inside it (none when this one's does not).
             var run = 0
-            if runs && y0 >= 0 && y0 + g.filterHeight <= g.inputHeight && x0 >= 0 && x0 + g.filterWidth <= g.inputWidth {
+            let inside = y0 >= 0 && y0 + g.filterHeight <= g.inputHeight && x0 >= 0 && x0 + g.filterWidth <= g.inputWidth
+            if wideRuns && inside {
+                run = min(remaining, g.outputWidth - ox, (g.inputWidth - g.filterWidth - x0) / g.strideWidth + 1)
+                let rowBytes = g.inputWidth * c, step = g.strideWidth * c
+                var source = image + (y0 * g.inputWidth + x0) * c
+                for _ in 0 ..< run {
+                    var s = source, d = dst
+                    for _ in 0 ..< g.filterHeight {
+                        if span < 32 {
+                            copyShortSpan(s, to: d)
+                            copyShortSpan(s + span - 16, to: d + span - 16)
+                        } else {
+                            var k = 0
+                            while k + 32 < span {
+                                copy32(s + k, to: d + k)
+                                k += 32
+                            }
+                            copy32(s + span - 32, to: d + span - 32)
+                        }
+                        s += rowBytes
+                        d += span
+                    }
+                    if extra > 0 { fillPadding(d, with: padding) }
+                    source += step
+                    dst += patchStride
+                }
+            } else if runs && inside {
                 let lastRead = (y0 + g.filterHeight - 1) * g.inputWidth * c + x0 * c + 16
                 if lastRead <= imageBytes {
                     let inRow = (g.inputWidth - g.filterWidth - x0) / g.strideWidth + 1
@@ -208,7 +240,7 @@ struct Conv2DQuantized: TiledKernel {
                     run = min(remaining, g.outputWidth - ox, inRow, inImage)
                 }
             }
-            if run > 0 {
+            if run > 0 && !wideRuns {
                 let rowBytes = g.inputWidth * c, step = g.strideWidth * c
                 var source = image + (y0 * g.inputWidth + x0) * c
                 @inline(__always)
@@ -227,7 +259,7 @@ struct Conv2DQuantized: TiledKernel {
                 }
                 // The networks' stem has three filter rows: a constant count, which the compiler unrolls.
                 if g.filterHeight == 3 { copyRun(filterRows: 3) } else { copyRun(filterRows: g.filterHeight) }
-            } else {
+            } else if run == 0 {
                 run = 1
                 im2colPixel(image, y0: y0, x0: x0, into: dst)
                 dst += patchStride
@@ -287,6 +319,15 @@ struct Conv2DQuantized: TiledKernel {
     private func copyShortSpan(_ source: UnsafePointer<UInt8>, to destination: UnsafeMutablePointer<UInt8>) {
         let bytes = UnsafeRawPointer(source).loadUnaligned(as: SIMD16<UInt8>.self)
         UnsafeMutableRawPointer(destination).storeBytes(of: bytes ^ SIMD16(repeating: patchFlip), as: SIMD16<UInt8>.self)
+    }
+
+    /// The 32 input bytes at `source`, `xor`ed with `patchFlip`, stored at `destination`.
+    @inline(always)
+    private func copy32(_ source: UnsafePointer<UInt8>, to destination: UnsafeMutablePointer<UInt8>) {
+        // As four 64-bit lanes: an `xor` of `SIMD32<UInt8>` compiles to a loop over its bytes.
+        let bytes = UnsafeRawPointer(source).loadUnaligned(as: SIMD4<UInt64>.self)
+        let flip = SIMD4(repeating: UInt64(patchFlip) &* 0x0101_0101_0101_0101)
+        UnsafeMutableRawPointer(destination).storeBytes(of: bytes ^ flip, as: SIMD4<UInt64>.self)
     }
 
     /// `count` input bytes, `xor`ed with `patchFlip`: 64 at a time by masked loads and stores
