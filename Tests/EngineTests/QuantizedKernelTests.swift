@@ -119,10 +119,10 @@ final class QuantizedKernelTests: XCTestCase {
 
     /// The same-shape vector path of 8-bit ADD and SUB against the per-element table path, over
     /// random zero points, scales (equal ones included: a multiplier of exactly 0.5) and clamp
-    /// ranges, at lengths below, at and above the 16-lane width.
+    /// ranges, at lengths below, at and above the 16-lane width and the 64-element step.
     func testAdditiveElementwiseMatchesTablePath() {
         var rng = KernelTestRandom(seed: 23)
-        let lengths = [1, 7, 15, 16, 17, 31, 32, 47, 300, 1001]
+        let lengths = [1, 7, 15, 16, 17, 31, 32, 47, 63, 64, 65, 129, 300, 1001]
         for trial in 0 ..< 60 {
             let count = lengths[trial % lengths.count], subtract = trial % 3 == 1
             checkAdditiveElementwise(Int8.self, count: count, subtract: subtract, equalScales: trial % 7 == 0, rng: &rng)
@@ -144,7 +144,8 @@ final class QuantizedKernelTests: XCTestCase {
     /// The vector path against the table path for every pair of operand bytes, with the one
     /// operand's multiplier ½ (as `AdditiveQuantized.prepare` makes one of them) and the other's at
     /// the ends of what TFLite's `QuantizeMultiplierSmallerThanOneExp` gives (0, 2^30, 2^31 − 1,
-    /// low bits set; shifting right by 0...31), on either side.
+    /// low bits set; shifting right by 0...31), on either side, with and without a clamp at the
+    /// output's zero point (a fused ReLU, where the loops may skip telling negative sums apart).
     func testAdditiveElementwiseMatchesTablePathAtMultiplierEdges() {
         let half = QuantizedMultiplier(multiplier: 1 << 30, shift: 0)
         let others = [half, QuantizedMultiplier(multiplier: 0, shift: 0),
@@ -156,8 +157,30 @@ final class QuantizedKernelTests: XCTestCase {
         for (index, other) in others.enumerated() {
             let (lhs, rhs) = index % 2 == 0 ? (half, other) : (other, half)
             for subtract in [false, true] {
-                checkEveryPair(Int8.self, lhs: lhs, rhs: rhs, output: output, zeroPoints: (-128, 127, 3), subtract: subtract)
-                checkEveryPair(UInt8.self, lhs: rhs, rhs: lhs, output: output, zeroPoints: (255, 0, 128), subtract: subtract)
+                for relu in [false, true] {
+                    checkEveryPair(Int8.self, lhs: lhs, rhs: rhs, output: output, zeroPoints: (-128, 127, 3), subtract: subtract,
+                                   minimum: relu ? 3 : nil)
+                    checkEveryPair(UInt8.self, lhs: rhs, rhs: lhs, output: output, zeroPoints: (255, 0, 128), subtract: subtract,
+                                   minimum: relu ? 128 : nil)
+                }
+            }
+        }
+    }
+
+    /// Sums whose rescaling to the output lands exactly on −½ (before the zero point), which
+    /// TFLite rounds away from zero to −1: the other operand rescales to `2 (v − zp)` and the
+    /// output halves, so a sum of −2 is one. With the clamp one below the zero point that −1
+    /// is stored; a loop that skipped the correction for negative products there would store 0.
+    func testAdditiveElementwiseRoundsNegativeHalvesAwayFromZero() {
+        let half = QuantizedMultiplier(multiplier: 1 << 30, shift: 0)
+        let other = QuantizedMultiplier(multiplier: 1 << 30, shift: -18)
+        let output = QuantizedMultiplier(multiplier: 1 << 30, shift: -1)
+        for subtract in [false, true] {
+            for below in [1, 0] as [Int32] {
+                checkEveryPair(Int8.self, lhs: half, rhs: other, output: output, zeroPoints: (5, -7, 10), subtract: subtract,
+                               minimum: 10 - below)
+                checkEveryPair(UInt8.self, lhs: other, rhs: half, output: output, zeroPoints: (200, 3, 100), subtract: subtract,
+                               minimum: 100 - below)
             }
         }
     }
@@ -192,12 +215,12 @@ final class QuantizedKernelTests: XCTestCase {
 
     private func checkEveryPair<T: FixedWidthInteger & Sendable>(_: T.Type, lhs: QuantizedMultiplier, rhs: QuantizedMultiplier,
                                                                  output: QuantizedMultiplier, zeroPoints: (Int32, Int32, Int32),
-                                                                 subtract: Bool) {
+                                                                 subtract: Bool, minimum: Int32? = nil) {
         let count = 1 << 16
         let kernel = AdditiveQuantizedKernel<T>(lhs: 0, rhs: 1, output: 2, broadcast: Broadcast([count], [count])!,
                                                 lhsZeroPoint: zeroPoints.0, lhsMultiplier: lhs, rhsZeroPoint: zeroPoints.1,
                                                 rhsMultiplier: rhs, subtract: subtract, outputMultiplier: output,
-                                                outputZeroPoint: zeroPoints.2, range: Int32(T.min) ... Int32(T.max))
+                                                outputZeroPoint: zeroPoints.2, range: (minimum ?? Int32(T.min)) ... Int32(T.max))
         #if SWIFTLITE_AVX2
         XCTAssertNotNil(kernel.outputWide, "the vector loops run only with a one-shift output stage")
         #endif

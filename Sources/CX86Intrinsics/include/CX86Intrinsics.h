@@ -78,6 +78,16 @@ int swiftlite_cpu_runs_avx2_lookup(void);
 void swiftlite_lookup_bytes_vbmi(const uint8_t *table, const uint8_t *x, uint8_t *y, intptr_t count);
 /// The same, 32 bytes a step, only where `swiftlite_cpu_runs_avx2_lookup` says so.
 void swiftlite_lookup_bytes_avx2(const uint8_t *table, const uint8_t *x, uint8_t *y, intptr_t count);
+/// The same-shape 8-bit ADD or SUB (QuantizedAdd.c), only where `swiftlite_cpu_runs_vbmi_lookup`
+/// says so: `z = clamp(outputOffset + R(±(h − halfZeroPoint) · 2^19 + T[t]))` for `count`
+/// elements, `h` the operand whose rescaling multiplier is ½ (subtracted where `negateHalf`),
+/// `T` the other one's rescaled values by byte as four planes of 256 bytes (byte `p` of entry
+/// `v` at `tablePlanes[256 p + v]`), `R` the one-shift rescaling whose 16 multipliers and
+/// `WideRequantization` block are at `multipliers` and `wide`, clamped to `minimum...maximum`.
+/// The bytes are `Int8` where `isSigned`, else `UInt8`.
+void swiftlite_add_bytes_vbmi(const uint8_t *h, const uint8_t *t, uint8_t *z, intptr_t count, const uint8_t *tablePlanes,
+                              int32_t halfZeroPoint, int negateHalf, const void *multipliers, const void *wide,
+                              int32_t outputOffset, int32_t minimum, int32_t maximum, int isSigned);
 #endif
 
 // The wrappers pass 64-byte vectors, whose calling convention differs with and without AVX-512

@@ -1,3 +1,4 @@
+import CX86Intrinsics
 import Microkernels
 #if SWIFTLITE_AVX2
 import SIMDKernels
@@ -78,6 +79,10 @@ struct AdditiveQuantizedKernel<T: FixedWidthInteger & Sendable>: PartitionedKern
     /// For the AVX2 loop: which operand's multiplier is exactly ½ (one is, where
     /// `AdditiveQuantized.prepare` made them) and the other one's multiplier, nil where neither is.
     let halfOperand: (isLeft: Bool, other: QuantizedMultiplier)?
+    /// The table of the operand that is not the half one (SUB's right table negated, as
+    /// `rhsTable`) as four byte planes, byte `p` of entry `v` at `256 p + v`: what
+    /// `swiftlite_add_bytes_vbmi` reads. Nil without a half operand or a one-shift output stage.
+    let otherPlanes: PackedBuffer<UInt8>?
 
     init(lhs: Int, rhs: Int, output: Int, broadcast: Broadcast,
          lhsZeroPoint: Int32, lhsMultiplier: QuantizedMultiplier, rhsZeroPoint: Int32, rhsMultiplier: QuantizedMultiplier,
@@ -108,6 +113,17 @@ struct AdditiveQuantizedKernel<T: FixedWidthInteger & Sendable>: PartitionedKern
         }
         outputWide = lanes(outputMultiplier)
         outputStage = outputWide.map(stage)
+        if let (isLeft, _) = halfOperand, outputWide != nil {
+            let table = isLeft ? rhsTable : lhsTable
+            let planes = PackedBuffer<UInt8>(count: 4 * 256, initializedTo: 0)
+            for v in 0 ..< 256 {
+                let entry = UInt32(bitPattern: table.pointer[v])
+                for p in 0 ..< 4 { planes.pointer[256 * p + v] = UInt8(truncatingIfNeeded: entry >> (8 * p)) }
+            }
+            otherPlanes = planes
+        } else {
+            otherPlanes = nil
+        }
         if let l = operand(lhsMultiplier), let r = operand(rhsMultiplier) {
             operandsWide = (l, r)
             operandStages = (l.map(stage), r.map(stage))
@@ -185,6 +201,15 @@ struct AdditiveQuantizedKernel<T: FixedWidthInteger & Sendable>: PartitionedKern
         var i = 0
         #if SWIFTLITE_AVX2
         if let output = outputStage {
+            if let planes = otherPlanes, let (isLeft, _) = halfOperand, ByteLookup.fastest == .vbmi {
+                // The half operand computed, the other one read from its table (QuantizedAdd.c).
+                let (h, t) = isLeft ? (a, b) : (b, a)
+                swiftlite_add_bytes_vbmi(h.assumingMemoryBound(to: UInt8.self), t.assumingMemoryBound(to: UInt8.self), out, count,
+                                         planes.pointer, isLeft ? lhsZeroPoint : rhsZeroPoint, !isLeft && subtract ? 1 : 0,
+                                         output.multipliers, output.wide, outputZeroPoint, range.lowerBound, range.upperBound,
+                                         T.isSigned ? 1 : 0)
+                return
+            }
             if KernelSelection.runsAVX512 {
                 if let operands = operandStages {
                     SIMDKernelsAVX512.QuantizedAddition.elementwise(
