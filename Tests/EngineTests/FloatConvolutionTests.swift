@@ -41,10 +41,10 @@ final class FloatConvolutionTests: XCTestCase {
         // Pointwise, including two batches in one product.
         checkConv(batches: 2, input: (5, 6), channels: 3, filter: (1, 1), outputChannels: 17, stride: (1, 1), padding: .valid)
         // In place, unpadded (VALID) and padded (SAME, before and after), strided, dilated in height.
-        checkConv(input: (9, 11), channels: 5, filter: (3, 3), outputChannels: 24, stride: (1, 1), padding: .valid, im2col: false)
-        checkConv(batches: 2, input: (9, 15), channels: 3, filter: (3, 3), outputChannels: 32, stride: (2, 2), padding: .same, im2col: false)
+        checkConv(input: (9, 14), channels: 5, filter: (3, 3), outputChannels: 24, stride: (1, 1), padding: .valid, im2col: false)
+        checkConv(batches: 2, input: (9, 25), channels: 3, filter: (3, 3), outputChannels: 32, stride: (2, 2), padding: .same, im2col: false)
         checkConv(input: (8, 8), channels: 4, filter: (3, 3), outputChannels: 40, stride: (1, 1), padding: .same, bias: false)
-        checkConv(input: (10, 17), channels: 2, filter: (2, 3), outputChannels: 9, stride: (3, 2), padding: .same, im2col: false)
+        checkConv(input: (10, 27), channels: 2, filter: (2, 3), outputChannels: 9, stride: (3, 2), padding: .same, im2col: false)
         checkConv(input: (12, 9), channels: 3, filter: (3, 2), outputChannels: 16, stride: (1, 1), dilation: (2, 1), padding: .same)
         // A strided 1×1 is not pointwise: it copies its pixels out, one product over all of them.
         checkConv(input: (7, 15), channels: 8, filter: (1, 1), outputChannels: 8, stride: (2, 2), padding: .valid, im2col: true)
@@ -54,10 +54,15 @@ final class FloatConvolutionTests: XCTestCase {
         checkConv(input: (10, 10), channels: 6, filter: (3, 3), outputChannels: 40, stride: (2, 2), padding: .same, im2col: true)
         checkConv(input: (5, 5), channels: 6, filter: (3, 3), outputChannels: 17, stride: (2, 2), padding: .same, im2col: true)
         // Rows of 7 pixels: on AVX2 bands of 4 and 3 rows in place, so im2col; in place on the
-        // 7-row tiles of AVX-512. Rows of 8 (4 + 4) and 13 (5 + 4 + 4) stay in place everywhere.
+        // 7-row tiles of AVX-512. Rows of 8 (4 + 4) and 16 (6 + 6 + 4) are in place on AVX2 and
+        // im2col on AVX-512 (7 + 1, 7 + 7 + 2: a fifth or more of the tiles' rows unused); rows
+        // of 13 (5 + 4 + 4; 7 + 6) stay in place everywhere.
         checkConv(input: (7, 7), channels: 24, filter: (3, 3), outputChannels: 40, stride: (1, 1), padding: .same,
                   im2col: FloatGEMM.tileRows == 6)
-        checkConv(input: (8, 8), channels: 5, filter: (3, 3), outputChannels: 16, stride: (1, 1), padding: .same, im2col: false)
+        checkConv(input: (8, 8), channels: 5, filter: (3, 3), outputChannels: 16, stride: (1, 1), padding: .same,
+                  im2col: FloatGEMM.tileRows == 7)
+        checkConv(input: (6, 32), channels: 8, filter: (2, 2), outputChannels: 20, stride: (2, 2), padding: .valid,
+                  im2col: FloatGEMM.tileRows == 7)
         checkConv(input: (4, 13), channels: 5, filter: (3, 3), outputChannels: 16, stride: (1, 1), padding: .same, im2col: false)
         // im2col (dilated across), with chunks of several tiles.
         checkConv(input: (30, 40), channels: 3, filter: (3, 3), outputChannels: 33, stride: (1, 1), dilation: (1, 2), padding: .same)

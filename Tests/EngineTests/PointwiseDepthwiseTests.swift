@@ -112,16 +112,16 @@ final class PointwiseDepthwiseTests: XCTestCase {
         try check(input: (11, 4), depth: 70, channels: 33, stride: (1, 1), padding: .valid)
         try check(input: (3, 3), depth: 8, channels: 16, stride: (2, 2), padding: .same)
         // A stem: 3 × 3 stride 2 from 3 channels, padded (SAME) or not, then the depthwise layer.
-        try check(input: (17, 15), depth: 3, channels: 32, stride: (1, 1), padding: .same, producer: (3, 2, .same))
-        try check(input: (16, 16), depth: 3, channels: 40, stride: (2, 2), padding: .same, producer: (3, 2, .same))
-        try check(input: (13, 17), depth: 5, channels: 17, stride: (1, 1), padding: .valid, producer: (3, 2, .valid))
+        try check(input: (17, 25), depth: 3, channels: 32, stride: (1, 1), padding: .same, producer: (3, 2, .same))
+        try check(input: (16, 26), depth: 3, channels: 40, stride: (2, 2), padding: .same, producer: (3, 2, .same))
+        try check(input: (13, 27), depth: 5, channels: 17, stride: (1, 1), padding: .valid, producer: (3, 2, .valid))
         try check(input: (9, 12), depth: 4, channels: 24, stride: (1, 2), padding: .same, producer: (3, 1, .same))
         // Inverted residual blocks: expansion, depthwise, projection (to 24 channels, partial
         // blocks, one channel), and a stem with its depthwise layer and projection.
         try check(input: (12, 10), depth: 16, channels: 96, stride: (2, 2), padding: .same, projectTo: 24)
         try check(input: (9, 9), depth: 24, channels: 144, stride: (1, 1), padding: .same, projectTo: 40)
         try check(input: (11, 4), depth: 7, channels: 33, stride: (1, 1), padding: .valid, projectTo: 1)
-        try check(input: (17, 15), depth: 3, channels: 32, stride: (1, 1), padding: .same, producer: (3, 2, .same), projectTo: 16)
+        try check(input: (17, 25), depth: 3, channels: 32, stride: (1, 1), padding: .same, producer: (3, 2, .same), projectTo: 16)
     }
 
     /// Only convolutions that compute rows (pointwise, in place on one image) into 3×3 depthwise

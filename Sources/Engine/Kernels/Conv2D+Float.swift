@@ -85,7 +85,9 @@ struct Conv2DFloat32: PartitionedKernel, TiledKernel {
     }
 
     /// A kernel on the given constants; tests leave it unbound to tensors and call `convolve`
-    /// (and may choose the padding's frame, `true`, or patches, `false`, over the cheaper one).
+    /// (and may choose the padding's frame, `true`, or patches, `false`, over the cheaper one:
+    /// either reads the windows in place wherever they are runs of the input, even where its rows
+    /// would waste tiles).
     init(geometry g: Conv2D.Geometry, filter: UnsafeBufferPointer<Float>, bias: UnsafeBufferPointer<Float>?,
          range: ClosedRange<Float>, input: Int = -1, output: Int = -1, framesPadding: Bool? = nil) {
         geometry = g
@@ -97,7 +99,7 @@ struct Conv2DFloat32: PartitionedKernel, TiledKernel {
         if g.isPointwise {
             layout = .pointwise
             scratchBytes = 0
-        } else if !Self.copiesPatches(g) {
+        } else if framesPadding == nil ? !Self.copiesPatches(g) : Self.windowsAreRuns(g) {
             let inside = Inside(rows: Inside.range(outputs: g.outputHeight, inputs: g.inputHeight,
                                                    span: (g.filterHeight - 1) * g.dilationHeight + 1, stride: g.strideHeight,
                                                    padding: g.padTop),
@@ -151,7 +153,13 @@ struct Conv2DFloat32: PartitionedKernel, TiledKernel {
     /// a 1 × 1 filter's patches are its input pixels, each copied once (a quarter of the input at
     /// stride 2), and then one product covers all of them.
     static func copiesPatches(_ g: Conv2D.Geometry) -> Bool {
-        g.dilationWidth != 1 || rowsWasteTiles(g) || (g.filterHeight == 1 && g.filterWidth == 1)
+        !windowsAreRuns(g) || rowsWasteTiles(g)
+    }
+
+    /// Whether the layout in place reads this convolution's windows: runs of the input (undilated
+    /// across), and not a strided 1 × 1 filter's single pixels.
+    static func windowsAreRuns(_ g: Conv2D.Geometry) -> Bool {
+        g.dilationWidth == 1 && !(g.filterHeight == 1 && g.filterWidth == 1)
     }
 
     /// Whether in place, where each output row is a product of its own, rows would underuse the
@@ -161,10 +169,17 @@ struct Conv2DFloat32: PartitionedKernel, TiledKernel {
     ///   (10 × 10 → 5 × 5 and smaller), never the 112- and 150-pixel stems;
     /// - on AVX2, rows that end in a band of fewer than 4 rows (7 pixels: bands of 4 and 3). A band
     ///   of h rows keeps 2h sums in flight, and two FMA units of 4 cycles' latency need 8: the
-    ///   3-row band runs at three quarters of the rate. ResNet's last 3 × 3 layers (7 × 7 output).
+    ///   3-row band runs at three quarters of the rate. ResNet's last 3 × 3 layers (7 × 7 output);
+    /// - on AVX-512, whose 7-row tiles compute all 7 rows whatever is left of the row, rows whose
+    ///   tiles leave more than a fifth of their rows unused: 8–11, 15, 16 and 22 pixels (the
+    ///   2 × 2 / 2 layers of the iris model, 32 → 16 and 16 → 8 pixels across).
     static func rowsWasteTiles(_ g: Conv2D.Geometry) -> Bool {
         guard g.batches * g.outputHeight > 1 else { return false }
         if g.outputWidth < FloatGEMM.tileRows { return true }
+        if FloatGEMM.tileRows == 7 {
+            let tileRows = (g.outputWidth + 6) / 7 * 7
+            return 5 * (tileRows - g.outputWidth) > tileRows
+        }
         guard FloatGEMM.tileRows == 6 else { return false }
         var remaining = g.outputWidth
         while remaining > 0 {
