@@ -42,9 +42,9 @@ SWIFTLITE_ADD_INLINE __m512i swiftlite_add_rescaled(__m512i x, const swiftlite_a
 /// 64 elements from `h` and `t` (`lanes` of them read, the rest zero) to `z`: the loop's body, with
 /// `isSigned`, `negateHalf` and `nonnegative` constants at each call.
 SWIFTLITE_ADD_INLINE void swiftlite_add_step(const uint8_t *h, const uint8_t *t, uint8_t *z, __mmask64 lanes,
-                                                           const __m512i planes[16], __m512i halfZeroPoint,
-                                                           const swiftlite_add_stage *stage, int isSigned, int negateHalf,
-                                                           int nonnegative, __m512i offset, __m512i minimum, __m512i maximum) {
+                                             const __m512i planes[16], __m512i halfZeroPoint,
+                                             const swiftlite_add_stage *stage, int isSigned, int negateHalf,
+                                             int nonnegative, __m512i offset, __m512i minimum, __m512i maximum) {
     // Dword 4L + j of the index vector holds the operand's dword 4j + L, so that after the planes'
     // interleaving (which keeps each 128-bit lane L) vector j holds elements 16j ... 16j + 15.
     const __m512i transpose = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
@@ -86,10 +86,10 @@ SWIFTLITE_ADD_INLINE void swiftlite_add_step(const uint8_t *h, const uint8_t *t,
 }
 
 SWIFTLITE_ADD_INLINE void swiftlite_add_loop(const uint8_t *h, const uint8_t *t, uint8_t *z, intptr_t count,
-                                                           const uint8_t *tablePlanes, int32_t halfZeroPoint,
-                                                           const void *multipliers, const void *wide, int32_t outputOffset,
-                                                           int32_t minimum, int32_t maximum, int isSigned, int negateHalf,
-                                                           int nonnegative) {
+                                             const uint8_t *tablePlanes, int32_t halfZeroPoint,
+                                             const void *multipliers, const void *wide, int32_t outputOffset,
+                                             int32_t minimum, int32_t maximum, int isSigned, int negateHalf,
+                                             int nonnegative) {
     __m512i planes[16];
     for (int i = 0; i < 16; i++) planes[i] = _mm512_loadu_si512(tablePlanes + 64 * i);
     const __m512i *w = (const __m512i *)wide;

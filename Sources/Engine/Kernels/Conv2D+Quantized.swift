@@ -191,11 +191,9 @@ struct Conv2DQuantized: TiledKernel {
         // first convolution of an RGB image.
         let undilated = g.dilationHeight == 1 && g.dilationWidth == 1
         let runs = span <= 16 && undilated
-        // Longer filter rows, undilated: the pixels of a row whose windows lie inside the image
-        // copy each filter row in 32-byte loads and stores (16-byte ones below 32 bytes), the
-        // last one ending at the row's end (overlapping the one before: both store the same
-        // bytes).
-        let wideRuns = span > 16 && undilated
+        // Longer filter rows, undilated, likewise, each through `copyLongSpan` (a per-pixel
+        // copy of 192-byte rows was a fifth of ResNet's 56 × 56 × 64 3 × 3 layers).
+        let longRuns = span > 16 && undilated
         let padding = paddingWord
         var dst = patches
         // The pixel's coordinates advance with it (a division per pixel cost as much as the copies).
@@ -203,52 +201,26 @@ struct Conv2DQuantized: TiledKernel {
         var remaining = rows.count
         while remaining > 0 {
             let y0 = oy * g.strideHeight - g.padTop, x0 = ox * g.strideWidth - g.padLeft
-            // The pixels from this one on whose windows lie inside the image and whose last
-            // 16-byte read ends inside it (none when this one's does not).
+            // The pixels from this one on whose windows lie inside the image (none when this
+            // one's does not) and, for rows of at most 16 bytes, whose last 16-byte read ends
+            // inside it.
             var run = 0
-            let inside = y0 >= 0 && y0 + g.filterHeight <= g.inputHeight && x0 >= 0 && x0 + g.filterWidth <= g.inputWidth
-            if wideRuns && inside {
+            if (runs || longRuns) && y0 >= 0 && y0 + g.filterHeight <= g.inputHeight && x0 >= 0 && x0 + g.filterWidth <= g.inputWidth {
                 run = min(remaining, g.outputWidth - ox, (g.inputWidth - g.filterWidth - x0) / g.strideWidth + 1)
-                let rowBytes = g.inputWidth * c, step = g.strideWidth * c
-                var source = image + (y0 * g.inputWidth + x0) * c
-                for _ in 0 ..< run {
-                    var s = source, d = dst
-                    for _ in 0 ..< g.filterHeight {
-                        if span < 32 {
-                            copyShortSpan(s, to: d)
-                            copyShortSpan(s + span - 16, to: d + span - 16)
-                        } else {
-                            var k = 0
-                            while k + 32 < span {
-                                copy32(s + k, to: d + k)
-                                k += 32
-                            }
-                            copy32(s + span - 32, to: d + span - 32)
-                        }
-                        s += rowBytes
-                        d += span
-                    }
-                    if extra > 0 { fillPadding(d, with: padding) }
-                    source += step
-                    dst += patchStride
-                }
-            } else if runs && inside {
-                let lastRead = (y0 + g.filterHeight - 1) * g.inputWidth * c + x0 * c + 16
-                if lastRead <= imageBytes {
-                    let inRow = (g.inputWidth - g.filterWidth - x0) / g.strideWidth + 1
-                    let inImage = (imageBytes - lastRead) / (g.strideWidth * c) + 1
-                    run = min(remaining, g.outputWidth - ox, inRow, inImage)
+                if runs {
+                    let lastRead = (y0 + g.filterHeight - 1) * g.inputWidth * c + x0 * c + 16
+                    run = lastRead <= imageBytes ? min(run, (imageBytes - lastRead) / (g.strideWidth * c) + 1) : 0
                 }
             }
-            if run > 0 && !wideRuns {
+            if run > 0 {
                 let rowBytes = g.inputWidth * c, step = g.strideWidth * c
                 var source = image + (y0 * g.inputWidth + x0) * c
                 @inline(__always)
-                func copyRun(filterRows: Int) {
+                func copyRun(filterRows: Int, long: Bool) {
                     for _ in 0 ..< run {
                         var s = source, d = dst
                         for _ in 0 ..< filterRows {
-                            copyShortSpan(s, to: d)
+                            if long { copyLongSpan(s, to: d, count: span) } else { copyShortSpan(s, to: d) }
                             s += rowBytes
                             d += span
                         }
@@ -258,8 +230,14 @@ struct Conv2DQuantized: TiledKernel {
                     }
                 }
                 // The networks' stem has three filter rows: a constant count, which the compiler unrolls.
-                if g.filterHeight == 3 { copyRun(filterRows: 3) } else { copyRun(filterRows: g.filterHeight) }
-            } else if run == 0 {
+                if longRuns {
+                    copyRun(filterRows: g.filterHeight, long: true)
+                } else if g.filterHeight == 3 {
+                    copyRun(filterRows: 3, long: false)
+                } else {
+                    copyRun(filterRows: g.filterHeight, long: false)
+                }
+            } else {
                 run = 1
                 im2colPixel(image, y0: y0, x0: x0, into: dst)
                 dst += patchStride
@@ -321,13 +299,30 @@ struct Conv2DQuantized: TiledKernel {
         UnsafeMutableRawPointer(destination).storeBytes(of: bytes ^ SIMD16(repeating: patchFlip), as: SIMD16<UInt8>.self)
     }
 
-    /// The 32 input bytes at `source`, `xor`ed with `patchFlip`, stored at `destination`.
+    /// `count` (17 or more) input bytes at `source`, `xor`ed with `patchFlip`, stored at
+    /// `destination`: 32 at a time (two 16-byte copies below 32), the last copy ending at
+    /// `count` and overlapping the one before it, which stores the same bytes there. Nothing
+    /// outside the `count` bytes is read or written.
     @inline(always)
-    private func copy32(_ source: UnsafePointer<UInt8>, to destination: UnsafeMutablePointer<UInt8>) {
+    private func copyLongSpan(_ source: UnsafePointer<UInt8>, to destination: UnsafeMutablePointer<UInt8>, count: Int) {
+        if count < 32 {
+            copyShortSpan(source, to: destination)
+            copyShortSpan(source + count - 16, to: destination + count - 16)
+            return
+        }
         // As four 64-bit lanes: an `xor` of `SIMD32<UInt8>` compiles to a loop over its bytes.
-        let bytes = UnsafeRawPointer(source).loadUnaligned(as: SIMD4<UInt64>.self)
         let flip = SIMD4(repeating: UInt64(patchFlip) &* 0x0101_0101_0101_0101)
-        UnsafeMutableRawPointer(destination).storeBytes(of: bytes ^ flip, as: SIMD4<UInt64>.self)
+        @inline(always)
+        func copy32(_ k: Int) {
+            let bytes = UnsafeRawPointer(source + k).loadUnaligned(as: SIMD4<UInt64>.self)
+            UnsafeMutableRawPointer(destination + k).storeBytes(of: bytes ^ flip, as: SIMD4<UInt64>.self)
+        }
+        var k = 0
+        while k + 32 < count {
+            copy32(k)
+            k += 32
+        }
+        copy32(count - 32)
     }
 
     /// `count` input bytes, `xor`ed with `patchFlip`: 64 at a time by masked loads and stores
