@@ -225,14 +225,26 @@ final class QuantizedKernelTests: XCTestCase {
         XCTAssertNotNil(kernel.outputWide, "the vector loops run only with a one-shift output stage")
         #endif
         let x = (0 ..< count).map { T(truncatingIfNeeded: $0 & 255) }, y = (0 ..< count).map { T(truncatingIfNeeded: $0 >> 8) }
-        var z = [T](repeating: 0, count: count)
-        x.withUnsafeBufferPointer { xs in
-            y.withUnsafeBufferPointer { ys in
-                z.withUnsafeMutableBufferPointer { zs in kernel.elementwise(xs.baseAddress!, ys.baseAddress!, zs.baseAddress!, count: count) }
-            }
+        for z in additiveResults(kernel, x, y) {
+            let mismatch = (0 ..< count).first { z[$0] != kernel.combined(x[$0], y[$0]) }
+            XCTAssertNil(mismatch, "\(T.self) \(subtract ? "SUB" : "ADD") multipliers \(lhs), \(rhs): first differing pair \(mismatch.map { (x[$0], y[$0]) } as Any)")
         }
-        let mismatch = (0 ..< count).first { z[$0] != kernel.combined(x[$0], y[$0]) }
-        XCTAssertNil(mismatch, "\(T.self) \(subtract ? "SUB" : "ADD") multipliers \(lhs), \(rhs): first differing pair \(mismatch.map { (x[$0], y[$0]) } as Any)")
+    }
+
+    /// The kernel's same-shape results for `x ⊕ y`, through the table loop (where the machine has
+    /// VBMI) and through the loops that compute both rescalings.
+    private func additiveResults<T: FixedWidthInteger & Sendable>(_ kernel: AdditiveQuantizedKernel<T>, _ x: [T], _ y: [T]) -> [[T]] {
+        [true, false].map { readsTable in
+            var z = [T](repeating: 0, count: x.count)
+            x.withUnsafeBufferPointer { xs in
+                y.withUnsafeBufferPointer { ys in
+                    z.withUnsafeMutableBufferPointer { zs in
+                        kernel.elementwise(xs.baseAddress!, ys.baseAddress!, zs.baseAddress!, count: x.count, readsTable: readsTable)
+                    }
+                }
+            }
+            return z
+        }
     }
 
     /// `everyPair`: element `i` adds byte `i & 255` to byte `i >> 8` (with `count` 65 536: every
@@ -256,14 +268,10 @@ final class QuantizedKernelTests: XCTestCase {
                                                 outputMultiplier: outputMultiplier, outputZeroPoint: randomValue(), range: range)
         let x = (0 ..< count).map { everyPair ? T(truncatingIfNeeded: $0 & 255) : T(truncatingIfNeeded: rng.next()) }
         let y = (0 ..< count).map { everyPair ? T(truncatingIfNeeded: $0 >> 8) : T(truncatingIfNeeded: rng.next()) }
-        var z = [T](repeating: 0, count: count)
-        x.withUnsafeBufferPointer { xs in
-            y.withUnsafeBufferPointer { ys in
-                z.withUnsafeMutableBufferPointer { zs in kernel.elementwise(xs.baseAddress!, ys.baseAddress!, zs.baseAddress!, count: count) }
-            }
-        }
         let expected = (0 ..< count).map { kernel.combined(x[$0], y[$0]) }
-        XCTAssertEqual(z, expected, "\(T.self) \(subtract ? "SUB" : "ADD") ×\(count) scales \(lhsScale), \(rhsScale) → \(outputScale), range \(range)")
+        for z in additiveResults(kernel, x, y) {
+            XCTAssertEqual(z, expected, "\(T.self) \(subtract ? "SUB" : "ADD") ×\(count) scales \(lhsScale), \(rhsScale) → \(outputScale), range \(range)")
+        }
     }
 
     // MARK: Prepare-time rules

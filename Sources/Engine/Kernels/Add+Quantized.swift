@@ -181,9 +181,12 @@ struct AdditiveQuantizedKernel<T: FixedWidthInteger & Sendable>: PartitionedKern
     /// output's rescaling has its one-shift form (`outputWide`), the tier's module takes the
     /// vectors instead, with the same values: `SIMDKernelsAVX512` where the AVX-512 kernels run
     /// (with `operandsWide`), else `SIMDKernels`' AVX2 loop.
+    /// `readsTable: false` (tests) takes the loops that compute both rescalings even where the
+    /// machine has VBMI, so that they stay tested there.
     @_specialize(where T == Int8)
     @_specialize(where T == UInt8)
-    func elementwise(_ x: UnsafePointer<T>, _ y: UnsafePointer<T>, _ z: UnsafeMutablePointer<T>, count: Int) {
+    func elementwise(_ x: UnsafePointer<T>, _ y: UnsafePointer<T>, _ z: UnsafeMutablePointer<T>, count: Int,
+                     readsTable: Bool = true) {
         let a = UnsafeRawPointer(x), b = UnsafeRawPointer(y)
         let out = UnsafeMutableRawPointer(z).assumingMemoryBound(to: UInt8.self)
         let lhsOffset = SIMD16<Int32>(repeating: lhsZeroPoint), rhsOffset = SIMD16<Int32>(repeating: rhsZeroPoint)
@@ -201,7 +204,7 @@ struct AdditiveQuantizedKernel<T: FixedWidthInteger & Sendable>: PartitionedKern
         var i = 0
         #if SWIFTLITE_AVX2
         if let output = outputStage {
-            if let planes = otherPlanes, let (isLeft, _) = halfOperand, ByteLookup.fastest == .vbmi {
+            if readsTable, let planes = otherPlanes, let (isLeft, _) = halfOperand, ByteLookup.fastest == .vbmi {
                 // The half operand computed, the other one read from its table (QuantizedAdd.c).
                 let (h, t) = isLeft ? (a, b) : (b, a)
                 swiftlite_add_bytes_vbmi(h.assumingMemoryBound(to: UInt8.self), t.assumingMemoryBound(to: UInt8.self), out, count,
