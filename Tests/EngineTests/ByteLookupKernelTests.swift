@@ -91,6 +91,47 @@ final class ByteLookupKernelTests: XCTestCase {
 /// both writes the unfused plan's bytes, and a run stopped inside the chain writes the output of
 /// the operator it stopped after.
 final class ByteTableChainTests: XCTestCase {
+    /// An 8-bit convolution and the table operators after it (hard-swish; a swish's LOGISTIC and
+    /// MUL), fused: the table applied to each part of the convolution's output as it is
+    /// computed. The same bytes as the unfused plan at 1–3 threads and at every stop; the
+    /// goldens (LiteRT's reference kernels, `QuantizedOpGoldenTests`) check the fused plan's
+    /// outputs as well.
+    func testConvolutionsApplyTheTableAfterThem() throws {
+        let root = Fixtures.directory("EngineTests").appendingPathComponent("quant_ops")
+        for base in ["conv_swish_1x9x11x5_k3s1_c40", "conv_hard_swish_1x8x8x24_k1s1_c72", "dwconv_swish_1x10x9x48_k3s2",
+                     "dwconv_hard_swish_1x7x12x20_k5s1"] {
+            for variant in ["int8", "uint8io"] {
+                let name = "\(base)_\(variant)"
+                let graph = try Graph(contentsOf: root.appendingPathComponent("\(name)/model.tflite").path)
+                let fused = try Plan(graph: graph), unfused = try Plan(graph: graph, preserveAllTensors: true)
+                let convolution = try XCTUnwrap(fused.steps.first { ["CONV_2D", "DEPTHWISE_CONV_2D"].contains($0.node.opName) }, name)
+                // The activation, then (uint8 output) the converter's QUANTIZE, composed with it.
+                let activation = base.contains("hard") ? ["HARD_SWISH"] : ["LOGISTIC", "MUL"]
+                XCTAssertEqual(Array(convolution.fused.map(\.node.opName).prefix(activation.count)), activation, name)
+                #if SWIFTLITE_AVX2
+                let table = (convolution.kernel as? Conv2DQuantized)?.outputTable ?? (convolution.kernel as? DepthwiseConv2DTapRows)?.outputTable
+                XCTAssertNotNil(table, "\(name): the activation's table in the convolution")
+                #endif
+                let inputCount = unfused.tensors[graph.inputs[0]].byteCount
+                let input = (0 ..< inputCount).map { UInt8(truncatingIfNeeded: $0 &* 97 &+ 11) }
+                let reference = try Session(plan: unfused, threadCount: 1)
+                try input.withUnsafeBytes { try reference.copy($0, toTensor: graph.inputs[0]) }
+                reference.invoke()
+                let stops: [Int?] = [nil] + (0 ..< graph.nodes.count).map { $0 }
+                for threads in [1, 2, 3] {
+                    for stop in stops {
+                        let session = try Session(plan: fused, threadCount: threads)
+                        try input.withUnsafeBytes { try session.copy($0, toTensor: graph.inputs[0]) }
+                        session.invoke(stopAfter: stop)
+                        let written = stop.map { graph.nodes[$0].outputs[0] } ?? graph.outputs[0]
+                        XCTAssertEqual(Array(session.bytes(ofTensor: written)), Array(reference.bytes(ofTensor: written)),
+                                       "\(name), \(threads) threads, stopped after \(stop.map(String.init) ?? "the end")")
+                    }
+                }
+            }
+        }
+    }
+
     func testConstantOperandTablesAndTheirChainMatchTheUnfusedPlan() throws {
         let root = Fixtures.directory("EngineTests").appendingPathComponent("quant_ops")
         for name in ["mul_scalar_const_1x16x16x3_relu6_uint8io", "sub_scalar_const_first_1x16x16x3_relu_uint8io"] {

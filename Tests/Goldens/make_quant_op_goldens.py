@@ -448,6 +448,56 @@ add_binary("add_scalar_const_first_1x16x16x3", "ADD", (1, 16, 16, 3), (), b_cons
            dists=("uniform", -3.0, 2.0))
 
 
+# --- A convolution and the activation table after it --------------------------
+
+
+def add_conv_activation(name, act_ops, act_fn, shape, k, stride, *, cout=None, depthwise=False, desc=""):
+    """CONV_2D (or DEPTHWISE_CONV_2D, multiplier 1) with bias, then an activation that the
+    converter leaves as its own 8-bit operators (HARD_SWISH; a swish's LOGISTIC and MUL), which
+    the engine fuses into the convolution's output stores."""
+    def build(rng):
+        cin = shape[-1]
+        w_shape = (k, k, cin, 1) if depthwise else (k, k, cin, cout)
+        w = tf.constant(rng.normal(0.0, 1.0 / np.sqrt(k * k * (1 if depthwise else cin)), size=w_shape).astype(np.float32))
+        b = tf.constant(rng.normal(0.0, 0.2, size=(cin if depthwise else cout,)).astype(np.float32))
+
+        def f(x):
+            if depthwise:
+                y = tf.nn.depthwise_conv2d(x, w, [1, stride, stride, 1], "SAME")
+            else:
+                y = tf.nn.conv2d(x, w, stride, "SAME")
+            return act_fn(y + b)
+        return f, [shape]
+    conv = "DEPTHWISE_CONV_2D" if depthwise else "CONV_2D"
+    add(Case(
+        name=name,
+        description=f"{conv} {k}x{k}/{stride} SAME on {shape} then {'+'.join(act_ops)}. {desc}".strip(),
+        build=build,
+        expect_ops=[conv] + act_ops,
+        input_dist=("uniform", -2.0, 2.0),
+        # Per-channel int8 weights: TFLite's uint8 convolutions take per-tensor weights only.
+        variants=("int8", "uint8io"),
+    ))
+
+
+def _swish(x):
+    return x * tf.math.sigmoid(x)
+
+
+def _hard_swish(x):
+    return x * tf.nn.relu6(x + 3.0) / 6.0
+
+
+add_conv_activation("conv_swish_1x9x11x5_k3s1_c40", ["LOGISTIC", "MUL"], _swish, (1, 9, 11, 5), 3, 1, cout=40,
+                    desc="A swish (EfficientNet's).")
+add_conv_activation("conv_hard_swish_1x8x8x24_k1s1_c72", ["HARD_SWISH"], _hard_swish, (1, 8, 8, 24), 1, 1, cout=72,
+                    desc="A 1x1 expansion with hard-swish (MobileNetV3's).")
+add_conv_activation("dwconv_swish_1x10x9x48_k3s2", ["LOGISTIC", "MUL"], _swish, (1, 10, 9, 48), 3, 2, depthwise=True,
+                    desc="A depthwise layer with its swish, channels past one 16-lane block.")
+add_conv_activation("dwconv_hard_swish_1x7x12x20_k5s1", ["HARD_SWISH"], _hard_swish, (1, 7, 12, 20), 5, 1, depthwise=True,
+                    desc="A 5x5 depthwise layer with hard-swish.")
+
+
 # --- CONCATENATION ------------------------------------------------------------
 
 

@@ -27,7 +27,12 @@ extension Conv2D {
 /// nothing, as the reference's skipped taps do.
 struct Conv2DQuantized: TiledKernel {
     let geometry: Conv2D.Geometry
-    let input: Int, output: Int
+    let input: Int
+    /// The tensor written: the convolution's output, or that of the table operator fused after
+    /// it (`followed(by:)`).
+    private(set) var output: Int
+    /// The fused table operator's table, applied to each block of output as it is computed.
+    private(set) var outputTable: OutputTable?
     /// The input zero point as a raw byte of the input tensor.
     let zeroPointByte: UInt8
     /// What im2col `xor`s into each input byte: 0x80 for int8 (to `x + 128`), 0 for uint8.
@@ -80,6 +85,18 @@ struct Conv2DQuantized: TiledKernel {
         context.requestWorkerScratch(bytes: patchBytes + gemm.scratchBytes)
         context.markPacked(Conv2D.filter)
         if quantization.hasBias { context.markPacked(Conv2D.bias) }
+    }
+
+    /// This convolution followed by the 8-bit table operator `table` that reads its output,
+    /// writing the table operator's output; nil where `table` does not read this output.
+    func followed(by table: ByteLookupKernel) -> Conv2DQuantized? {
+        let g = geometry
+        guard let outputTable = OutputTable(table, reading: output,
+                                            count: g.batches * g.outputHeight * g.outputWidth * g.outputChannels) else { return nil }
+        var fused = self
+        fused.outputTable = outputTable
+        fused.output = table.output
+        return fused
     }
 
     func eval(_ memory: TensorMemory) {
@@ -154,11 +171,18 @@ struct Conv2DQuantized: TiledKernel {
         let destination = memory.output(output, as: UInt8.self)
         let patches = memory.scratch(as: UInt8.self, worker: worker)
         let gemmScratch = UnsafeMutableRawPointer(patches + patchBytes)
+        // The fused table on the block of rows just computed, the tile's channels.
+        func applyTable(rows: Range<Int>) {
+            let width = min(columns.upperBound, channels) - columns.lowerBound
+            outputTable?.apply(destination + rows.lowerBound * channels + columns.lowerBound, rows: rows.count, width: width,
+                               stride: channels)
+        }
         if readsInputDirectly {
             gemm.multiply(source + part.lowerBound * g.inputChannels, rows: part.count, rowStride: g.inputChannels,
                           columns: columns, scratch: gemmScratch,
                           into: RequantizedGEMMOutput(base: destination + part.lowerBound * channels, rowStride: channels,
                                                       columns: channels, stage: requantization))
+            applyTable(rows: part)
             return
         }
         var row = part.lowerBound
@@ -170,6 +194,7 @@ struct Conv2DQuantized: TiledKernel {
             gemm.multiply(patches, rows: count, rowStride: patchStride, columns: columns, scratch: gemmScratch,
                           into: RequantizedGEMMOutput(base: destination + row * channels,
                                                       rowStride: channels, columns: channels, stage: requantization))
+            applyTable(rows: row ..< row + count)
             row += count
         }
     }

@@ -61,7 +61,12 @@ struct DepthwiseConv2DTapRows: TiledKernel {
     let filterSize: Int
     /// Tap quads per output column and channel in a tap row: 1 (3×3) or 2 (5×5).
     let quads: Int
-    let input: Int, output: Int
+    let input: Int
+    /// The tensor written: the convolution's output, or that of the table operator fused after
+    /// it (`followed(by:)`).
+    private(set) var output: Int
+    /// The fused table operator's table, applied to each output row as it is computed.
+    private(set) var outputTable: OutputTable?
     /// Channels rounded up to a multiple of 16.
     let paddedChannels: Int
     /// The input zero point as stored (an int8's bit pattern, or a uint8).
@@ -216,6 +221,18 @@ struct DepthwiseConv2DTapRows: TiledKernel {
         if quantization.hasBias { context.markPacked(DepthwiseConv2D.bias) }
     }
 
+    /// This convolution followed by the 8-bit table operator `table` that reads its output,
+    /// writing the table operator's output; nil where `table` does not read this output.
+    func followed(by table: ByteLookupKernel) -> DepthwiseConv2DTapRows? {
+        let g = geometry
+        guard let outputTable = OutputTable(table, reading: output,
+                                            count: g.batches * g.outputHeight * g.outputWidth * g.outputChannels) else { return nil }
+        var fused = self
+        fused.outputTable = outputTable
+        fused.output = table.output
+        return fused
+    }
+
     func eval(_ memory: TensorMemory) {
         let g = geometry
         let grid = memory.grid { self.grid(memory) }
@@ -278,8 +295,11 @@ struct DepthwiseConv2DTapRows: TiledKernel {
                     taps[ky] = slot * rowLanes
                 }
                 func row(_ ky: Int) -> UnsafeRawPointer { UnsafeRawPointer(ring + taps[ky]) }
+                let outputRow = out + oy * g.outputWidth * g.outputChannels
                 convolveRow(filterSize == 3 ? (row(0), row(1), row(2), row(2), row(2)) : (row(0), row(1), row(2), row(3), row(4)),
-                            channels: channels, out + oy * g.outputWidth * g.outputChannels)
+                            channels: channels, outputRow)
+                outputTable?.apply(outputRow + channels.lowerBound, rows: g.outputWidth,
+                                   width: min(channels.upperBound, g.outputChannels) - channels.lowerBound, stride: g.outputChannels)
             }
         }
     }

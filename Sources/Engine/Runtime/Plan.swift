@@ -161,7 +161,8 @@ public final class Plan: Sendable {
     /// DEPTHWISE_CONV_2D with the element-wise operators after it, a shortcut's channel PAD
     /// among them (`withEpilogue`); each 8-bit table operator with the table operator that alone
     /// reads its output (`ByteLookupKernel.composed`); and each
-    /// swish, an activation with the MUL of its input and output right after it (`Swish`). Only
+    /// swish, an activation with the MUL of its input and output right after it (`Swish`); then
+    /// each 8-bit convolution with the table operator after it (`withTables`). Only
     /// without `preserveAllTensors`: the tensors between them are then never written. `readers`:
     /// per tensor, the operators that read it, plus one for a graph output.
     private static func fuse(_ steps: inout [Step], readers: [Int], tensors: [TensorDescriptor], workerScratch: inout Int) {
@@ -197,6 +198,7 @@ public final class Plan: Sendable {
             }
         }
         steps = fused
+        withTables(&steps, readers: readers)
     }
 
     /// Each float PAD with zeros across height and width whose output only the float
@@ -266,7 +268,7 @@ public final class Plan: Sendable {
                let (stage, output) = FloatEpilogue.paddedAdd(steps[j + 1].kernel, on: produced, pad: pad, channels: host.channels,
                                                              tensors: tensors) {
                 after.append((steps[j].node, kernel))
-                after.append((steps[j + 1].node, ThenPad(first: kernel, pad: pad)))
+                after.append((steps[j + 1].node, Then(first: kernel, second: pad)))
                 stages.append(stage)
                 kernel = host.followed(FloatEpilogue(stages: stages), output)
                 produced = output
@@ -287,17 +289,67 @@ public final class Plan: Sendable {
         return longest
     }
 
-    /// A run stopped between a PAD fused into a convolution's epilogue (`withEpilogue`) and the
-    /// ADD that reads it: the operators before the PAD (`first`), then the PAD. The PAD is a
-    /// partitioned kernel, which takes no tile grid, so it leaves `first`'s grid slot alone.
-    private struct ThenPad: Kernel {
+    /// A run stopped inside a fused step after an operator that the step's own kernels do not
+    /// end on: `first`, then `second`. A PAD fused into a convolution's epilogue
+    /// (`withEpilogue`), stopped before the ADD that reads it: the operators before the PAD,
+    /// then the PAD; a swish's table fused into a convolution (`withTables`), stopped before
+    /// its MUL: the convolution, then the LOGISTIC. `second` is a partitioned kernel, which
+    /// takes no tile grid, so it leaves `first`'s grid slot alone.
+    private struct Then: Kernel {
         let first: any Kernel
-        let pad: PadKernel
+        let second: any PartitionedKernel
 
         func eval(_ memory: TensorMemory) {
             first.eval(memory)
-            pad.eval(memory)
+            second.eval(memory)
         }
+    }
+
+    /// Each 8-bit CONV_2D or 3 × 3 / 5 × 5 DEPTHWISE_CONV_2D followed by the 8-bit table operator
+    /// (`ByteLookupKernel`: its activation, a swish's LOGISTIC and MUL, a chain of tables) in
+    /// which alone its output is read: the convolution applying the table to each part of its output
+    /// as it computes it (`Conv2DQuantized.followed(by:)`). Runs after the other fusions, which
+    /// make the swishes and chains into single tables.
+    private static func withTables(_ steps: inout [Step], readers: [Int]) {
+        var fused = [Step]()
+        var i = 0
+        while i < steps.count {
+            let step = steps[i]
+            guard i + 1 < steps.count, step.fused.isEmpty, 1 + steps[i + 1].fused.count <= maxFused,
+                  let table = steps[i + 1].kernel as? ByteLookupKernel else {
+                fused.append(step)
+                i += 1
+                continue
+            }
+            // What a stop inside the table step ran before its fused operators: table kernels.
+            let seconds = steps[i + 1].fused.compactMap { $0.before as? any PartitionedKernel }
+            // The convolution's output may be read only inside the table step (a swish reads it
+            // twice: its LOGISTIC and its MUL).
+            let tableNodes = [steps[i + 1].node] + steps[i + 1].fused.map(\.node)
+            func readOnlyByTable(_ t: Int) -> Bool {
+                readers[t] == tableNodes.reduce(0) { count, node in count + node.inputs.filter { $0 == t }.count }
+            }
+            var kernel: (any Kernel)?
+            if seconds.count != steps[i + 1].fused.count {
+                kernel = nil
+            } else if let conv = step.kernel as? Conv2DQuantized, readOnlyByTable(conv.output) {
+                kernel = conv.followed(by: table)
+            } else if let depthwise = step.kernel as? DepthwiseConv2DTapRows, readOnlyByTable(depthwise.output) {
+                kernel = depthwise.followed(by: table)
+            }
+            guard let kernel else {
+                fused.append(step)
+                i += 1
+                continue
+            }
+            // A stop after the convolution runs it alone; a stop inside the table's own fused
+            // operators runs the convolution, then what that stop ran before.
+            let after = [(node: steps[i + 1].node, before: step.kernel)]
+                + zip(steps[i + 1].fused, seconds).map { ($0.node, Then(first: step.kernel, second: $1) as any Kernel) }
+            fused.append(Step(node: step.node, kernel: kernel, fused: after))
+            i += 2
+        }
+        steps = fused
     }
 
     /// The 8-bit table operator of `steps[i]` with the longest run of table operators after it,

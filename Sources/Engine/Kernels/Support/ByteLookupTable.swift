@@ -187,3 +187,31 @@ func byteIndexedTable<In: FixedWidthInteger>(_: In.Type, _ f: (Int32) -> Int32) 
     }
     return table
 }
+
+/// An 8-bit table operator's table applied by the quantized convolution before it to each part
+/// of its output as soon as that part is computed (`Plan` fuses the two where the table operator
+/// alone reads the convolution's output: LOGISTIC, HARD_SWISH, a swish's LOGISTIC and MUL). The
+/// bytes are those of the table operator run after the convolution; the part is still in the
+/// core's cache, and the convolution's own output is never written.
+struct OutputTable: Sendable {
+    let table: PackedBuffer<UInt8>
+
+    /// The table operator `table` where it reads `output`, `count` elements: nil otherwise.
+    init?(_ table: ByteLookupKernel, reading output: Int, count: Int) {
+        guard table.input == output, table.count == count else { return nil }
+        self.table = table.table
+    }
+
+    /// `rows` runs of `width` bytes, `stride` apart from `start`, through the table in place.
+    func apply(_ start: UnsafeMutablePointer<UInt8>, rows: Int, width: Int, stride: Int) {
+        guard width > 0 else { return }
+        if width == stride {
+            ByteLookup.fastest.apply(table.pointer, start, start, count: rows * width)
+            return
+        }
+        for r in 0 ..< rows {
+            let run = start + r * stride
+            ByteLookup.fastest.apply(table.pointer, run, run, count: width)
+        }
+    }
+}
