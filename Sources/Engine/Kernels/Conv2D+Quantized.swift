@@ -25,14 +25,14 @@ extension Conv2D {
 /// own), each patch padded to a multiple of 4 bytes (whole `vpdpbusd` groups; the extra taps have
 /// zero weights). Padding is filled with the input zero point, which contributes exactly
 /// nothing, as the reference's skipped taps do.
-struct Conv2DQuantized: TiledKernel {
+struct Conv2DQuantized: TiledKernel, AppliesOutputTable {
     let geometry: Conv2D.Geometry
     let input: Int
     /// The tensor written: the convolution's output, or that of the table operator fused after
     /// it (`followed(by:)`).
-    private(set) var output: Int
+    var output: Int
     /// The fused table operator's table, applied to each block of output as it is computed.
-    private(set) var outputTable: OutputTable?
+    var outputTable: OutputTable?
     /// The input zero point as a raw byte of the input tensor.
     let zeroPointByte: UInt8
     /// What im2col `xor`s into each input byte: 0x80 for int8 (to `x + 128`), 0 for uint8.
@@ -87,17 +87,7 @@ struct Conv2DQuantized: TiledKernel {
         if quantization.hasBias { context.markPacked(Conv2D.bias) }
     }
 
-    /// This convolution followed by the 8-bit table operator `table` that reads its output,
-    /// writing the table operator's output; nil where `table` does not read this output.
-    func followed(by table: ByteLookupKernel) -> Conv2DQuantized? {
-        let g = geometry
-        guard let outputTable = OutputTable(table, reading: output,
-                                            count: g.batches * g.outputHeight * g.outputWidth * g.outputChannels) else { return nil }
-        var fused = self
-        fused.outputTable = outputTable
-        fused.output = table.output
-        return fused
-    }
+    var outputCount: Int { geometry.batches * geometry.outputHeight * geometry.outputWidth * geometry.outputChannels }
 
     func eval(_ memory: TensorMemory) {
         memory.parallelize(self, grid: memory.grid { grid(memory) })

@@ -55,7 +55,7 @@ import SIMDKernelsAVX512
 /// The AVX2 rows requantize in the one-shift form where it is exact (`applyWide`): on
 /// EfficientNet-Lite0 int8 (portable build, VNNI off, one thread) the 3×3 layers took 15–18 %
 /// less time with it; the 5×5 layers took the generic kernel before.
-struct DepthwiseConv2DTapRows: TiledKernel {
+struct DepthwiseConv2DTapRows: TiledKernel, AppliesOutputTable {
     let geometry: DepthwiseConv2D.Geometry
     /// The filter's height and width: 3 or 5.
     let filterSize: Int
@@ -64,9 +64,9 @@ struct DepthwiseConv2DTapRows: TiledKernel {
     let input: Int
     /// The tensor written: the convolution's output, or that of the table operator fused after
     /// it (`followed(by:)`).
-    private(set) var output: Int
+    var output: Int
     /// The fused table operator's table, applied to each output row as it is computed.
-    private(set) var outputTable: OutputTable?
+    var outputTable: OutputTable?
     /// Channels rounded up to a multiple of 16.
     let paddedChannels: Int
     /// The input zero point as stored (an int8's bit pattern, or a uint8).
@@ -221,17 +221,8 @@ struct DepthwiseConv2DTapRows: TiledKernel {
         if quantization.hasBias { context.markPacked(DepthwiseConv2D.bias) }
     }
 
-    /// This convolution followed by the 8-bit table operator `table` that reads its output,
-    /// writing the table operator's output; nil where `table` does not read this output.
-    func followed(by table: ByteLookupKernel) -> DepthwiseConv2DTapRows? {
-        let g = geometry
-        guard let outputTable = OutputTable(table, reading: output,
-                                            count: g.batches * g.outputHeight * g.outputWidth * g.outputChannels) else { return nil }
-        var fused = self
-        fused.outputTable = outputTable
-        fused.output = table.output
-        return fused
-    }
+
+    var outputCount: Int { geometry.batches * geometry.outputHeight * geometry.outputWidth * geometry.outputChannels }
 
     func eval(_ memory: TensorMemory) {
         let g = geometry

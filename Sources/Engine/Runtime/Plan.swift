@@ -308,7 +308,7 @@ public final class Plan: Sendable {
     /// Each 8-bit CONV_2D or 3 × 3 / 5 × 5 DEPTHWISE_CONV_2D followed by the 8-bit table operator
     /// (`ByteLookupKernel`: its activation, a swish's LOGISTIC and MUL, a chain of tables) in
     /// which alone its output is read: the convolution applying the table to each part of its output
-    /// as it computes it (`Conv2DQuantized.followed(by:)`). Runs after the other fusions, which
+    /// as it computes it (`AppliesOutputTable.followed(by:)`). Runs after the other fusions, which
     /// make the swishes and chains into single tables.
     private static func withTables(_ steps: inout [Step], readers: [Int]) {
         var fused = [Step]()
@@ -329,15 +329,8 @@ public final class Plan: Sendable {
             func readOnlyByTable(_ t: Int) -> Bool {
                 readers[t] == tableNodes.reduce(0) { count, node in count + node.inputs.filter { $0 == t }.count }
             }
-            var kernel: (any Kernel)?
-            if seconds.count != steps[i + 1].fused.count {
-                kernel = nil
-            } else if let conv = step.kernel as? Conv2DQuantized, readOnlyByTable(conv.output) {
-                kernel = conv.followed(by: table)
-            } else if let depthwise = step.kernel as? DepthwiseConv2DTapRows, readOnlyByTable(depthwise.output) {
-                kernel = depthwise.followed(by: table)
-            }
-            guard let kernel else {
+            guard seconds.count == steps[i + 1].fused.count, let convolution = step.kernel as? any AppliesOutputTable,
+                  readOnlyByTable(convolution.output), let kernel = convolution.followed(by: table) else {
                 fused.append(step)
                 i += 1
                 continue

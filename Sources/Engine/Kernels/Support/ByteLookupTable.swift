@@ -188,6 +188,29 @@ func byteIndexedTable<In: FixedWidthInteger>(_: In.Type, _ f: (Int32) -> Int32) 
     return table
 }
 
+/// An 8-bit convolution that applies the table of the table operator after it to its output
+/// (`OutputTable`), writing that operator's output.
+protocol AppliesOutputTable: Kernel {
+    /// The tensor written: the convolution's output, or the fused table operator's.
+    var output: Int { get set }
+    /// The fused table operator's table.
+    var outputTable: OutputTable? { get set }
+    /// Elements of the convolution's output.
+    var outputCount: Int { get }
+}
+
+extension AppliesOutputTable {
+    /// This convolution followed by the table operator `table` that reads its output, writing
+    /// the table operator's output; nil where `table` does not read this output.
+    func followed(by table: ByteLookupKernel) -> Self? {
+        guard outputTable == nil, let outputTable = OutputTable(table, reading: output, count: outputCount) else { return nil }
+        var fused = self
+        fused.outputTable = outputTable
+        fused.output = table.output
+        return fused
+    }
+}
+
 /// An 8-bit table operator's table applied by the quantized convolution before it to each part
 /// of its output as soon as that part is computed (`Plan` fuses the two where the table operator
 /// alone reads the convolution's output: LOGISTIC, HARD_SWISH, a swish's LOGISTIC and MUL). The
