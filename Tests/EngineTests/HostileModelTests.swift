@@ -103,15 +103,12 @@ final class HostileModelTests: XCTestCase {
 
     /// The fuzzer's trap: STRIDED_SLICE of an empty [0, 525569, 6, 805306371] input with strides
     /// [−2³¹ + 1, −1, −65534, 4351]. Prepare multiplied the empty output's unchecked steps by the
-    /// input's strides and overflowed `Int` (a release build died of it); now the empty slice
-    /// copies nothing, and its loops' cost is held to the work limit.
+    /// input's strides and overflowed `Int` (a release build died of it); the empty slice now
+    /// copies nothing. Since a fuzzed CONCATENATION of such an input trapped on the product of
+    /// the dimensions after its axis, a shape whose dimensions (a 0 counted as 1) exceed the size
+    /// limit is refused at load, and this input with it.
     func testEmptyStridedSliceWithHugeStepsIsNoTrap() throws {
-        assertRefusedQuickly("fuzz_strided_slice_empty_huge_steps.tflite", mentions: "operator 0 (STRIDED_SLICE)", "Limits.maxMACsPerInvoke")
-        let graph = try Graph(contentsOf: directory.appendingPathComponent("fuzz_strided_slice_empty_huge_steps.tflite").path)
-        var limits = Limits()
-        limits.maxMACsPerInvoke = .max
-        let plan = try Plan(graph: graph, limits: limits)
-        XCTAssertEqual(plan.tensors[4].shape.contains(0), true, "the slice of an empty input is empty: \(plan.tensors[4].shape)")
+        assertRefusedQuickly("fuzz_strided_slice_empty_huge_steps.tflite", mentions: "[0, 525569, 6, 805306371]", "a 0 counted as 1")
     }
 
     /// The fuzzer's slow unit: RESIZE_BILINEAR of a [1, 2, 2, 0] input to [1, 16384, 20000, 0]. No

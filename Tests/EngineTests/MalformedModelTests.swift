@@ -34,7 +34,7 @@ final class MalformedModelTests: XCTestCase {
     func testOpcodeIndexOutOfRange() { assertError("opcode_index_out_of_range.tflite", mentions: "opcode index 42") }
     func testCyclicGraph() { assertError("cyclic_graph.tflite", mentions: "produced later by operator 1") }
     func testDisconnectedGraph() { assertError("disconnected_graph.tflite", mentions: "'orphan'", "never produced") }
-    func testAbsurdShape() { assertError("absurd_shape.tflite", mentions: "tensor 0", "overflows") }
+    func testAbsurdShape() { assertError("absurd_shape.tflite", mentions: "tensor 0", "too large", "exceed the limit") }
     func testConstantShorterThanShape() { assertError("constant_too_short.tflite", mentions: "holds 10 bytes", "needs 288") }
     func testUnknownCustomOperator() { assertError("unknown_custom_op.tflite", mentions: "operator 1", "MyUnknownOp", "not supported") }
     func testConvFilterOfWrongRank() { assertError("conv_filter_rank3.tflite", mentions: "operator 0 (CONV_2D)", "expected rank 4") }
@@ -43,6 +43,18 @@ final class MalformedModelTests: XCTestCase {
         XCTAssertThrowsError(try Graph(contentsOf: "/nonexistent/model.tflite")) { error in
             XCTAssertEqual(error as? ModelError, .unreadable(path: "/nonexistent/model.tflite", reason: "No such file or directory"))
         }
+    }
+
+    /// A shape with no elements whose other dimensions multiply past the size limit is refused
+    /// like any absurd shape: kernels multiply runs of a shape's dimensions (a fuzzed model's
+    /// CONCATENATION of `[0, 2^40, 2^40]` trapped on the elements after its axis).
+    func testZeroSizedShapesOfAbsurdDimensionsAreRefused() {
+        XCTAssertNil(checkedByteCount([0, 1 << 40, 1 << 40], elementSize: 1))
+        XCTAssertNil(checkedByteCount([1 << 20, 0, 1 << 13], elementSize: 4))
+        XCTAssertEqual(checkedByteCount([0, 4], elementSize: 4), 0)
+        XCTAssertEqual(checkedByteCount([2, 3, 0, 7], elementSize: 2), 0)
+        XCTAssertEqual(checkedByteCount([2, 3], elementSize: 4), 24)
+        XCTAssertNil(checkedByteCount([2, -3], elementSize: 4))
     }
 
     func testEmptyData() {

@@ -115,7 +115,7 @@ public final class Graph: Sendable {
         guard let type = DataType(schemaCode: code) else { throw fail("unsupported tensor type code \(code)") }
         let shape = try t.shape
         guard let bytes = checkedByteCount(shape, elementSize: type.byteSize ?? 1) else {
-            throw fail("shape \(shape) is negative or its byte size overflows (limit \(maxTensorBytes) bytes)")
+            throw fail("shape \(shape) is negative or too large: its dimensions (a 0 counted as 1) times \(type.byteSize ?? 1) bytes exceed the limit of \(maxTensorBytes) bytes")
         }
         var constant: ConstantData?
         let b = try t.buffer

@@ -48,15 +48,19 @@ public struct TensorDescriptor: Sendable {
     public var byteCount: Int { elementCount * (dataType.byteSize ?? 0) }
 }
 
-/// The product of `dims`, or nil if a dimension is negative or the product (times `elementSize`)
-/// overflows or exceeds `Shape.maxBytes`.
+/// The product of `dims` times `elementSize`, or nil if a dimension is negative or that product
+/// exceeds `maxTensorBytes` with every dimension of 0 counted as 1. A tensor with no elements
+/// holds no bytes, but kernels multiply runs of its dimensions (the elements before an axis,
+/// those after it): bounding the product of the others keeps every such partial product far
+/// from overflowing (a fuzzed model's CONCATENATION of `[0, 2^40, 2^40]` trapped there).
 func checkedByteCount(_ dims: [Int], elementSize: Int) -> Int? {
-    var total = elementSize
+    var total = elementSize, bound = elementSize
     for d in dims {
         guard d >= 0 else { return nil }
-        let (product, overflow) = total.multipliedReportingOverflow(by: d)
+        let (product, overflow) = bound.multipliedReportingOverflow(by: max(d, 1))
         guard !overflow, product <= maxTensorBytes else { return nil }
-        total = product
+        bound = product
+        total *= d
     }
     return total
 }
