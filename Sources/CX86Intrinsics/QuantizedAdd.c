@@ -8,7 +8,8 @@
 // the engine's 256-entry table of it, held as four byte planes, is read with `vpermt2b` (as
 // ByteLookup.c reads one byte table) and the planes are interleaved back into 32-bit lanes. Only
 // the sum's rescaling to the output is computed, in the one-shift form of
-// `swiftlite_requantize_wide_block`. Every step is exact, so the bytes are those of the reference.
+// `swiftlite_requantize_wide_block` (the header's body of it, `SWIFTLITE_REQUANTIZE_WIDE_BODY`).
+// Every step is exact, so the bytes are those of the reference.
 
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -24,19 +25,11 @@ typedef struct {
     __m512i multipliers, oddMultipliers, evenNudges, oddNudges, shifts;
 } swiftlite_add_stage;
 
-/// `swiftlite_requantize_wide_block`, here for a file compiled without AVX-512 by default; with
-/// `nonnegative` without its correction for negative products (as
-/// `swiftlite_requantize_wide_nonnegative_block`, for clamps at or above the zero point).
+/// The sum's one-shift rescaling (`SWIFTLITE_REQUANTIZE_WIDE_BODY`); with `nonnegative` without
+/// its correction for negative products, for clamps at or above the zero point.
 SWIFTLITE_ADD_INLINE __m512i swiftlite_add_rescaled(__m512i x, const swiftlite_add_stage *s, int nonnegative) {
-    __m512i even = _mm512_add_epi64(_mm512_mul_epi32(x, s->multipliers), s->evenNudges);
-    __m512i odd = _mm512_add_epi64(_mm512_mul_epi32(_mm512_shuffle_epi32(x, _MM_PERM_DDBB), s->oddMultipliers), s->oddNudges);
-    if (!nonnegative) {
-        const __m512i adjust = _mm512_set1_epi64(-((int64_t)1 << 31));
-        even = _mm512_mask_add_epi64(even, _mm512_cmplt_epi64_mask(even, s->evenNudges), even, adjust);
-        odd = _mm512_mask_add_epi64(odd, _mm512_cmplt_epi64_mask(odd, s->oddNudges), odd, adjust);
-    }
-    const __m512i high = _mm512_setr_epi32(1, 17, 3, 19, 5, 21, 7, 23, 9, 25, 11, 27, 13, 29, 15, 31);
-    return _mm512_srav_epi32(_mm512_permutex2var_epi32(even, high, odd), s->shifts);
+    return SWIFTLITE_REQUANTIZE_WIDE_BODY(x, s->multipliers, s->oddMultipliers, s->evenNudges, s->oddNudges, s->shifts,
+                                          !nonnegative);
 }
 
 /// 64 elements from `h` and `t` (`lanes` of them read, the rest zero) to `z`: the loop's body, with

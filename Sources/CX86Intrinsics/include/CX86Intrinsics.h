@@ -78,6 +78,27 @@ int swiftlite_cpu_runs_avx2_lookup(void);
 void swiftlite_lookup_bytes_vbmi(const uint8_t *table, const uint8_t *x, uint8_t *y, intptr_t count);
 /// The same, 32 bytes a step, only where `swiftlite_cpu_runs_avx2_lookup` says so.
 void swiftlite_lookup_bytes_avx2(const uint8_t *table, const uint8_t *x, uint8_t *y, intptr_t count);
+/// The one-shift requantization of the 16 lanes of `X` (an `__m512i`), the body of
+/// `swiftlite_requantize_wide_block` (`CORRECT` 1) and `swiftlite_requantize_wide_nonnegative_block`
+/// (0), all operands `__m512i`. A macro so that QuantizedAdd.c, compiled for the baseline with
+/// AVX-512 by a function attribute (the wrappers below exist only where the compiler targets
+/// AVX-512), takes the same instructions. `P < 0` is tested as `P + nudge < nudge` (no
+/// overflow): a compare with zero LLVM turns into `vpmovq2m`.
+#define SWIFTLITE_REQUANTIZE_WIDE_BODY(X, MULTIPLIERS, ODD_MULTIPLIERS, EVEN_NUDGES, ODD_NUDGES, SHIFTS, CORRECT) ({          \
+    __m512i swiftlite_even_ = _mm512_add_epi64(_mm512_mul_epi32((X), (MULTIPLIERS)), (EVEN_NUDGES));                        \
+    __m512i swiftlite_odd_ = _mm512_add_epi64(_mm512_mul_epi32(_mm512_shuffle_epi32((X), _MM_PERM_DDBB), (ODD_MULTIPLIERS)), \
+                                              (ODD_NUDGES));                                                                 \
+    if (CORRECT) {                                                                                                           \
+        const __m512i swiftlite_adjust_ = _mm512_set1_epi64(-((int64_t)1 << 31));                                            \
+        swiftlite_even_ = _mm512_mask_add_epi64(swiftlite_even_, _mm512_cmplt_epi64_mask(swiftlite_even_, (EVEN_NUDGES)),    \
+                                                swiftlite_even_, swiftlite_adjust_);                                         \
+        swiftlite_odd_ = _mm512_mask_add_epi64(swiftlite_odd_, _mm512_cmplt_epi64_mask(swiftlite_odd_, (ODD_NUDGES)),        \
+                                               swiftlite_odd_, swiftlite_adjust_);                                           \
+    }                                                                                                                        \
+    const __m512i swiftlite_high_ = _mm512_setr_epi32(1, 17, 3, 19, 5, 21, 7, 23, 9, 25, 11, 27, 13, 29, 15, 31);            \
+    _mm512_srav_epi32(_mm512_permutex2var_epi32(swiftlite_even_, swiftlite_high_, swiftlite_odd_), (SHIFTS));               \
+})
+
 /// The same-shape 8-bit ADD or SUB (QuantizedAdd.c), only where `swiftlite_cpu_runs_vbmi_lookup`
 /// says so: `z = clamp(outputOffset + R(±(h − halfZeroPoint) · 2^19 + T[t]))` for `count`
 /// elements, `h` the operand whose rescaling multiplier is ½ (subtracted where `negateHalf`),
@@ -609,18 +630,8 @@ SWIFTLITE_INLINE swiftlite_i32x16 swiftlite_dpbusd_low(swiftlite_i32x16 acc, swi
 SWIFTLITE_INLINE swiftlite_i32x16 swiftlite_requantize_wide_block(swiftlite_i32x16 x, swiftlite_i32x16 multipliers,
                                                                   swiftlite_i32x16 oddMultipliers, swiftlite_i32x16 evenNudges,
                                                                   swiftlite_i32x16 oddNudges, swiftlite_i32x16 shifts) {
-    __m512i evenNudge = (__m512i)evenNudges, oddNudge = (__m512i)oddNudges;
-    __m512i even = _mm512_mul_epi32((__m512i)x, (__m512i)multipliers);
-    __m512i odd = _mm512_mul_epi32(_mm512_shuffle_epi32((__m512i)x, _MM_PERM_DDBB), (__m512i)oddMultipliers);
-    even = _mm512_add_epi64(even, evenNudge);
-    odd = _mm512_add_epi64(odd, oddNudge);
-    // P < 0 tested as P + nudge < nudge (no overflow): a compare with zero LLVM turns into
-    // `vpmovq2m`.
-    const __m512i adjust = _mm512_set1_epi64(-((int64_t)1 << 31));
-    even = _mm512_mask_add_epi64(even, _mm512_cmplt_epi64_mask(even, evenNudge), even, adjust);
-    odd = _mm512_mask_add_epi64(odd, _mm512_cmplt_epi64_mask(odd, oddNudge), odd, adjust);
-    const __m512i high = _mm512_setr_epi32(1, 17, 3, 19, 5, 21, 7, 23, 9, 25, 11, 27, 13, 29, 15, 31);
-    return (swiftlite_i32x16)_mm512_srav_epi32(_mm512_permutex2var_epi32(even, high, odd), (__m512i)shifts);
+    return (swiftlite_i32x16)SWIFTLITE_REQUANTIZE_WIDE_BODY((__m512i)x, (__m512i)multipliers, (__m512i)oddMultipliers,
+                                                            (__m512i)evenNudges, (__m512i)oddNudges, (__m512i)shifts, 1);
 }
 
 /// `swiftlite_requantize_wide_block` with the block's constants read from memory: `multipliers`
@@ -643,12 +654,8 @@ SWIFTLITE_INLINE swiftlite_i32x16 swiftlite_requantize_wide_nonnegative_block(sw
                                                                               swiftlite_i32x16 oddMultipliers,
                                                                               swiftlite_i32x16 evenNudges,
                                                                               swiftlite_i32x16 oddNudges, swiftlite_i32x16 shifts) {
-    __m512i even = _mm512_mul_epi32((__m512i)x, (__m512i)multipliers);
-    __m512i odd = _mm512_mul_epi32(_mm512_shuffle_epi32((__m512i)x, _MM_PERM_DDBB), (__m512i)oddMultipliers);
-    even = _mm512_add_epi64(even, (__m512i)evenNudges);
-    odd = _mm512_add_epi64(odd, (__m512i)oddNudges);
-    const __m512i high = _mm512_setr_epi32(1, 17, 3, 19, 5, 21, 7, 23, 9, 25, 11, 27, 13, 29, 15, 31);
-    return (swiftlite_i32x16)_mm512_srav_epi32(_mm512_permutex2var_epi32(even, high, odd), (__m512i)shifts);
+    return (swiftlite_i32x16)SWIFTLITE_REQUANTIZE_WIDE_BODY((__m512i)x, (__m512i)multipliers, (__m512i)oddMultipliers,
+                                                            (__m512i)evenNudges, (__m512i)oddNudges, (__m512i)shifts, 0);
 }
 
 /// `swiftlite_requantize_wide_nonnegative_block` with the block's constants read from memory (as

@@ -81,7 +81,8 @@ struct AdditiveQuantizedKernel<T: FixedWidthInteger & Sendable>: PartitionedKern
     let halfOperand: (isLeft: Bool, other: QuantizedMultiplier)?
     /// The table of the operand that is not the half one (SUB's right table negated, as
     /// `rhsTable`) as four byte planes, byte `p` of entry `v` at `256 p + v`: what
-    /// `swiftlite_add_bytes_vbmi` reads. Nil without a half operand or a one-shift output stage.
+    /// `swiftlite_add_bytes_vbmi` reads. Nil without a half operand or a one-shift output stage,
+    /// and on machines that do not run the table loop.
     let otherPlanes: PackedBuffer<UInt8>?
 
     init(lhs: Int, rhs: Int, output: Int, broadcast: Broadcast,
@@ -113,7 +114,7 @@ struct AdditiveQuantizedKernel<T: FixedWidthInteger & Sendable>: PartitionedKern
         }
         outputWide = lanes(outputMultiplier)
         outputStage = outputWide.map(stage)
-        if let (isLeft, _) = halfOperand, outputWide != nil {
+        if let (isLeft, _) = halfOperand, outputWide != nil, ByteLookup.fastest == .vbmi {
             let table = isLeft ? rhsTable : lhsTable
             let planes = PackedBuffer<UInt8>(count: 4 * 256, initializedTo: 0)
             for v in 0 ..< 256 {
@@ -204,7 +205,7 @@ struct AdditiveQuantizedKernel<T: FixedWidthInteger & Sendable>: PartitionedKern
         var i = 0
         #if SWIFTLITE_AVX2
         if let output = outputStage {
-            if readsTable, let planes = otherPlanes, let (isLeft, _) = halfOperand, ByteLookup.fastest == .vbmi {
+            if readsTable, let planes = otherPlanes, let (isLeft, _) = halfOperand {
                 // The half operand computed, the other one read from its table (QuantizedAdd.c).
                 let (h, t) = isLeft ? (a, b) : (b, a)
                 swiftlite_add_bytes_vbmi(h.assumingMemoryBound(to: UInt8.self), t.assumingMemoryBound(to: UInt8.self), out, count,
