@@ -9,7 +9,7 @@ import CX86Intrinsics
 /// hold one `Int32` per column, padded to a multiple of 16.
 ///
 /// Defined here so that both the engine's kernels and this module's can store through it, each
-/// with its own `store` (the engine's in `IntegerGEMM.swift`). It holds plain pointers into the
+/// with its own `store` (the engine's in `IntegerGEMMOutput.swift`). It holds plain pointers into the
 /// engine's `ChannelRequantization`, no references: each task makes one.
 public struct RequantizedGEMMOutput {
     public let base: UnsafeMutablePointer<UInt8>

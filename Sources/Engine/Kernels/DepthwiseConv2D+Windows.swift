@@ -147,4 +147,91 @@ extension DepthwiseConv2DFloat32 {
                                                           lower: range.lowerBound, upper: range.upperBound)
         }
     }
+
+    /// Channels `channels` of output pixel (`oy`, `ox`), with the window clipped to the input.
+    func convolvePixel(_ source: UnsafePointer<Float>, _ dst: UnsafeMutablePointer<Float>, oy: Int, ox: Int, channels: Range<Int>) {
+        let g = geometry
+        let c = g.outputChannels, end = channels.upperBound
+        let vectorEnd = min(end, c - c % Lanes.scalarCount)
+        let lower = range.lowerBound, upper = range.upperBound
+        let raw = UnsafeRawPointer(source), filter = UnsafeRawPointer(weights.pointer), biasRaw = UnsafeRawPointer(bias.pointer)
+        let stride = MemoryLayout<Float>.stride
+        let yOrigin = oy * g.strideHeight - g.padTop, xOrigin = ox * g.strideWidth - g.padLeft
+        // Filter taps that land inside the input.
+        let kyStart = max(0, (-yOrigin + g.dilationHeight - 1) / g.dilationHeight)
+        let kyEnd = min(g.filterHeight, (g.inputHeight - yOrigin + g.dilationHeight - 1) / g.dilationHeight)
+        let kxStart = max(0, (-xOrigin + g.dilationWidth - 1) / g.dilationWidth)
+        let kxEnd = min(g.filterWidth, (g.inputWidth - xOrigin + g.dilationWidth - 1) / g.dilationWidth)
+        /// The window's sum for the `V.scalarCount` channels from `ch`: bias, then one FMA per tap
+        /// inside the input, row by row.
+        @inline(__always)
+        func windowSum<V: SIMD>(_: V.Type, channel ch: Int) -> V where V.Scalar == Float {
+            var acc = biasRaw.loadUnaligned(fromByteOffset: ch * stride, as: V.self)
+            var ky = kyStart
+            while ky < kyEnd {
+                let iy = yOrigin + ky * g.dilationHeight
+                var kx = kxStart
+                while kx < kxEnd {
+                    let ix = xOrigin + kx * g.dilationWidth
+                    let x = raw.loadUnaligned(fromByteOffset: ((iy * g.inputWidth + ix) * c + ch) * stride, as: V.self)
+                    let w = filter.loadUnaligned(fromByteOffset: ((ky * g.filterWidth + kx) * c + ch) * stride, as: V.self)
+                    acc = acc.addingProduct(x, w)
+                    kx += 1
+                }
+                ky += 1
+            }
+            return acc
+        }
+        var ch = channels.lowerBound
+        while ch < vectorEnd {
+            UnsafeMutableRawPointer(dst + ch).storeBytes(of: FloatGEMM.clamp(windowSum(Lanes.self, channel: ch), lower, upper), as: Lanes.self)
+            ch += Lanes.scalarCount
+        }
+        // Eight, then four of the channels past the last group of 16 in narrower vectors, then one
+        // at a time: the same sums, each tap one FMA.
+        if ch + Half.scalarCount <= end {
+            UnsafeMutableRawPointer(dst + ch).storeBytes(of: FloatGEMM.clamp(windowSum(Half.self, channel: ch), lower, upper), as: Half.self)
+            ch += Half.scalarCount
+        }
+        if ch + Quarter.scalarCount <= end {
+            UnsafeMutableRawPointer(dst + ch).storeBytes(of: FloatGEMM.clamp(windowSum(Quarter.self, channel: ch), lower, upper),
+                                                         as: Quarter.self)
+            ch += Quarter.scalarCount
+        }
+        while ch < end {
+            var acc = bias.pointer[ch]
+            for ky in kyStart ..< max(kyStart, kyEnd) {
+                let iy = yOrigin + ky * g.dilationHeight
+                for kx in kxStart ..< max(kxStart, kxEnd) {
+                    let ix = xOrigin + kx * g.dilationWidth
+                    acc = acc.addingProduct(source[(iy * g.inputWidth + ix) * c + ch], weights.pointer[(ky * g.filterWidth + kx) * c + ch])
+                }
+            }
+            dst[ch] = FloatGEMM.clamp(acc, lower, upper)
+            ch += 1
+        }
+    }
+
+    /// Plain scalar depthwise convolution of one image (`source` already expanded to `outputChannels`
+    /// channels per pixel): the oracle for `convolve`.
+    func reference(_ source: UnsafePointer<Float>, _ out: UnsafeMutablePointer<Float>) {
+        let g = geometry
+        let c = g.outputChannels
+        for oy in 0 ..< g.outputHeight {
+            for ox in 0 ..< g.outputWidth {
+                for ch in 0 ..< c {
+                    var acc = bias.pointer[ch]
+                    for ky in 0 ..< g.filterHeight {
+                        for kx in 0 ..< g.filterWidth {
+                            let iy = oy * g.strideHeight - g.padTop + ky * g.dilationHeight
+                            let ix = ox * g.strideWidth - g.padLeft + kx * g.dilationWidth
+                            guard iy >= 0, iy < g.inputHeight, ix >= 0, ix < g.inputWidth else { continue }
+                            acc += source[(iy * g.inputWidth + ix) * c + ch] * weights.pointer[(ky * g.filterWidth + kx) * c + ch]
+                        }
+                    }
+                    out[(oy * g.outputWidth + ox) * c + ch] = FloatGEMM.clamp(acc, range.lowerBound, range.upperBound)
+                }
+            }
+        }
+    }
 }

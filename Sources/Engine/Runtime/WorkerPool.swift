@@ -29,12 +29,13 @@ import CX86Intrinsics
 /// session costs no CPU. Inside an invocation (`beginInvocation` … `endInvocation`) they do not
 /// park: a serial operator (a detector's post-process) would outlast the spin, and the
 /// next parallel operator would then wait for a parked thread to be woken (tens of
-/// microseconds, longer in a VM whose idle virtual CPU the host must schedule again); the
-/// time to park counts from the end of the invocation. The caller, once out of tasks, spins briefly for the last ones to finish,
-/// then sleeps until the last worker wakes it: on a machine busy with other processes, a thread
-/// that sleeps is scheduled again promptly, one that spins or yields loses its turn. Dispatching allocates nothing: the job is a value on the caller's stack,
-/// which workers reach through a pointer and its type (a closure would be boxed on the heap the
-/// moment it is stored for another thread), valid until `run` returns.
+/// microseconds, longer in a VM whose idle virtual CPU the host must schedule again); the time to
+/// park counts from the end of the invocation. The caller, once out of tasks, spins briefly for
+/// the last ones to finish, then sleeps until the last worker wakes it: on a machine busy with
+/// other processes, a thread that sleeps is scheduled again promptly, one that spins or yields
+/// loses its turn. Dispatching allocates nothing: the job is a value on the caller's stack, which
+/// workers reach through a pointer and its type (a closure would be boxed on the heap the moment
+/// it is stored for another thread), valid until `run` returns.
 ///
 /// ```swift
 /// struct Rows: PoolJob { func run(task: Int, worker: Int) { compute(part: task, scratch: scratch[worker]) } }
@@ -78,9 +79,7 @@ final class WorkerPool: @unchecked Sendable {
     /// The caller sleeps on `finished` until no worker is inside the closed job.
     private let callerSleeping = Atomic<Bool>(false)
     /// The current job: its address on the caller's stack, and a function that runs a task of it,
-    /// made in the specialised `run` (so it captures nothing). Through `any PoolJob.Type`, every
-    /// task ran an unspecialised protocol-extension method that copied the job by its value
-    /// witnesses.
+    /// made in the specialised `run` (so it captures nothing, and no task copies the job).
     private var job: (pointer: UnsafeRawPointer, run: (UnsafeRawPointer, Int, Int) -> Void)?
     /// Whether jobs record their threads' busy time (`recordsBusyTime`); written, like `job`,
     /// by the caller between jobs only.
@@ -138,11 +137,11 @@ final class WorkerPool: @unchecked Sendable {
         pthread_cond_init(condition, nil)
         pthread_cond_init(finished, nil)
         for index in 1 ..< threadCount {
-            let start = UnsafeMutablePointer<WorkerStart>.allocate(capacity: 1)
-            start.initialize(to: WorkerStart(pool: self, index: index))
+            let start = UnsafeMutablePointer<(pool: WorkerPool, index: Int)>.allocate(capacity: 1)
+            start.initialize(to: (self, index))
             var thread = pthread_t()
             let status = pthread_create(&thread, nil, { raw in
-                let start = raw!.assumingMemoryBound(to: WorkerStart.self)
+                let start = raw!.assumingMemoryBound(to: (pool: WorkerPool, index: Int).self)
                 let (pool, index) = (start.pointee.pool, start.pointee.index)
                 start.deinitialize(count: 1)
                 start.deallocate()
@@ -152,11 +151,6 @@ final class WorkerPool: @unchecked Sendable {
             precondition(status == 0, "pthread_create failed: \(String(cString: strerror(status)))")
             threads.append(thread)
         }
-    }
-
-    private struct WorkerStart {
-        let pool: WorkerPool
-        let index: Int
     }
 
     /// Stops and joins the workers. The pool must not be used afterwards. (The workers hold the
@@ -184,14 +178,12 @@ final class WorkerPool: @unchecked Sendable {
         spans.deallocate()
     }
 
-    @inline(__always)
-    private func slot(_ thread: Int) -> UnsafeMutablePointer<Atomic<UInt64>> {
+    @inline(__always) private func slot(_ thread: Int) -> UnsafeMutablePointer<Atomic<UInt64>> {
         (slots + thread * Self.slotStride).assumingMemoryBound(to: Atomic<UInt64>.self)
     }
 
     /// Worker `thread`'s start and end in the current job (see `spans`).
-    @inline(__always)
-    private func span(_ thread: Int) -> UnsafeMutablePointer<(start: UInt64, end: UInt64)> {
+    @inline(__always) private func span(_ thread: Int) -> UnsafeMutablePointer<(start: UInt64, end: UInt64)> {
         (spans + thread * Self.slotStride).assumingMemoryBound(to: (start: UInt64, end: UInt64).self)
     }
 
@@ -318,8 +310,7 @@ final class WorkerPool: @unchecked Sendable {
     }
 
     /// Takes the first (owner) or last (others) task left in `thread`'s run, nil when none is.
-    @inline(__always)
-    private func take(from thread: Int, front: Bool) -> Int? {
+    @inline(__always) private func take(from thread: Int, front: Bool) -> Int? {
         let range = slot(thread)
         var current = range.pointee.load(ordering: .relaxed)
         while true {
@@ -405,88 +396,5 @@ final class WorkerPool: @unchecked Sendable {
         var time = timespec()
         clock_gettime(CLOCK_MONOTONIC, &time)
         return UInt64(time.tv_sec) &* 1_000_000_000 &+ UInt64(time.tv_nsec)
-    }
-}
-
-/// Work for `WorkerPool.run`: task `task` of a job, on worker `worker`. Jobs are small values
-/// (a kernel's address, its memory, its partition), copied to no heap.
-protocol PoolJob {
-    func run(task: Int, worker: Int)
-}
-
-/// How an operator's output is cut into tasks: `count` units (rows, pixels, elements) in parts
-/// of whole multiples of `granularity` (the last part takes the remainder), as even as that allows.
-struct WorkPartition {
-    let count: Int
-    let granularity: Int
-    let parts: Int
-
-    /// Units `0 ..< count` in up to `maxParts` parts.
-    init(count: Int, granularity: Int, maxParts: Int) {
-        self.count = count
-        self.granularity = max(1, granularity)
-        let granules = (count + self.granularity - 1) / self.granularity
-        parts = max(1, min(maxParts, granules))
-    }
-
-    /// The units of part `index`.
-    func range(_ index: Int) -> Range<Int> {
-        let granules = (count + granularity - 1) / granularity
-        let start = index * granules / parts * granularity
-        let end = (index + 1) * granules / parts * granularity
-        return min(start, count) ..< min(end, count)
-    }
-}
-
-/// What one parallel operator pays for its threads, timed on an empty body (nanoseconds per
-/// dispatch: the median, which is the typical cost, and the mean, which includes the times a
-/// worker was preempted by another process on a busy machine).
-public struct DispatchOverhead: Sendable {
-    /// Dispatches that follow one another (the workers spinning), as between the operators of
-    /// one invocation.
-    public let backToBackMedian: Double, backToBackMean: Double
-    /// Dispatches after the workers have parked (the first operator of an invocation that
-    /// follows a pause).
-    public let afterPauseMedian: Double, afterPauseMean: Double
-
-    /// Times `dispatches` dispatches of an empty partitioned kernel through
-    /// `TensorMemory.parallelize` (the path every parallel operator takes: partition, hand-out of
-    /// `threadCount · partsPerThread` tasks, wait) on a fresh pool, back to back, and a few each
-    /// after a pause long enough for the workers to park.
-    public static func measure(threadCount: Int, dispatches: Int = 20_000) throws(ModelError) -> DispatchOverhead {
-        try Session.validate(threadCount: threadCount)
-        let pool = WorkerPool(threadCount: threadCount, minimumWork: 0)
-        defer { pool.shutdown() }
-        func now() -> UInt64 {
-            var time = timespec()
-            clock_gettime(CLOCK_MONOTONIC, &time)
-            return UInt64(time.tv_sec) &* 1_000_000_000 &+ UInt64(time.tv_nsec)
-        }
-        struct Empty: PartitionedKernel {
-            func eval(_ memory: TensorMemory) {}
-            func evalPart(_ units: Range<Int>, step: Int, worker: Int, memory: TensorMemory) {}
-        }
-        let word = UnsafeMutableRawPointer.allocate(byteCount: 64, alignment: 64)
-        let addresses = UnsafeMutablePointer<UnsafeMutableRawPointer>.allocate(capacity: 1)
-        addresses.initialize(to: word)
-        defer { addresses.deallocate(); word.deallocate() }
-        let memory = TensorMemory(addresses: UnsafePointer(addresses), scratch: word, workerScratch: word, workerScratchStride: 0, pool: pool)
-        func once() -> Double {
-            let start = now()
-            memory.parallelize(Empty(), count: 1 << 20, work: Int.max)
-            return Double(now() - start)
-        }
-        for _ in 0 ..< 100 { _ = once() }
-        var hot = [Double](repeating: 0, count: max(1, dispatches))
-        for k in hot.indices { hot[k] = once() }
-        var cold = [Double](repeating: 0, count: max(1, min(200, dispatches / 50)))
-        for k in cold.indices {
-            usleep(2_000)
-            cold[k] = once()
-        }
-        hot.sort()
-        cold.sort()
-        return DispatchOverhead(backToBackMedian: hot[hot.count / 2], backToBackMean: hot.reduce(0, +) / Double(hot.count),
-                                afterPauseMedian: cold[cold.count / 2], afterPauseMean: cold.reduce(0, +) / Double(cold.count))
     }
 }

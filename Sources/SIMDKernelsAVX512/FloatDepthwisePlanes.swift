@@ -1,0 +1,1 @@
+../SIMDKernels/FloatDepthwisePlanes.swift
