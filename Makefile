@@ -1,5 +1,5 @@
 # The two commands of the README's Quick start. Both install missing system packages first.
-.PHONY: demo test native bench fuzz sanitize docs
+.PHONY: demo test native bench fuzz sanitize docs check-house
 
 demo:
 	@scripts/install-system-packages.sh
@@ -16,6 +16,11 @@ test:
 docs:
 	@scripts/install-system-packages.sh
 	scripts/build-docs.sh
+
+# README at most 250 lines without commit hashes, Swift files of at most 400 lines, every
+# relative link in README.md and docs/ resolving (CI runs it first).
+check-house:
+	python3 scripts/check-house.py
 
 # Opt-in: a release build for this machine's own CPU only (kernels fixed at compile time; the
 # binary may not run on an older CPU), in its own scratch directory.
