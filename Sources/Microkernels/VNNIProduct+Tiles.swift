@@ -136,8 +136,8 @@ extension VNNIProduct {
 
     /// The tall tiles of `width` (1 or 2) panels from `panel` whose last one holds at most 8
     /// columns (`tile16x16` with `half`, `tile8x32` with `halfSecond`); returns the rows done.
-    /// Not inlined: as a third and fourth copy of the tiles inside `multiplyRows`, they left the
-    /// other tiles' constants spilled (MobileNetV2 int8's 16 → 96 layer 6 % slower).
+    /// Not inlined: a third and fourth copy of the tiles inside `multiplyRows` would leave too few
+    /// registers for the other tiles' constants, which would then spill.
     @inline(never)
     private func halfPanelTiles<Output: VNNIOutput>(_ block: Block, rows: Int, panel: Int, width: Int, _ output: Output) -> Int {
         var row = 0

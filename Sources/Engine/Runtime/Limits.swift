@@ -136,11 +136,11 @@ extension Limits {
     /// integer forms read tables, and count as elements touched).
     static let transcendental: Set<BuiltinOperator> = [.exp, .logistic, .tanh, .gelu, .softmax]
 
-    /// What one element of a `transcendental` operator counts for, in multiply-accumulates. On a
-    /// Zen 4 core (release build, one thread) TANH takes 18.6 ns per element, GELU 9.3, LOGISTIC
-    /// 4.9 and EXP 4.6, where a 1 × 1 convolution does a multiply-accumulate in 0.02 ns: 230 to 930
-    /// of them. Counted as one (in and out), the default budget admitted 25 G TANH elements, about
-    /// 8 minutes; counted as 256, 98 M, about 2 seconds.
+    /// What one element of a `transcendental` operator counts for, in multiply-accumulates: an
+    /// element of TANH, GELU, LOGISTIC or EXP takes as long as some hundreds of a convolution's
+    /// vectorised multiply-accumulates (a polynomial and a division per element, against a
+    /// sixteenth of one FMA). Counted as one, the default budget would admit a model that runs for
+    /// minutes; counted as 256, the same budget bounds it to seconds.
     static let transcendentalCost = 256
 
     /// Adds the operator's estimated cost to `total` and throws once it exceeds `maxMACsPerInvoke`.

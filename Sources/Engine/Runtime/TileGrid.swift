@@ -78,9 +78,10 @@ struct TileGrid {
     }
 
     /// Whether a split whose slowest thread takes `span` is near enough to the shortest `shortest`
-    /// that a kernel may keep it for its locality: within 1/8. At 19 rows (10 and 9), cutting the
-    /// channels 8 ways to even the threads out made the float person detector's depthwise layers
-    /// 60 % slower on 2 threads (the threads then read each other's rows).
+    /// that a kernel may keep it for its locality: within 1/8. At 19 rows (10 and 9) on 2 threads,
+    /// row parts are kept: cutting the channels to even the threads out would make each thread
+    /// read rows the other's core wrote in the operator before, which costs more than the
+    /// imbalance.
     static func sharesOutEvenly(_ span: Int, comparedTo shortest: Int) -> Bool { span <= shortest + shortest / 8 }
 
     /// The grids of 1, 2, 4, … (up to `tasks`) column parts, rows taking the rest of the `tasks`,
