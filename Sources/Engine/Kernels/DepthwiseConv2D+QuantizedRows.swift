@@ -138,7 +138,9 @@ extension DepthwiseConv2DTapRows {
 
     /// The output stage's form for a row's pixel loop, chosen once per row and passed to it as
     /// constants: the one-shift form where it is exact (`wide`), else the two steps, saturating
-    /// or not.
+    /// or not. Each row kernel branches on it at its own call sites: a helper that took the
+    /// pixel loop as a closure got the loop compiled once, as a closure with the form as
+    /// run-time arguments and exclusivity checks on its captures.
     @inline(always)
     func stageForm(_ stage: RequantizationBlock) -> (wide: Bool, saturating: Bool) {
         (requantization.wide != nil, requantization.wide == nil && stage.saturates)
