@@ -36,7 +36,7 @@ extension FloatDepthwiseRows {
         }
     }
 
-    static func row5x5<P: PixelCount>(stride: Int, _: P.Type) -> PlaneRow {
+    private static func row5x5<P: PixelCount>(stride: Int, _: P.Type) -> PlaneRow {
         if stride == 1 {
             return { ring, rowBytes, firstSlot, taps, filter, dst, pixelBytes, lower, upper in
                 pixels5x5Stride1(P.self, PlaneWindow(ring: ring, rowBytes: rowBytes, firstSlot: firstSlot, taps: taps), filter, dst,
@@ -50,14 +50,14 @@ extension FloatDepthwiseRows {
     }
 
     @inline(never)
-    static func pixels5x5Stride1<P: PixelCount>(_: P.Type, _ rows: PlaneWindow, _ filter: UnsafeRawPointer,
-                                                _ dst: UnsafeMutableRawPointer, pixelBytes: Int, lower: Float, upper: Float) {
+    private static func pixels5x5Stride1<P: PixelCount>(_: P.Type, _ rows: PlaneWindow, _ filter: UnsafeRawPointer,
+                                                        _ dst: UnsafeMutableRawPointer, pixelBytes: Int, lower: Float, upper: Float) {
         planePixelsBody(size: 5, stride: 1, count: P.value, rows, filter, dst, pixelBytes: pixelBytes, lower: lower, upper: upper)
     }
 
     @inline(never)
-    static func pixels5x5Stride2<P: PixelCount>(_: P.Type, _ rows: PlaneWindow, _ filter: UnsafeRawPointer,
-                                                _ dst: UnsafeMutableRawPointer, pixelBytes: Int, lower: Float, upper: Float) {
+    private static func pixels5x5Stride2<P: PixelCount>(_: P.Type, _ rows: PlaneWindow, _ filter: UnsafeRawPointer,
+                                                        _ dst: UnsafeMutableRawPointer, pixelBytes: Int, lower: Float, upper: Float) {
         planePixelsBody(size: 5, stride: 2, count: P.value, rows, filter, dst, pixelBytes: pixelBytes, lower: lower, upper: upper)
     }
 

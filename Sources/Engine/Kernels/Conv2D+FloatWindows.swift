@@ -59,7 +59,7 @@ extension Conv2DFloat32 {
     }
 
     /// Copies one image into a `height × width` frame of zeros, at (`padTop`, `padLeft`): the frame's rows `rows`.
-    func pad(_ image: UnsafePointer<Float>, into frame: UnsafeMutablePointer<Float>, height: Int, width: Int, rows: Range<Int>) {
+    private func pad(_ image: UnsafePointer<Float>, into frame: UnsafeMutablePointer<Float>, height: Int, width: Int, rows: Range<Int>) {
         let g = geometry
         let c = g.inputChannels
         let rowLength = width * c, before = g.padLeft * c, inside = g.inputWidth * c

@@ -201,17 +201,16 @@ struct Conv2DQuantized: TiledKernel, AppliesOutputTable {
         let imageBytes = g.inputHeight * g.inputWidth * c
         // Filter rows of at most 16 bytes (RGB inputs), undilated: the output pixels of a row
         // whose windows lie inside the image are copied in a loop of their own, one 16-byte load
-        // and store per filter row (the bytes past the row are overwritten by what follows). In
-        // the general loop the geometry did not fit the registers: that was half the time of the
-        // first convolution of an RGB image.
+        // and store per filter row (the bytes past the row are overwritten by what follows): in
+        // the general loop the geometry does not fit the registers.
         let undilated = g.dilationHeight == 1 && g.dilationWidth == 1
         let runs = span <= 16 && undilated
-        // Longer filter rows, undilated, likewise, each through `copyLongSpan` (a per-pixel
-        // copy of 192-byte rows was a fifth of ResNet's 56 × 56 × 64 3 × 3 layers).
+        // Longer filter rows, undilated, likewise, each through `copyLongSpan`: whole vectors
+        // where the generic per-pixel copy would go a byte range at a time through masks.
         let longRuns = span > 16 && undilated
         let padding = paddingWord
         var dst = patches
-        // The pixel's coordinates advance with it (a division per pixel cost as much as the copies).
+        // The pixel's coordinates advance with it, with no division per pixel.
         var oy = rows.lowerBound / g.outputWidth, ox = rows.lowerBound % g.outputWidth
         var remaining = rows.count
         while remaining > 0 {

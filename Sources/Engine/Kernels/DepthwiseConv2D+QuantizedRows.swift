@@ -90,8 +90,8 @@ extension DepthwiseConv2DTapRows {
     /// `convolveRow` for a 5 × 5 filter without VNNI: per filter row, the first tap quad through
     /// `swiftlite_dpbusd_pairs` (four `vpmaddwd`) and the second, `(t₄, 0, 0, 0)`, through
     /// `swiftlite_dpbusd_even` (two).
-    func convolveRow5AVX2(_ taps: (UnsafeRawPointer, UnsafeRawPointer, UnsafeRawPointer, UnsafeRawPointer, UnsafeRawPointer),
-                          channels range: Range<Int>, _ out: UnsafeMutablePointer<UInt8>) {
+    private func convolveRow5AVX2(_ taps: (UnsafeRawPointer, UnsafeRawPointer, UnsafeRawPointer, UnsafeRawPointer, UnsafeRawPointer),
+                                  channels range: Range<Int>, _ out: UnsafeMutablePointer<UInt8>) {
         let g = geometry
         let filter = UnsafeRawPointer(weights.pointer), biasRaw = UnsafeRawPointer(bias.pointer)
         let cp = paddedChannels, channels = g.outputChannels
@@ -142,15 +142,15 @@ extension DepthwiseConv2DTapRows {
     /// pixel loop as a closure got the loop compiled once, as a closure with the form as
     /// run-time arguments and exclusivity checks on its captures.
     @inline(always)
-    func stageForm(_ stage: RequantizationBlock) -> (wide: Bool, saturating: Bool) {
+    private func stageForm(_ stage: RequantizationBlock) -> (wide: Bool, saturating: Bool) {
         (requantization.wide != nil, requantization.wide == nil && stage.saturates)
     }
 
     /// Channels `channel ..< channel + count` of one pixel requantized in the form `stageForm`
     /// chose and stored at `destination`.
     @inline(always)
-    func store(_ acc: SIMD16<Int32>, channel: Int, _ stage: RequantizationBlock, to destination: UnsafeMutablePointer<UInt8>,
-               count: Int, wide: Bool, nonnegative: Bool, saturating: Bool) {
+    private func store(_ acc: SIMD16<Int32>, channel: Int, _ stage: RequantizationBlock, to destination: UnsafeMutablePointer<UInt8>,
+                       count: Int, wide: Bool, nonnegative: Bool, saturating: Bool) {
         if wide {
             let r = requantization
             storeClampedBytes(r.applyWide(acc, channel: channel, nonnegative: nonnegative).unsafelyUnwrapped, offset: r.zeroPoint,

@@ -54,7 +54,7 @@ extension Plan {
     /// own (`DepthwiseConv2DFloat32.reading(_:paddedBy:)`), as one step. Operators whose outputs
     /// are all constants (the DEQUANTIZE of the layer's float16 weights, folded at prepare) may
     /// lie between the two.
-    static func foldPads(_ steps: inout [Step], readers: [Int], tensors: [TensorDescriptor], workerScratch: inout Int) {
+    private static func foldPads(_ steps: inout [Step], readers: [Int], tensors: [TensorDescriptor], workerScratch: inout Int) {
         var folded = [Step]()
         var i = 0
         while i < steps.count {
@@ -79,7 +79,7 @@ extension Plan {
 
     /// Whether every output of `step` is a constant: an operator folded at prepare, which
     /// computes nothing at eval and may lie between operators that fuse.
-    static func computesNothing(_ step: Step, tensors: [TensorDescriptor]) -> Bool {
+    private static func computesNothing(_ step: Step, tensors: [TensorDescriptor]) -> Bool {
         step.node.outputs.allSatisfy { $0 >= 0 && tensors[$0].isConstant }
     }
 
@@ -89,7 +89,7 @@ extension Plan {
     /// may lie between them, and so may a float PAD of zeros after the channels whose output
     /// only the next operator, an ADD to the run's output, reads (`FloatEpilogue.paddedAdd`).
     /// The fused step and how many steps it takes; nil where no operator fuses.
-    static func withEpilogue(_ steps: [Step], at i: Int, readers: [Int], tensors: [TensorDescriptor]) -> (Step, count: Int)? {
+    private static func withEpilogue(_ steps: [Step], at i: Int, readers: [Int], tensors: [TensorDescriptor]) -> (Step, count: Int)? {
         let base = steps[i].kernel
         let host: (output: Int, channels: Int, followed: (FloatEpilogue, Int) -> any Kernel)
         if let conv = base as? Conv2DFloat32, conv.epilogue == nil {
@@ -143,7 +143,7 @@ extension Plan {
     /// then the PAD; a swish's table fused into a convolution (`withTables`), stopped before
     /// its MUL: the convolution, then the LOGISTIC. `second` is a partitioned kernel, which
     /// takes no tile grid, so it leaves `first`'s grid slot alone.
-    struct Then: Kernel {
+    private struct Then: Kernel {
         let first: any Kernel
         let second: any PartitionedKernel
 
@@ -158,7 +158,7 @@ extension Plan {
     /// which alone its output is read: the convolution applying the table to each part of its output
     /// as it computes it (`AppliesOutputTable.followed(by:)`). Runs after the other fusions, which
     /// make the swishes and chains into single tables.
-    static func withTables(_ steps: inout [Step], readers: [Int]) {
+    private static func withTables(_ steps: inout [Step], readers: [Int]) {
         var fused = [Step]()
         var i = 0
         while i < steps.count {
@@ -197,7 +197,7 @@ extension Plan {
     /// each reading only the one before it, which nothing else reads: one table
     /// (`ByteLookupKernel.composed`). The fused step and how many steps it takes; nil where no
     /// operator follows that way.
-    static func tableChain(_ steps: [Step], at i: Int, readers: [Int]) -> (Step, count: Int)? {
+    private static func tableChain(_ steps: [Step], at i: Int, readers: [Int]) -> (Step, count: Int)? {
         guard steps[i].fused.isEmpty, var table = steps[i].kernel as? ByteLookupKernel else { return nil }
         var after = [(node: Node, before: any Kernel)](), j = i + 1
         while j < steps.count, after.count < maxFused, steps[j].fused.isEmpty, let next = steps[j].kernel as? ByteLookupKernel,

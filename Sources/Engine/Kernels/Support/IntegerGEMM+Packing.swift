@@ -1,4 +1,9 @@
-/// How `IntegerGEMM` lays its weights out in panels, one packing per `Layout`.
+#if SWIFTLITE_AVX512
+import CX86Intrinsics
+#endif
+
+/// How `IntegerGEMM` lays its weights out in panels, one packing per `Layout` (and, below, where
+/// its tiles find a panel's weights and bias).
 extension IntegerGEMM {
     /// Bytes of one panel of `depth` weights in `layout` (see `panelBytes`).
     static func panelBytes(depth: Int, layout: Layout) -> Int {
@@ -167,4 +172,43 @@ extension IntegerGEMM {
             return (panelBytes, storage, offset)
         }
     }
+}
+
+extension IntegerGEMM {
+    /// The weights of four panels from `panel` (the tiles that cover four panels at once).
+    @inline(__always)
+    func panelWeights(_ panel: Int) -> (UnsafeRawPointer, UnsafeRawPointer, UnsafeRawPointer, UnsafeRawPointer) {
+        let w0 = UnsafeRawPointer(panels.pointer) + panel * panelBytes
+        return (w0, w0 + panelBytes, w0 + 2 * panelBytes, w0 + 3 * panelBytes)
+    }
+
+    /// The bias of `width` (1, 2 or 4) panels from `panel`: the accumulators' starting values. The
+    /// blocks past `width` repeat the first; those accumulators are never stored.
+    @inline(__always)
+    func panelBias(_ panel: Int, width: Int) -> (SIMD16<Int32>, SIMD16<Int32>, SIMD16<Int32>, SIMD16<Int32>) {
+        let raw = UnsafeRawPointer(bias.pointer + panel * Self.panelWidth)
+        let b0 = loadLanes(raw)
+        let b1 = width >= 2 ? loadLanes(raw + 64) : b0
+        let b2 = width == 4 ? loadLanes(raw + 128) : b0
+        let b3 = width == 4 ? loadLanes(raw + 192) : b0
+        return (b0, b1, b2, b3)
+    }
+}
+
+/// Sixteen `Int32` lanes from `p`, any alignment. With AVX-512 through CX86Intrinsics: the
+/// stdlib's generic `loadUnaligned` was once left as calls in the products' hot loops by an
+/// unrelated change elsewhere in the module (see `swiftlite_load_dwords`).
+@inline(always)
+func loadLanes(_ p: UnsafeRawPointer) -> SIMD16<Int32> {
+    #if SWIFTLITE_AVX512
+    swiftlite_load_dwords(p)
+    #else
+    p.loadUnaligned(as: SIMD16<Int32>.self)
+    #endif
+}
+
+/// Where the packed panels (or their biases) of an `IntegerGEMM` start for its kernels: the
+/// first panel of the product, or of the column range one call computes.
+struct PanelStart<Element>: @unchecked Sendable {
+    let pointer: UnsafeMutablePointer<Element>
 }
